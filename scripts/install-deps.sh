@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package rowbridge needs to build, test, benchmark and run its demo,
+# the MariaDB and ClickHouse servers included. Safe to run again; skips apt when all are present.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential g++ cmake ninja-build ccache pkg-config git
+  libssl-dev zlib1g-dev liblz4-dev libzstd-dev libfmt-dev libspdlog-dev libcli11-dev
+  libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev
+  libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev
+  mariadb-server mariadb-client clickhouse-server clickhouse-client clickhouse-tools
+  gnuplot-nox procps iproute2 python3
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  # The packages' own init scripts try to start system-wide servers; tests start their own.
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
