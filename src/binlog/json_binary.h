@@ -24,9 +24,19 @@ namespace rowbridge::binlog {
 // MySQL itself refuses documents nested deeper than 100; leave headroom but stay bounded.
 inline constexpr int kMaxJsonDepth = 150;
 
-// Appends the MySQL text of a binary JSON document.
+// Appends the MySQL text of a binary JSON document, as `SELECT json_col` shows it.
 void AppendJsonBinaryText(const uint8_t* data, size_t size, std::string& out);
 std::string JsonBinaryText(const uint8_t* data, size_t size);
+
+// Appends a JSON column value the way MySQL's mysqlbinlog -v prints it after "@N=": the text in
+// single quotes, with a top-level string/date/opaque scalar printed without its JSON double quotes
+// (mysqlbinlog converts with json_quoted=false), and the quoting of MySQL 8's my_b_write_quoted:
+// \b \f \n \r \t \\ \' and \xNN for other bytes below 0x20.
+void AppendJsonBinaryForMysqlbinlog(const uint8_t* data, size_t size, std::string& out);
+
+// MySQL's text for a JSON double: the shortest round-trip digits, fixed notation for exponents
+// -15 < e < 15 (".0" appended to integral values), otherwise "1e100" / "1.5e-20" style.
+void AppendMysqlJsonDouble(double value, std::string& out);
 
 // One entry of a binary JSON diff.
 enum class JsonDiffOperation : uint8_t { kReplace = 0, kInsert = 1, kRemove = 2 };
@@ -51,11 +61,16 @@ class JsonDiffReader {
   size_t pos_ = 0;
 };
 
-// Appends the diff list as mysqlbinlog -v prints it for column `column_number` (1-based, the N
-// of "@N"): the functions nested in order of application, e.g.
-//   JSON_INSERT(JSON_REPLACE(@2, '$.a', 1), '$.b', 'x')
-// where values are printed as mysqlbinlog does (see the .cpp for the exact quoting rules).
-// An empty diff list prints "@N" (the column is unchanged).
+// Appends the diff list as MySQL's mysqlbinlog -v prints it for column `column_number` (1-based,
+// the N of "@N"): runs of equal operations become one call, calls nest in order of application,
+// and every argument after the first call goes on a new "###      " line, e.g.
+//   JSON_INSERT(
+//   ###      JSON_REPLACE(@2, '$.a', 1,
+//   ###      '$.b', 'x'),
+//   ###      '$.c', CAST('[1, 2]' AS JSON))
+// INSERT at a path ending in ']' prints as JSON_ARRAY_INSERT. Scalars print bare (numbers,
+// true/false/null) or single-quoted (strings, dates, opaque); arrays and objects as
+// CAST('...' AS JSON). An empty diff list prints "@N" (the column is unchanged).
 void AppendJsonDiffText(const uint8_t* data, size_t size, uint32_t column_number, std::string& out);
 
 }  // namespace rowbridge::binlog

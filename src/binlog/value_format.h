@@ -9,23 +9,28 @@
 namespace rowbridge::binlog {
 
 // Appends the text that follows "@N=" in `mariadb-binlog --base64-output=decode-rows -v`
-// (MariaDB 10.11; identical to MySQL 8's mysqlbinlog except where noted in the .cpp, and then the
-// MariaDB form wins):
+// (MariaDB 10.11; where MySQL 8's mysqlbinlog differs, the MariaDB form wins):
 //   NULL                      NULL
-//   TINY/SHORT/INT24/LONG/LONGLONG   signed value, plus " (unsigned)" when negative: "-1 (255)"
-//   FLOAT                     printf "%-20g" (left-aligned, padded to 20 columns)
+//   TINY/SHORT/INT24/LONG/LONGLONG   signed value, plus " (unsigned)" when negative: "-1 (255)",
+//                             whatever the signedness metadata says (MariaDB ignores it)
+//   FLOAT                     printf "%-20g" (left-aligned, padded with spaces to 20 columns)
 //   DOUBLE                    printf "%-.20g"
-//   NEWDECIMAL                exact decimal text
+//   NEWDECIMAL                exact decimal text ("-0.50")
 //   BIT(n)                    b'0101' with n digits
-//   YEAR                      the year number (0 for zero year)
-//   DATE, DATETIME(2)         'YYYY-MM-DD', 'YYYY-MM-DD HH:MM:SS[.f]' quoted
-//   TIME(2)                   'HH:MM:SS[.f]' quoted
-//   TIMESTAMP(2)              seconds since the epoch, with ".f" digits for fsp > 0
-//   CHAR/VARCHAR/BLOB/TEXT/GEOMETRY  quoted, bytes < 0x20, ' and \ as \xNN
-//   ENUM, SET                 the stored number (index / bitmask)
-//   JSON                      MySQL's JSON text, quoted like a string; diffs as JSON_* calls
+//   SET                       the stored bytes as a bit string, b'...' with 8 digits per byte,
+//                             bytes in storage (little-endian) order
+//   ENUM                      the index number
+//   YEAR                      1900 + stored byte (so the zero year prints 1900)
+//   DATE                      'YYYY:MM:DD' (colons: both tools print it so)
+//   DATETIME, DATETIME(f)     'YYYY-MM-DD HH:MM:SS[.f]' (MySQL prints old DATETIME unquoted)
+//   TIME, TIME(f)             '[-]HH:MM:SS[.f]' (MySQL ignores the sign of old TIME)
+//   TIMESTAMP, TIMESTAMP(f)   seconds since the epoch, with fsp fraction digits: 1332070245.1234
+//   CHAR/VARCHAR/BLOB/TEXT/GEOMETRY/VECTOR  single-quoted bytes, those below 0x20 as \xNN, all
+//                             others verbatim (no escaping of ' or \)
+//   JSON (MySQL only)         MySQL 8's form: the JSON text single-quoted with MySQL's escapes,
+//                             partial-update diffs as nested JSON_REPLACE/JSON_INSERT/... calls
 // Throws Error(kCorruption) if the bytes do not fit the column type, kUnsupported for types that
-// never appear in row events of supported servers (old DECIMAL).
+// never appear in row events of supported servers (old DECIMAL, BOOL, INVALID, TYPED_ARRAY).
 void AppendMysqlbinlogValue(const Cell& cell, std::string& out);
 
 // Appends one valid JSON value:
