@@ -1,4 +1,8 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 
 #include "common/error.h"
 #include "mysql/connection.h"
@@ -62,6 +66,97 @@ TEST(MysqlConnection, QueryErrorCarriesCodeAndState) {
     EXPECT_EQ(e.sql_state(), "42S02");
   }
   c->Ping();  // the session is still usable after a server error
+}
+
+}  // namespace
+}  // namespace rowbridge::mysql
+
+namespace rowbridge::mysql {
+namespace {
+
+// Creates (once per process) a user authenticated by MariaDB's ed25519 plugin with a password
+// longer than 32 bytes, the case OpenSSL's Ed25519 cannot sign for.
+TEST(MysqlConnection, Ed25519Login) {
+  ConnectOptions o;
+  ROWBRIDGE_REQUIRE_TEST_MYSQL(o);
+  auto admin = Connection::Connect(o);
+  auto plugin = admin->QueryRows(
+      "SELECT PLUGIN_STATUS FROM information_schema.PLUGINS WHERE PLUGIN_NAME='ed25519'");
+  if (plugin.empty()) {
+    try {
+      admin->Execute("INSTALL SONAME 'auth_ed25519'");
+    } catch (const Error& e) {
+      GTEST_SKIP() << "auth_ed25519 plugin cannot be installed: " << e.what();
+    }
+  }
+  const std::string user = fmt::format("rb_ed_{}", getpid());
+  const std::string password = "an ed25519 password that is well over 32 bytes long";
+  // Both loopback host names, so an anonymous ''@localhost account cannot shadow ours.
+  for (const char* host : {"localhost", "127.0.0.1"}) {
+    admin->Execute(fmt::format("DROP USER IF EXISTS '{}'@'{}'", user, host));
+    admin->Execute(fmt::format("CREATE USER '{}'@'{}' IDENTIFIED VIA ed25519 USING PASSWORD('{}')",
+                               user, host, password));
+  }
+  ConnectOptions eo = o;
+  eo.user = user;
+  eo.password = password;
+  auto c = Connection::Connect(eo);
+  EXPECT_EQ(c->auth_plugin(), "client_ed25519");
+  EXPECT_EQ(c->QueryValue("SELECT SUBSTRING_INDEX(CURRENT_USER(), '@', 1)"), user);
+  eo.password = "wrong";
+  try {
+    Connection::Connect(eo);
+    ADD_FAILURE() << "wrong ed25519 password accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.server_code(), 1045) << e.what();
+  }
+  for (const char* host : {"localhost", "127.0.0.1"}) {
+    admin->Execute(fmt::format("DROP USER '{}'@'{}'", user, host));
+  }
+}
+
+TEST(MysqlConnection, TlsRequiredAndVerifyCa) {
+  ConnectOptions o;
+  ROWBRIDGE_REQUIRE_TEST_MYSQL(o);
+  const std::string ca = testing::EnvOr("ROWBRIDGE_TEST_MYSQL_SSL_CA");
+  for (TlsMode mode :
+       {TlsMode::kPreferred, TlsMode::kRequired, TlsMode::kVerifyCa, TlsMode::kVerifyIdentity}) {
+    if (mode >= TlsMode::kVerifyCa && ca.empty()) {
+      ADD_FAILURE() << "ROWBRIDGE_TEST_MYSQL_SSL_CA unset; cannot test " << TlsModeName(mode);
+      continue;
+    }
+    ConnectOptions t = o;
+    t.tls.mode = mode;
+    t.tls.ca_file = ca;
+    auto c = Connection::Connect(t);
+    EXPECT_TRUE(c->tls_active()) << TlsModeName(mode);
+    auto cipher = c->QueryRows("SHOW SESSION STATUS LIKE 'Ssl_cipher'");
+    ASSERT_EQ(cipher.size(), 1u);
+    EXPECT_FALSE(cipher[0][1].value_or("").empty()) << TlsModeName(mode);
+  }
+}
+
+TEST(MysqlConnection, TlsVerifyCaRejectsAForeignCa) {
+  ConnectOptions o;
+  ROWBRIDGE_REQUIRE_TEST_MYSQL(o);
+  // A CA that did not sign the server's certificate: a throwaway self-signed one.
+  auto dir = std::filesystem::temp_directory_path() / fmt::format("rb-foreign-ca-{}", getpid());
+  std::filesystem::create_directories(dir);
+  std::string cmd = fmt::format(
+      "openssl req -x509 -newkey rsa:2048 -nodes -keyout {0}/k.pem -out {0}/ca.pem -days 1 "
+      "-subj /CN=foreign >/dev/null 2>&1",
+      dir.string());
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  o.tls.mode = TlsMode::kVerifyCa;
+  o.tls.ca_file = (dir / "ca.pem").string();
+  try {
+    Connection::Connect(o);
+    ADD_FAILURE() << "verify-ca accepted a certificate from another CA";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kNetwork) << e.what();
+    EXPECT_NE(std::string(e.what()).find("certificate"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
