@@ -72,12 +72,14 @@ SourceFacts GatherSourceFacts(Connection& c) {
   try {
     ResultSet rs = c.Query("SHOW SLAVE HOSTS");
     size_t id_column = rs.ColumnIndex("Server_id");
-    std::vector<uint32_t> ids;
+    size_t host_column = rs.ColumnIndex("Host");
+    std::vector<SourceFacts::Replica> replicas;
     while (rs.Next()) {
-      if (!rs.IsNull(id_column))
-        ids.push_back(static_cast<uint32_t>(std::stoul(std::string(rs.Field(id_column)))));
+      if (rs.IsNull(id_column)) continue;
+      replicas.push_back({static_cast<uint32_t>(std::stoul(std::string(rs.Field(id_column)))),
+                          std::string(rs.Field(host_column))});
     }
-    f.replica_server_ids = std::move(ids);
+    f.replicas = std::move(replicas);
   } catch (const Error& e) {
     if (e.code() != ErrorCode::kServer) throw;
     f.replica_hosts_error = e.what();
@@ -85,7 +87,8 @@ SourceFacts GatherSourceFacts(Connection& c) {
   return f;
 }
 
-SourceCheckResult EvaluateSource(const SourceFacts& f, uint32_t our_server_id) {
+SourceCheckResult EvaluateSource(const SourceFacts& f, uint32_t our_server_id,
+                                 std::string_view our_report_host) {
   SourceCheckResult r;
   r.facts = f;
   const bool mariadb = f.flavor == Flavor::kMariaDb;
@@ -143,32 +146,43 @@ SourceCheckResult EvaluateSource(const SourceFacts& f, uint32_t our_server_id) {
         "rowbridge's server_id {} equals the source's server_id; choose another server_id in "
         "rowbridge's config (or change server_id {})",
         our_server_id, section));
-  } else if (f.replica_server_ids &&
-             std::find(f.replica_server_ids->begin(), f.replica_server_ids->end(), our_server_id) !=
-                 f.replica_server_ids->end()) {
-    r.problems.push_back(fmt::format(
-        "another replica of the source already uses server_id {} (SHOW SLAVE HOSTS); the source "
-        "would disconnect one of us; choose an unused server_id in rowbridge's config",
-        our_server_id));
+  } else if (f.replicas) {
+    for (const SourceFacts::Replica& replica : *f.replicas) {
+      if (replica.server_id != our_server_id) continue;
+      if (replica.host == our_report_host) {
+        r.notes.push_back(fmt::format(
+            "a replica with our server_id {} and report host '{}' is registered, probably an "
+            "earlier rowbridge session; the source replaces it when we connect",
+            our_server_id, replica.host));
+      } else {
+        r.problems.push_back(fmt::format(
+            "another replica of the source (host '{}') already uses server_id {} (SHOW SLAVE "
+            "HOSTS); the source would disconnect one of us; choose an unused server_id in "
+            "rowbridge's config",
+            replica.host, our_server_id));
+      }
+    }
   }
   if (f.source_server_id == 0) {
     r.problems.push_back(fmt::format(
         "the source's server_id is 0, so it refuses replicas; set server_id=<non-zero> {}",
         section));
   }
-  if (!f.replica_server_ids) {
+  if (!f.replicas) {
     r.notes.push_back(fmt::format("could not check for a server_id clash with other replicas: {}",
                                   f.replica_hosts_error));
   }
   return r;
 }
 
-SourceCheckResult CheckSource(Connection& connection, uint32_t our_server_id) {
-  return EvaluateSource(GatherSourceFacts(connection), our_server_id);
+SourceCheckResult CheckSource(Connection& connection, uint32_t our_server_id,
+                              std::string_view our_report_host) {
+  return EvaluateSource(GatherSourceFacts(connection), our_server_id, our_report_host);
 }
 
-SourceCheckResult RequireSourceReady(Connection& connection, uint32_t our_server_id) {
-  SourceCheckResult r = CheckSource(connection, our_server_id);
+SourceCheckResult RequireSourceReady(Connection& connection, uint32_t our_server_id,
+                                     std::string_view our_report_host) {
+  SourceCheckResult r = CheckSource(connection, our_server_id, our_report_host);
   if (!r.ok()) {
     std::string list;
     for (const std::string& p : r.problems) list += "\n  - " + p;

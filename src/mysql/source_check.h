@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mysql/connection.h"
@@ -29,9 +30,13 @@ struct SourceFacts {
   std::string binlog_checksum;   // CRC32, NONE
   uint32_t source_server_id = 0;
   std::vector<std::string> grants;  // SHOW GRANTS lines for the current user
-  // server_ids of replicas the source lists (SHOW SLAVE HOSTS); nullopt if we may not look.
-  std::optional<std::vector<uint32_t>> replica_server_ids;
-  std::string replica_hosts_error;  // why replica_server_ids is unknown
+  // Replicas the source lists (SHOW SLAVE HOSTS); nullopt if we may not look.
+  struct Replica {
+    uint32_t server_id = 0;
+    std::string host;  // what the replica reported (our BinlogStreamOptions::report_host)
+  };
+  std::optional<std::vector<Replica>> replicas;
+  std::string replica_hosts_error;  // why `replicas` is unknown
 };
 
 struct SourceCheckResult {
@@ -42,11 +47,16 @@ struct SourceCheckResult {
 };
 
 SourceFacts GatherSourceFacts(Connection& connection);
-// `our_server_id` is the server_id rowbridge will register with.
-SourceCheckResult EvaluateSource(const SourceFacts& facts, uint32_t our_server_id);
-SourceCheckResult CheckSource(Connection& connection, uint32_t our_server_id);
+// `our_server_id` and `our_report_host` are what rowbridge will register with. A replica with our
+// server_id and our report host is taken for an earlier session of ours (the source replaces it
+// when we connect) and only noted; with another host it is a clash.
+SourceCheckResult EvaluateSource(const SourceFacts& facts, uint32_t our_server_id,
+                                 std::string_view our_report_host = "rowbridge");
+SourceCheckResult CheckSource(Connection& connection, uint32_t our_server_id,
+                              std::string_view our_report_host = "rowbridge");
 // CheckSource, throwing Error(kConfig) that lists every problem if there is any.
-SourceCheckResult RequireSourceReady(Connection& connection, uint32_t our_server_id);
+SourceCheckResult RequireSourceReady(Connection& connection, uint32_t our_server_id,
+                                     std::string_view our_report_host = "rowbridge");
 
 Flavor DetectFlavor(const Connection& connection);
 

@@ -139,9 +139,11 @@ _ts_mariadb_client() {
   shift
   local m="$dir/mariadb"
   if [[ "${_TS_ROOT_NOPASS:-0}" == 1 ]]; then
-    mariadb --no-defaults --connect-timeout=5 -uroot --socket="$(cat "$m/socket")" "$@"
+    mariadb --no-defaults --default-character-set=utf8mb4 --connect-timeout=5 -uroot \
+      --socket="$(cat "$m/socket")" "$@"
   else
-    mariadb --no-defaults --connect-timeout=5 -uroot -p"$(cat "$m/password")" \
+    mariadb --no-defaults --default-character-set=utf8mb4 --connect-timeout=5 -uroot \
+      -p"$(cat "$m/password")" \
       --protocol=TCP -h127.0.0.1 -P"$(cat "$m/port")" "$@"
   fi
 }
