@@ -21,8 +21,19 @@ std::string ReadFile(const std::filesystem::path& path) {
 
 std::vector<std::string> LoadgenArgs(const MysqlAddress& db, const std::string& schema,
                                      const std::string& table) {
-  return {ROWBRIDGE_LOADGEN_BINARY, "-host", db.host, "-port", std::to_string(db.port), "-user",
-          db.user, "-pwd", db.password, "-schema", schema, "-table", table};
+  return {ROWBRIDGE_LOADGEN_BINARY,
+          "-host",
+          db.host,
+          "-port",
+          std::to_string(db.port),
+          "-user",
+          db.user,
+          "-pwd",
+          db.password,
+          "-schema",
+          schema,
+          "-table",
+          table};
 }
 
 TEST(Loadgen, SeedFlagsFillTheSeedTable) {
@@ -45,8 +56,8 @@ TEST(Loadgen, SeedFlagsFillTheSeedTable) {
   EXPECT_NE(result.out.find("inserted=5000"), std::string::npos) << result.out;
   EXPECT_EQ(RunMysqlSql(db, "SELECT COUNT(*) FROM binlog_field_test_1", schema), "5000\n");
   // Values vary: a constant generator would make a useless benchmark.
-  EXPECT_GT(std::stoi(RunMysqlSql(
-                db, "SELECT COUNT(DISTINCT testvarchar) FROM binlog_field_test_1", schema)),
+  EXPECT_GT(std::stoi(RunMysqlSql(db, "SELECT COUNT(DISTINCT testvarchar) FROM binlog_field_test_1",
+                                  schema)),
             4000);
   RunMysqlSql(db, "DROP DATABASE " + schema);
 }

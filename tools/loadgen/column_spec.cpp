@@ -40,13 +40,14 @@ ColumnSpec MakeColumnSpec(const std::string& name, const std::string& data_type,
                           const std::string& column_type, bool nullable, const std::string& extra,
                           const std::string& column_key, uint64_t char_max_length,
                           uint32_t numeric_precision, uint32_t numeric_scale,
-                          uint32_t datetime_precision) {
+                          uint32_t datetime_precision, const std::string& charset) {
   ColumnSpec spec;
   spec.name = name;
   spec.nullable = nullable;
   spec.auto_increment = extra.find("auto_increment") != std::string::npos;
   spec.primary_key = column_key == "PRI";
   spec.fsp = datetime_precision;
+  spec.max_char_bytes = charset == "utf8mb4" ? 4 : charset.rfind("utf8", 0) == 0 ? 3 : 1;
   bool is_unsigned = column_type.find("unsigned") != std::string::npos;
   auto integer = [&](int bits) {
     spec.kind = is_unsigned ? ValueKind::kUnsignedInt : ValueKind::kSignedInt;
@@ -76,8 +77,8 @@ ColumnSpec MakeColumnSpec(const std::string& name, const std::string& data_type,
     spec.kind = ValueKind::kDecimal;
     spec.precision = numeric_precision;
     spec.scale = numeric_scale;
-  } else if (t == "char" || t == "varchar" || t == "tinytext" || t == "text" ||
-             t == "mediumtext" || t == "longtext") {
+  } else if (t == "char" || t == "varchar" || t == "tinytext" || t == "text" || t == "mediumtext" ||
+             t == "longtext") {
     spec.kind = ValueKind::kString;
     spec.max_length = static_cast<uint32_t>(std::min<uint64_t>(char_max_length, 1u << 30));
   } else if (t == "binary" || t == "varbinary" || t == "tinyblob" || t == "blob" ||

@@ -2,9 +2,9 @@
 // seed's insertDataTest (same flags), and reports the achieved rate as it goes and at the end.
 // Columns are read from information_schema, so any table works; an optional update/delete mix
 // exercises the non-insert paths of a replicator.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -71,23 +71,38 @@ mysql::ConnectOptions ConnectOptionsFrom(const Options& o) {
 
 std::vector<ColumnSpec> ReadColumns(mysql::Connection& conn, const Options& o) {
   std::vector<ColumnSpec> columns;
-  auto rs = conn.Query(fmt::format(
-      "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, EXTRA, COLUMN_KEY, "
-      "IFNULL(CHARACTER_MAXIMUM_LENGTH, 0), IFNULL(NUMERIC_PRECISION, 0), IFNULL(NUMERIC_SCALE, 0), "
-      "IFNULL(DATETIME_PRECISION, 0) FROM information_schema.COLUMNS "
-      "WHERE TABLE_SCHEMA = {} AND TABLE_NAME = {} ORDER BY ORDINAL_POSITION",
-      QuoteString(o.schema), QuoteString(o.table)));
+  auto rs = conn.Query(
+      fmt::format("SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, EXTRA, COLUMN_KEY, "
+                  "IFNULL(CHARACTER_MAXIMUM_LENGTH, 0), IFNULL(NUMERIC_PRECISION, 0), "
+                  "IFNULL(NUMERIC_SCALE, 0), "
+                  "IFNULL(DATETIME_PRECISION, 0), IFNULL(CHARACTER_SET_NAME, '') FROM "
+                  "information_schema.COLUMNS "
+                  "WHERE TABLE_SCHEMA = {} AND TABLE_NAME = {} ORDER BY ORDINAL_POSITION",
+                  QuoteString(o.schema), QuoteString(o.table)));
   while (rs.Next()) {
     auto num = [&](size_t i) { return std::stoull(std::string(rs.Field(i))); };
-    columns.push_back(MakeColumnSpec(
-        std::string(rs.Field(0)), std::string(rs.Field(1)), std::string(rs.Field(2)),
-        rs.Field(3) == "YES", std::string(rs.Field(4)), std::string(rs.Field(5)), num(6),
-        static_cast<uint32_t>(num(7)), static_cast<uint32_t>(num(8)),
-        static_cast<uint32_t>(num(9))));
+    columns.push_back(MakeColumnSpec(std::string(rs.Field(0)), std::string(rs.Field(1)),
+                                     std::string(rs.Field(2)), rs.Field(3) == "YES",
+                                     std::string(rs.Field(4)), std::string(rs.Field(5)), num(6),
+                                     static_cast<uint32_t>(num(7)), static_cast<uint32_t>(num(8)),
+                                     static_cast<uint32_t>(num(9)), std::string(rs.Field(10))));
   }
   if (columns.empty())
     Fail(ErrorCode::kConfig, "loadgen: table {}.{} not found on {}:{}", o.schema, o.table, o.host,
          o.port);
+  if (conn.is_mariadb()) {
+    // MariaDB's JSON is LONGTEXT with a json_valid() CHECK: only the constraint tells them apart.
+    auto checks =
+        conn.Query(fmt::format("SELECT CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS "
+                               "WHERE CONSTRAINT_SCHEMA = {} AND TABLE_NAME = {}",
+                               QuoteString(o.schema), QuoteString(o.table)));
+    while (checks.Next()) {
+      for (auto& c : columns) {
+        if (checks.Field(0) == "json_valid(" + QuoteIdentifier(c.name) + ")")
+          c.kind = ValueKind::kJson;
+      }
+    }
+  }
   return columns;
 }
 
@@ -107,7 +122,8 @@ class LoadRun {
   void Run() {
     start_ = std::chrono::steady_clock::now();
     std::vector<std::thread> workers;
-    for (uint32_t i = 0; i < options_.connections; ++i) workers.emplace_back([this, i] { Work(i); });
+    for (uint32_t i = 0; i < options_.connections; ++i)
+      workers.emplace_back([this, i] { Work(i); });
     std::thread reporter([this] { ReportUntilDone(); });
     for (auto& t : workers) t.join();
     done_ = true;
@@ -248,13 +264,12 @@ class LoadRun {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     uint64_t inserted = inserted_;
     double rate = elapsed > 0 ? inserted / elapsed : 0;
-    std::printf("%s elapsed=%.1fs inserted=%llu updated=%llu deleted=%llu rows/s=%.0f "
-                "rows/min=%.0f sql_MB=%.1f\n",
-                final ? "DONE" : "progress", elapsed,
-                static_cast<unsigned long long>(inserted),
-                static_cast<unsigned long long>(updated_.load()),
-                static_cast<unsigned long long>(deleted_.load()), rate, rate * 60,
-                bytes_ / 1e6);
+    std::printf(
+        "%s elapsed=%.1fs inserted=%llu updated=%llu deleted=%llu rows/s=%.0f "
+        "rows/min=%.0f sql_MB=%.1f\n",
+        final ? "DONE" : "progress", elapsed, static_cast<unsigned long long>(inserted),
+        static_cast<unsigned long long>(updated_.load()),
+        static_cast<unsigned long long>(deleted_.load()), rate, rate * 60, bytes_ / 1e6);
     std::fflush(stdout);
   }
 
@@ -290,16 +305,21 @@ int main(int argc, char** argv) {
   app.add_option("--host", o.host, "server host");
   app.add_option("--port", o.port, "server port");
   app.add_option("--user", o.user, "user");
-  app.add_option("--pwd,--password", o.password, "password (or env MYSQL_PWD)")->envname("MYSQL_PWD");
+  app.add_option("--pwd,--password", o.password, "password (or env MYSQL_PWD)")
+      ->envname("MYSQL_PWD");
   app.add_option("--schema", o.schema, "database");
   app.add_option("--table", o.table, "table");
   app.add_option("--count", o.count, "total rows to insert (ignored with --duration)");
-  app.add_option("--batchsize", o.batch_size, "rows per INSERT statement")->check(CLI::Range(1, 1000000));
+  app.add_option("--batchsize", o.batch_size, "rows per INSERT statement")
+      ->check(CLI::Range(1, 1000000));
   app.add_option("--conn", o.connections, "parallel connections")->check(CLI::Range(1, 256));
-  app.add_option("--time_interval", o.interval_ms, "milliseconds between statements per connection");
+  app.add_option("--time_interval", o.interval_ms,
+                 "milliseconds between statements per connection");
   app.add_option("--duration", o.duration_s, "run for this many seconds instead of --count rows");
-  app.add_option("--update-percent", o.update_percent, "share of statements that UPDATE")->check(CLI::Range(0, 100));
-  app.add_option("--delete-percent", o.delete_percent, "share of statements that DELETE")->check(CLI::Range(0, 100));
+  app.add_option("--update-percent", o.update_percent, "share of statements that UPDATE")
+      ->check(CLI::Range(0, 100));
+  app.add_option("--delete-percent", o.delete_percent, "share of statements that DELETE")
+      ->check(CLI::Range(0, 100));
   app.add_option("--max-string", o.max_string, "longest generated string/blob");
   app.add_option("--seed", o.seed, "random seed");
   app.add_option("--report-every", o.report_every_s, "seconds between progress lines");

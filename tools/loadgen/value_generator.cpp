@@ -11,7 +11,9 @@ namespace {
 
 constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _-";
 // A few multibyte characters so that string handling is exercised beyond ASCII.
+// The last one needs 4 bytes (utf8mb4 only).
 constexpr const char* kMultibyte[] = {"é", "ß", "中", "文", "😀"};
+constexpr size_t kThreeByteChoices = 4;
 
 // Days since 1970-01-01 → civil date (proleptic Gregorian).
 void CivilFromDays(int64_t z, int& y, unsigned& m, unsigned& d) {
@@ -25,6 +27,16 @@ void CivilFromDays(int64_t z, int& y, unsigned& m, unsigned& d) {
   d = doy - (153 * mp + 2) / 5 + 1;
   m = mp < 10 ? mp + 3 : mp - 9;
   y = static_cast<int>(yy + (m <= 2));
+}
+
+// Members of ENUM/SET come from the table definition and may hold quotes or backslashes.
+void AppendQuoted(const std::string& text, std::string& sql) {
+  sql += '\'';
+  for (char c : text) {
+    if (c == '\'' || c == '\\') sql += c;
+    sql += c;
+  }
+  sql += '\'';
 }
 
 }  // namespace
@@ -57,21 +69,17 @@ void ValueGenerator::AppendLiteral(const ColumnSpec& column, std::string& sql) {
       AppendBinary(column, sql);
       return;
     case ValueKind::kEnum:
-      sql += '\'';
-      sql += column.labels[Below(column.labels.size())];
-      sql += '\'';
+      AppendQuoted(column.labels[Below(column.labels.size())], sql);
       return;
     case ValueKind::kSet: {
-      sql += '\'';
-      bool first = true;
+      std::string members;
       uint64_t mask = Next();
       for (size_t i = 0; i < column.labels.size() && i < 64; ++i) {
         if (!(mask >> i & 1)) continue;
-        if (!first) sql += ',';
-        sql += column.labels[i];
-        first = false;
+        if (!members.empty()) members += ',';
+        members += column.labels[i];
       }
-      sql += '\'';
+      AppendQuoted(members, sql);
       return;
     }
     case ValueKind::kBit: {
@@ -103,7 +111,8 @@ void ValueGenerator::AppendLiteral(const ColumnSpec& column, std::string& sql) {
       AppendDateTime(column, sql);
       return;
     case ValueKind::kJson:
-      fmt::format_to(out, "'{{\"id\": {}, \"name\": \"n{}\", \"ok\": {}, \"tags\": [1, 2.5, null]}}'",
+      fmt::format_to(out,
+                     "'{{\"id\": {}, \"name\": \"n{}\", \"ok\": {}, \"tags\": [1, 2.5, null]}}'",
                      Below(1'000'000), Below(1000), Below(2) ? "true" : "false");
       return;
     case ValueKind::kGeometry:
@@ -119,8 +128,9 @@ void ValueGenerator::AppendInteger(const ColumnSpec& column, std::string& sql) {
   if (column.kind == ValueKind::kUnsignedInt) {
     uint64_t v = pick == 0   ? column.max_value
                  : pick == 1 ? 0
-                 : pick < 10 ? (column.max_value == UINT64_MAX ? Next() : Below(column.max_value + 1))
-                             : Below(std::min<uint64_t>(column.max_value, 100000) + 1);
+                 : pick < 10
+                     ? (column.max_value == UINT64_MAX ? Next() : Below(column.max_value + 1))
+                     : Below(std::min<uint64_t>(column.max_value, 100000) + 1);
     fmt::format_to(out, "{}", v);
     return;
   }
@@ -150,8 +160,9 @@ void ValueGenerator::AppendText(const ColumnSpec& column, std::string& sql) {
   uint64_t length = limit ? 1 + Below(limit) : 0;
   sql += '\'';
   for (uint64_t i = 0; i < length; ++i) {
-    if (Below(16) == 0) {
-      sql += kMultibyte[Below(std::size(kMultibyte))];
+    if (column.max_char_bytes > 1 && Below(16) == 0) {
+      sql +=
+          kMultibyte[Below(column.max_char_bytes == 4 ? std::size(kMultibyte) : kThreeByteChoices)];
     } else {
       sql += kLetters[Below(sizeof kLetters - 1)];
     }
@@ -182,7 +193,8 @@ void ValueGenerator::AppendDecimal(const ColumnSpec& column, std::string& sql) {
   // Most values are short; the full width appears now and then.
   uint32_t digits = Below(8) == 0 ? int_digits : std::min<uint32_t>(int_digits, 1 + Below(4));
   if (digits == 0) sql += '0';
-  for (uint32_t i = 0; i < digits; ++i) sql += static_cast<char>('0' + (i == 0 ? 1 + Below(9) : Below(10)));
+  for (uint32_t i = 0; i < digits; ++i)
+    sql += static_cast<char>('0' + (i == 0 ? 1 + Below(9) : Below(10)));
   if (column.scale) {
     sql += '.';
     for (uint32_t i = 0; i < column.scale; ++i) sql += static_cast<char>('0' + Below(10));
