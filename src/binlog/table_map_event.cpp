@@ -248,6 +248,8 @@ bool IsCharacterColumnType(ColumnType t) {
     case ColumnType::kTinyBlob:
     case ColumnType::kMediumBlob:
     case ColumnType::kLongBlob:
+    case ColumnType::kGeometry:  // MySQL derives geometry (and VECTOR) fields from BLOB
+    case ColumnType::kVector:
       return true;
     default:
       return false;
