@@ -5,6 +5,8 @@
 namespace rowbridge::cli {
 
 // Commands are registered from their own files; add a line here for each new one.
-void RegisterCommands(CLI::App& app) { RegisterDumpBinlog(app); }
+void RegisterCommands(CLI::App& app) {
+  RegisterDumpBinlog(app);
+}
 
 }  // namespace rowbridge::cli
