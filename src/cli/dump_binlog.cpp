@@ -1,7 +1,10 @@
 #include "cli/dump_binlog.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <memory>
 #include <vector>
 
 #include "binlog/binlog_event_reader.h"
@@ -14,6 +17,8 @@
 #include "binlog/transaction_payload.h"
 #include "binlog/value_format.h"
 #include "common/error.h"
+#include "mysql/binlog_stream.h"
+#include "mysql/replication_event_source.h"
 
 namespace rowbridge::cli {
 
@@ -106,6 +111,20 @@ void BinlogDumper::DumpFile(const std::string& path, bool first, bool last) {
     }
     OnEvent(ev, reader.format(), reader.tables());
     MaybeFlush();
+  }
+}
+
+void BinlogDumper::DumpStream(BinlogEventReader& reader) {
+  Event ev;
+  while (reader.Next(ev)) {
+    bool in_stop_file = options_.stop_file.empty() || ev.file == options_.stop_file;
+    // Artificial events (offset 0: the first ROTATE, a re-sent FORMAT_DESCRIPTION) never stop.
+    if (!ev.in_payload && ev.offset != 0 && in_stop_file && ev.offset >= options_.stop_position)
+      break;
+    if (ev.type() == EventType::kHeartbeat || ev.type() == EventType::kHeartbeatV2) continue;
+    OnEvent(ev, reader.format(), reader.tables());
+    // A live stream can be slow: show what arrived instead of holding it in the buffer.
+    Finish();
   }
 }
 
@@ -299,19 +318,72 @@ void BinlogDumper::PrintJsonRow(const Event& ev, const RowsEvent& rows, const Ta
   o += "}\n";
 }
 
+namespace {
+
+struct DumpArgs {
+  std::vector<std::string> files;
+  std::string format = "mysqlbinlog";
+  uint64_t start = 4;
+  uint64_t stop = UINT64_MAX;
+  // Live mode.
+  std::string host;
+  uint16_t port = 3306;
+  std::string user = "root";
+  std::string password;
+  uint32_t server_id = 0;
+  std::string start_file;
+  std::string start_gtid;
+  std::string stop_file;
+  bool follow = false;
+  std::string tls_mode = "preferred";
+  std::string ssl_ca;
+  double heartbeat_s = 1.0;
+};
+
+std::unique_ptr<mysql::ReplicationEventSource> OpenLiveSource(const DumpArgs& a) {
+  mysql::ConnectOptions connect;
+  connect.host = a.host;
+  connect.port = a.port;
+  connect.user = a.user;
+  connect.password = a.password;
+  connect.tls.mode = ParseTlsMode(a.tls_mode);
+  connect.tls.ca_file = a.ssl_ca;
+  connect.program_name = "rowbridge dump-binlog";
+  auto connection = mysql::Connection::Connect(connect);
+
+  mysql::BinlogStreamOptions stream;
+  // A replica id no real replica is likely to use; --server-id overrides it.
+  stream.server_id =
+      a.server_id ? a.server_id : 0x7f000000u + (static_cast<uint32_t>(getpid()) & 0xffffff);
+  stream.non_blocking = !a.follow;
+  stream.heartbeat_period = std::chrono::milliseconds(static_cast<int64_t>(a.heartbeat_s * 1000));
+  if (!a.start_gtid.empty()) {
+    // MySQL GTID sets name a server UUID ("uuid:1-5"); MariaDB positions are domain-server-seq.
+    if (a.start_gtid.find(':') != std::string::npos) {
+      stream.mode = mysql::BinlogStartMode::kMysqlGtid;
+      stream.mysql_gtids = mysql::MysqlGtidSet::Parse(a.start_gtid);
+    } else {
+      stream.mode = mysql::BinlogStartMode::kMariadbGtid;
+      stream.mariadb_gtids = mysql::MariadbGtidPosition::Parse(a.start_gtid);
+    }
+  } else {
+    stream.mode = mysql::BinlogStartMode::kFilePosition;
+    stream.file = a.start_file;
+    stream.position = a.start;
+  }
+  return std::make_unique<mysql::ReplicationEventSource>(
+      mysql::BinlogStream::Start(std::move(connection), stream));
+}
+
+}  // namespace
+
 void RegisterDumpBinlog(CLI::App& app) {
-  struct Args {
-    std::vector<std::string> files;
-    std::string format = "mysqlbinlog";
-    uint64_t start = 4;
-    uint64_t stop = UINT64_MAX;
-  };
-  auto args = std::make_shared<Args>();
+  auto args = std::make_shared<DumpArgs>();
   CLI::App* cmd = app.add_subcommand(
       "dump-binlog",
-      "Decode binlog files and print their row changes (like mysqlbinlog -v), as JSON lines, or "
-      "as an event list");
-  cmd->add_option("files", args->files, "binlog files, read in the order given")->required();
+      "Decode binlog files, or a live replication stream from a server, and print their row "
+      "changes (like mysqlbinlog -v), as JSON lines, or as an event list");
+  cmd->add_option("files", args->files, "binlog files, read in the order given");
   cmd->add_option("--format", args->format,
                   "mysqlbinlog: the ### lines of `mysqlbinlog --base64-output=decode-rows -v`; "
                   "json: one object per row change (insert/delete: \"values\", update: "
@@ -320,18 +392,52 @@ void RegisterDumpBinlog(CLI::App& app) {
   cmd->add_option("--start-position", args->start,
                   "start at the event at this offset of the first file");
   cmd->add_option("--stop-position", args->stop,
-                  "stop before the first event at or after this offset of the last file");
-  cmd->callback([args] {
+                  "stop before the first event at or after this offset of the last file "
+                  "(live: of --stop-file, or of any file)");
+  auto* live = cmd->add_option_group("live", "read from a server's replication stream");
+  auto* host = live->add_option("--host", args->host, "source host: read live instead of files");
+  live->add_option("--port", args->port, "source port");
+  live->add_option("--user", args->user, "replication user");
+  live->add_option("--password", args->password, "password (better: env MYSQL_PWD)")
+      ->envname("MYSQL_PWD");
+  live->add_option("--server-id", args->server_id,
+                   "our replica server_id (default: derived from the pid)");
+  live->add_option("--start-file", args->start_file,
+                   "binlog file to start in (default: the oldest the source has)");
+  live->add_option("--start-gtid", args->start_gtid,
+                   "start after these transactions: a MySQL GTID set (uuid:1-5) or a MariaDB GTID "
+                   "position (0-1-42)");
+  live->add_option("--stop-file", args->stop_file, "the file --stop-position applies to");
+  live->add_flag("--follow", args->follow,
+                 "keep waiting for new events (default: stop at the end of the source's binlog)");
+  live->add_option("--tls-mode", args->tls_mode,
+                   "disabled, preferred, required, verify-ca or verify-identity");
+  live->add_option("--ssl-ca", args->ssl_ca, "CA file for verify-ca / verify-identity");
+  live->add_option("--heartbeat", args->heartbeat_s,
+                   "seconds between source heartbeats; silence for 3 periods is an error");
+  cmd->callback([args, host] {
     DumpBinlogOptions options;
     options.format = args->format == "json"     ? DumpFormat::kJson
                      : args->format == "events" ? DumpFormat::kEvents
                                                 : DumpFormat::kMysqlbinlog;
     options.start_position = args->start;
     options.stop_position = args->stop;
+    options.stop_file = args->stop_file;
+    bool is_live = host->count() > 0;
+    if (is_live == !args->files.empty())
+      Fail(ErrorCode::kInvalidArgument,
+           "dump-binlog: give either binlog files or --host for a live stream");
     BinlogDumper dumper(options, stdout);
     try {
-      for (size_t i = 0; i < args->files.size(); ++i) {
-        dumper.DumpFile(args->files[i], i == 0, i + 1 == args->files.size());
+      if (is_live) {
+        auto source = OpenLiveSource(*args);
+        BinlogEventReader reader(*source);
+        reader.decoder().SetChecksumBeforeFormat(source->checksum());
+        dumper.DumpStream(reader);
+      } else {
+        for (size_t i = 0; i < args->files.size(); ++i) {
+          dumper.DumpFile(args->files[i], i == 0, i + 1 == args->files.size());
+        }
       }
     } catch (...) {
       dumper.Finish();  // print what was decoded before the error

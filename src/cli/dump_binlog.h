@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string>
 
+#include "binlog/binlog_event_reader.h"
 #include "binlog/event.h"
 #include "binlog/row_cursor.h"
 #include "binlog/table_map_cache.h"
@@ -20,6 +21,8 @@ struct DumpBinlogOptions {
   DumpFormat format = DumpFormat::kMysqlbinlog;
   uint64_t start_position = 4;          // in the first file
   uint64_t stop_position = UINT64_MAX;  // in the last file: events starting here or later stop
+  // Live streams only: the file the stop position applies to ("" = any file).
+  std::string stop_file;
 };
 
 class BinlogDumper {
@@ -30,6 +33,9 @@ class BinlogDumper {
 
   // Dumps one file; `first`/`last` say whether the start/stop positions apply to it.
   void DumpFile(const std::string& path, bool first, bool last);
+  // Dumps a live replication stream (already positioned by the source) until it ends or the
+  // stop position is reached.
+  void DumpStream(binlog::BinlogEventReader& reader);
   void Finish();
 
   // For tests: what was printed and not yet flushed is kept when out is nullptr.
