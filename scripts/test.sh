@@ -13,7 +13,7 @@
 #   ROWBRIDGE_SKIP_DEPS=1  do not run scripts/install-deps.sh
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$ROOT"
+cd "$ROOT" || exit 1
 
 BUILD="${ROWBRIDGE_TEST_BUILD:-$ROOT/build/asan}"
 FUZZ_BUILD="${ROWBRIDGE_FUZZ_BUILD:-$ROOT/build/fuzz}"

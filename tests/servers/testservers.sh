@@ -135,8 +135,10 @@ _ts_make_certs() {
 
 _ts_install_db() {
   local datadir="$1" log="$2"
+  local -a user=()
+  [[ "$(id -u)" == 0 ]] && user=(--user=root)
   mariadb-install-db --no-defaults --datadir="$datadir" --auth-root-authentication-method=normal \
-    --skip-test-db $([[ "$(id -u)" == 0 ]] && echo --user=root) >"$log" 2>&1 || {
+    --skip-test-db "${user[@]}" >"$log" 2>&1 || {
     tail -n 30 "$log" >&2
     _ts_die "mariadb-install-db failed for $datadir (see $log)"
   }
@@ -249,9 +251,6 @@ _ts_start_mariadb() {
   local m="$dir/mariadb"
   if [[ -f "$m/initialized" ]]; then
     # Restart on the existing data and port; the users exist already.
-    if _ts_is_ours "$(cat "$m/pid" 2>/dev/null)" "$m/data"; then
-      _ts_die "mariadbd in $m is already running (pid $(cat "$m/pid"))"
-    fi
     _ts_launch_mariadb "$dir"
     _ts_wait_mariadb "$dir" "$(cat "$m/pid")" ||
       _ts_die "mariadbd did not restart on port $(cat "$m/port") (datadir $m/data)"
@@ -272,7 +271,7 @@ _ts_start_mariadb() {
 
   local attempt rc
   for ((attempt = 0; attempt < 5; attempt++)); do
-    _ts_free_port $exclude_port >"$m/port"
+    _ts_free_port "$exclude_port" >"$m/port"
     _ts_launch_mariadb "$dir"
     rc=0
     _TS_ROOT_NOPASS=1 _ts_wait_mariadb "$dir" "$(cat "$m/pid")" || rc=$?
@@ -439,9 +438,6 @@ _ts_start_clickhouse() {
   local c="$dir/clickhouse"
   mkdir -p "$c"
   if [[ -f "$c/initialized" ]]; then
-    if _ts_is_ours "$(cat "$c/pid" 2>/dev/null)" "$c/config.xml"; then
-      _ts_die "clickhouse-server in $c is already running (pid $(cat "$c/pid"))"
-    fi
     _ts_launch_clickhouse "$c"
     _ts_wait_clickhouse "$dir" "$(cat "$c/pid")" ||
       _ts_die "clickhouse-server did not restart (config $c/config.xml)"
@@ -450,8 +446,8 @@ _ts_start_clickhouse() {
   [[ -s "$c/auth_password" ]] || _ts_random_password >"$c/auth_password"
   local attempt rc tcp http
   for ((attempt = 0; attempt < 5; attempt++)); do
-    tcp="$(_ts_free_port $exclude_port)"
-    http="$(_ts_free_port $exclude_port "$tcp")"
+    tcp="$(_ts_free_port "$exclude_port")"
+    http="$(_ts_free_port "$exclude_port" "$tcp")"
     echo "$tcp" >"$c/port"
     echo "$http" >"$c/http_port"
     _ts_write_clickhouse_config "$c" "$tcp" "$http" "$(cat "$c/auth_password")"
@@ -541,10 +537,22 @@ testservers_start() (
   local self
   self="$(readlink -f "${BASH_SOURCE[0]}")"
 
-  # A start that fails half way stops whatever it did start.
+  # Refuse to start a server that runs already, before the trap below could stop it.
+  if ((mariadb)) && _ts_is_ours "$(cat "$dir/mariadb/pid" 2>/dev/null)" "$dir/mariadb/data"; then
+    _ts_die "mariadbd in $dir/mariadb is already running (pid $(cat "$dir/mariadb/pid"))"
+  fi
+  if ((clickhouse)) &&
+    _ts_is_ours "$(cat "$dir/clickhouse/pid" 2>/dev/null)" "$dir/clickhouse/config.xml"; then
+    _ts_die "clickhouse-server in $dir/clickhouse is already running (pid $(cat "$dir/clickhouse/pid"))"
+  fi
+
+  # A start that fails half way stops the servers it was asked to start (and only those).
+  local only=""
+  ((mariadb && !clickhouse)) && only="--only=mariadb"
+  ((clickhouse && !mariadb)) && only="--only=clickhouse"
   trap 'rc=$?; if ((rc)); then
-          _ts_log "start failed (status $rc, line $LINENO); stopping what it started in $dir"
-          TESTSERVERS_IN_WATCHDOG=1 testservers_stop "$dir" || true
+          _ts_log "start failed (status $rc); stopping what it started in $dir"
+          TESTSERVERS_IN_WATCHDOG=1 testservers_stop $only "$dir" || true
         fi' EXIT
 
   local t0=$SECONDS
