@@ -14,6 +14,8 @@
 // and check data independently of rowbridge's own protocol code.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -113,6 +115,28 @@ class ScopedMariaDb {
 
   std::filesystem::path dir_;
   MysqlAddress address_;
+};
+
+// A ClickHouse of the test's own, like ScopedMariaDb: for restart and kill tests.
+class ScopedClickHouse {
+ public:
+  ScopedClickHouse();
+  ~ScopedClickHouse();
+  ScopedClickHouse(const ScopedClickHouse&) = delete;
+  ScopedClickHouse& operator=(const ScopedClickHouse&) = delete;
+
+  const ClickHouseAddress& address() const { return address_; }
+  std::string Sql(std::string_view sql) const { return RunClickHouseSql(address_, sql); }
+
+  void Stop();   // TERM, wait
+  void Kill();   // SIGKILL
+  void Start();  // again, on the same data and ports; returns once it answers
+
+ private:
+  void ReadAddress();
+
+  std::filesystem::path dir_;
+  ClickHouseAddress address_;
 };
 
 }  // namespace rowbridge::testing
