@@ -34,6 +34,12 @@
 #   ROWBRIDGE_TEST_CH_READONLY_USER                    a read-only ClickHouse user, no password
 #   ROWBRIDGE_TEST_CH_PID
 
+# The servers live in /usr/sbin, which is not on a normal user's PATH on Debian.
+case ":$PATH:" in
+  *:/usr/sbin:*) ;;
+  *) PATH="$PATH:/usr/sbin" ;;
+esac
+
 # Seconds to wait for a server to answer, and for it to exit after TERM before it gets KILL.
 : "${TESTSERVERS_START_TIMEOUT:=90}"
 : "${TESTSERVERS_STOP_TIMEOUT:=30}"
