@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <sstream>
 
 #include "common/error.h"
@@ -76,12 +77,99 @@ std::string RunScript(const std::vector<std::string>& args) {
   return result.out;
 }
 
+using Lookup = std::function<std::string(std::string_view name)>;
+
+MysqlAddress MysqlFrom(const Lookup& get, const std::string& where) {
+  MysqlAddress a;
+  a.host = get("ROWBRIDGE_TEST_MYSQL_HOST");
+  a.port = PortFrom(get("ROWBRIDGE_TEST_MYSQL_PORT"), "ROWBRIDGE_TEST_MYSQL_PORT");
+  a.user = get("ROWBRIDGE_TEST_MYSQL_USER");
+  a.password = get("ROWBRIDGE_TEST_MYSQL_PASSWORD");
+  a.datadir = get("ROWBRIDGE_TEST_MYSQL_DATADIR");
+  a.socket = get("ROWBRIDGE_TEST_MYSQL_SOCKET");
+  a.ssl_ca = get("ROWBRIDGE_TEST_MYSQL_SSL_CA");
+  a.binlog_basename = get("ROWBRIDGE_TEST_MYSQL_BINLOG_BASENAME");
+  a.repl_user = get("ROWBRIDGE_TEST_MYSQL_REPL_USER");
+  a.repl_password = get("ROWBRIDGE_TEST_MYSQL_REPL_PASSWORD");
+  a.norepl_user = get("ROWBRIDGE_TEST_MYSQL_NOREPL_USER");
+  a.norepl_password = get("ROWBRIDGE_TEST_MYSQL_NOREPL_PASSWORD");
+  a.ssl_user = get("ROWBRIDGE_TEST_MYSQL_SSL_USER");
+  a.ssl_password = get("ROWBRIDGE_TEST_MYSQL_SSL_PASSWORD");
+  a.servers_dir = get("ROWBRIDGE_TEST_SERVERS_DIR");
+  if (a.host.empty() || a.user.empty() || a.datadir.empty()) {
+    Fail(ErrorCode::kConfig, "{} lacks the MariaDB test server's host, user or datadir", where);
+  }
+  return a;
+}
+
+ClickHouseAddress ClickHouseFrom(const Lookup& get, const std::string& where) {
+  ClickHouseAddress a;
+  a.host = get("ROWBRIDGE_TEST_CH_HOST");
+  a.port = PortFrom(get("ROWBRIDGE_TEST_CH_PORT"), "ROWBRIDGE_TEST_CH_PORT");
+  a.http_port = PortFrom(get("ROWBRIDGE_TEST_CH_HTTP_PORT"), "ROWBRIDGE_TEST_CH_HTTP_PORT");
+  a.user = get("ROWBRIDGE_TEST_CH_USER");
+  if (a.user.empty()) a.user = "default";
+  a.password = get("ROWBRIDGE_TEST_CH_PASSWORD");
+  a.auth_user = get("ROWBRIDGE_TEST_CH_AUTH_USER");
+  a.auth_password = get("ROWBRIDGE_TEST_CH_AUTH_PASSWORD");
+  a.readonly_user = get("ROWBRIDGE_TEST_CH_READONLY_USER");
+  a.servers_dir = get("ROWBRIDGE_TEST_SERVERS_DIR");
+  if (a.host.empty()) Fail(ErrorCode::kConfig, "{} lacks the ClickHouse test server's host", where);
+  return a;
+}
+
+// The lookup for the `export NAME=VALUE` lines of `testservers.sh env DIR`.
+Lookup FromEnvFile(const std::string& env_text) {
+  return [env_text](std::string_view name) { return ValueFromEnvFile(env_text, name); };
+}
+
+std::filesystem::path MakeTempDir(const std::string& prefix) {
+  std::string tmp = Env("TMPDIR");
+  if (tmp.empty()) tmp = "/tmp";
+  std::string pattern = tmp + "/" + prefix + ".XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    Fail(ErrorCode::kIo, "cannot make a temporary directory from {}: {}", pattern,
+         std::strerror(errno));
+  }
+  return pattern;
+}
+
+// `testservers.sh start` for one kind of server ("mariadb" or "clickhouse") in `dir`, stopped by a
+// watchdog if this process dies first.
+void StartInDir(const std::filesystem::path& dir, const std::string& kind,
+                const std::vector<std::string>& mariadbd_options) {
+  std::vector<std::string> args = {"start", kind == "mariadb" ? "--no-clickhouse" : "--no-mariadb",
+                                   "--owner-pid=" + std::to_string(::getpid())};
+  for (const auto& option : mariadbd_options) args.push_back("--mariadb-opt=" + option);
+  args.push_back(dir.string());
+  RunScript(args);
+}
+
+// Stops everything in `dir` and removes it; for destructors, so it reports instead of throwing.
+void StopAndRemove(const std::filesystem::path& dir, const char* who) {
+  std::vector<std::string> args = {"stop"};
+  if (Env("ROWBRIDGE_KEEP_TEST_SERVERS") != "1") args.push_back("--remove");
+  args.push_back(dir.string());
+  try {
+    RunScript(args);
+  } catch (const Error& e) {
+    // The watchdog still stops the server when the test process exits.
+    std::fprintf(stderr, "%s: stopping the server in %s failed: %s\n", who, dir.c_str(), e.what());
+  }
+}
+
 }  // namespace
 
-std::string MissingMysqlEnv() { return Missing(kMysqlVars); }
-std::string MissingClickHouseEnv() { return Missing(kClickHouseVars); }
+std::string MissingMysqlEnv() {
+  return Missing(kMysqlVars);
+}
+std::string MissingClickHouseEnv() {
+  return Missing(kClickHouseVars);
+}
 
-bool ServersRequired() { return Env("ROWBRIDGE_REQUIRE_SERVERS") == "1"; }
+bool ServersRequired() {
+  return Env("ROWBRIDGE_REQUIRE_SERVERS") == "1";
+}
 
 MysqlAddress MysqlFromEnv() {
   if (std::string missing = MissingMysqlEnv(); !missing.empty()) {
@@ -90,23 +178,8 @@ MysqlAddress MysqlFromEnv() {
          "first in the test)",
          missing);
   }
-  MysqlAddress a;
-  a.host = Env("ROWBRIDGE_TEST_MYSQL_HOST");
-  a.port = PortFrom(Env("ROWBRIDGE_TEST_MYSQL_PORT"), "ROWBRIDGE_TEST_MYSQL_PORT");
-  a.user = Env("ROWBRIDGE_TEST_MYSQL_USER");
-  a.password = Env("ROWBRIDGE_TEST_MYSQL_PASSWORD");
-  a.datadir = Env("ROWBRIDGE_TEST_MYSQL_DATADIR");
-  a.socket = Env("ROWBRIDGE_TEST_MYSQL_SOCKET");
-  a.ssl_ca = Env("ROWBRIDGE_TEST_MYSQL_SSL_CA");
-  a.binlog_basename = Env("ROWBRIDGE_TEST_MYSQL_BINLOG_BASENAME");
-  a.repl_user = Env("ROWBRIDGE_TEST_MYSQL_REPL_USER");
-  a.repl_password = Env("ROWBRIDGE_TEST_MYSQL_REPL_PASSWORD");
-  a.norepl_user = Env("ROWBRIDGE_TEST_MYSQL_NOREPL_USER");
-  a.norepl_password = Env("ROWBRIDGE_TEST_MYSQL_NOREPL_PASSWORD");
-  a.ssl_user = Env("ROWBRIDGE_TEST_MYSQL_SSL_USER");
-  a.ssl_password = Env("ROWBRIDGE_TEST_MYSQL_SSL_PASSWORD");
-  a.servers_dir = Env("ROWBRIDGE_TEST_SERVERS_DIR");
-  return a;
+  return MysqlFrom([](std::string_view name) { return Env(std::string(name).c_str()); },
+                   "the environment");
 }
 
 ClickHouseAddress ClickHouseFromEnv() {
@@ -116,18 +189,8 @@ ClickHouseAddress ClickHouseFromEnv() {
          "ROWBRIDGE_REQUIRE_CLICKHOUSE() first in the test)",
          missing);
   }
-  ClickHouseAddress a;
-  a.host = Env("ROWBRIDGE_TEST_CH_HOST");
-  a.port = PortFrom(Env("ROWBRIDGE_TEST_CH_PORT"), "ROWBRIDGE_TEST_CH_PORT");
-  a.http_port = PortFrom(Env("ROWBRIDGE_TEST_CH_HTTP_PORT"), "ROWBRIDGE_TEST_CH_HTTP_PORT");
-  a.user = Env("ROWBRIDGE_TEST_CH_USER");
-  if (a.user.empty()) a.user = "default";
-  a.password = Env("ROWBRIDGE_TEST_CH_PASSWORD");
-  a.auth_user = Env("ROWBRIDGE_TEST_CH_AUTH_USER");
-  a.auth_password = Env("ROWBRIDGE_TEST_CH_AUTH_PASSWORD");
-  a.readonly_user = Env("ROWBRIDGE_TEST_CH_READONLY_USER");
-  a.servers_dir = Env("ROWBRIDGE_TEST_SERVERS_DIR");
-  return a;
+  return ClickHouseFrom([](std::string_view name) { return Env(std::string(name).c_str()); },
+                        "the environment");
 }
 
 std::string UniqueName(std::string_view prefix) {
@@ -152,19 +215,16 @@ std::string RunMysqlSql(const MysqlAddress& server, std::string_view sql,
   if (!database.empty()) argv.push_back("--database=" + std::string(database));
   CommandResult result = RunCommand(argv, sql);
   if (result.exit_code != 0) {
-    Fail(ErrorCode::kServer, "mariadb client on {}:{} failed (status {}): {}\nSQL: {}",
-         server.host, server.port, result.exit_code, result.err, Abbreviated(sql));
+    Fail(ErrorCode::kServer, "mariadb client on {}:{} failed (status {}): {}\nSQL: {}", server.host,
+         server.port, result.exit_code, result.err, Abbreviated(sql));
   }
   return result.out;
 }
 
 std::string RunClickHouseSql(const ClickHouseAddress& server, std::string_view sql) {
-  std::vector<std::string> argv = {"clickhouse-client",
-                                   "--host=" + server.host,
-                                   "--port=" + std::to_string(server.port),
-                                   "--user=" + server.user,
-                                   "--multiquery",
-                                   "--format=TabSeparated"};
+  std::vector<std::string> argv = {
+      "clickhouse-client",     "--host=" + server.host, "--port=" + std::to_string(server.port),
+      "--user=" + server.user, "--multiquery",          "--format=TabSeparated"};
   if (!server.password.empty()) argv.push_back("--password=" + server.password);
   CommandResult result = RunCommand(argv, sql);
   if (result.exit_code != 0) {
@@ -178,73 +238,59 @@ std::filesystem::path TestServersScript() {
   return SourceDir() / "tests" / "servers" / "testservers.sh";
 }
 
-ScopedMariaDb::ScopedMariaDb(std::vector<std::string> mariadbd_options) {
-  std::string tmp = Env("TMPDIR");
-  if (tmp.empty()) tmp = "/tmp";
-  std::string pattern = tmp + "/rowbridge-mariadb.XXXXXX";
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    Fail(ErrorCode::kIo, "cannot make a temporary directory from {}: {}", pattern,
-         std::strerror(errno));
-  }
-  dir_ = pattern;
-  std::vector<std::string> args = {"start", "--no-clickhouse",
-                                   "--owner-pid=" + std::to_string(::getpid())};
-  for (const auto& option : mariadbd_options) args.push_back("--mariadb-opt=" + option);
-  args.push_back(dir_.string());
-  RunScript(args);
+ScopedMariaDb::ScopedMariaDb(std::vector<std::string> mariadbd_options)
+    : dir_(MakeTempDir("rowbridge-mariadb")) {
+  StartInDir(dir_, "mariadb", mariadbd_options);
   ReadAddress();
 }
 
 ScopedMariaDb::~ScopedMariaDb() {
-  const bool keep = Env("ROWBRIDGE_KEEP_TEST_SERVERS") == "1";
-  std::vector<std::string> args = {"stop"};
-  if (!keep) args.push_back("--remove");
-  args.push_back(dir_.string());
-  try {
-    RunScript(args);
-  } catch (const Error& e) {
-    // A destructor must not throw; the watchdog still stops the server when the test exits.
-    std::fprintf(stderr, "ScopedMariaDb: stopping the server in %s failed: %s\n", dir_.c_str(),
-                 e.what());
-  }
+  StopAndRemove(dir_, "ScopedMariaDb");
 }
 
-void ScopedMariaDb::Stop() { RunScript({"stop", "--only=mariadb", dir_.string()}); }
+void ScopedMariaDb::Stop() {
+  RunScript({"stop", "--only=mariadb", dir_.string()});
+}
 
-void ScopedMariaDb::Kill() { RunScript({"stop", "--kill", "--only=mariadb", dir_.string()}); }
+void ScopedMariaDb::Kill() {
+  RunScript({"stop", "--kill", "--only=mariadb", dir_.string()});
+}
 
 void ScopedMariaDb::Start(const std::vector<std::string>& more_options) {
-  std::vector<std::string> args = {"start", "--no-clickhouse",
-                                   "--owner-pid=" + std::to_string(::getpid())};
-  for (const auto& option : more_options) args.push_back("--mariadb-opt=" + option);
-  args.push_back(dir_.string());
-  RunScript(args);
+  StartInDir(dir_, "mariadb", more_options);
   ReadAddress();
 }
 
 void ScopedMariaDb::ReadAddress() {
-  const std::string env = RunScript({"env", dir_.string()});
-  MysqlAddress a;
-  a.host = ValueFromEnvFile(env, "ROWBRIDGE_TEST_MYSQL_HOST");
-  a.port = PortFrom(ValueFromEnvFile(env, "ROWBRIDGE_TEST_MYSQL_PORT"), dir_.c_str());
-  a.user = ValueFromEnvFile(env, "ROWBRIDGE_TEST_MYSQL_USER");
-  a.password = ValueFromEnvFile(env, "ROWBRIDGE_TEST_MYSQL_PASSWORD");
-  a.datadir = ValueFromEnvFile(env, "ROWBRIDGE_TEST_MYSQL_DATADIR");
-  a.socket = ValueFromEnvFile(env, "ROWBRIDGE_TEST_MYSQL_SOCKET");
-  a.ssl_ca = ValueFromEnvFile(env, "ROWBRIDGE_TEST_MYSQL_SSL_CA");
-  a.binlog_basename = ValueFromEnvFile(env, "ROWBRIDGE_TEST_MYSQL_BINLOG_BASENAME");
-  a.repl_user = ValueFromEnvFile(env, "ROWBRIDGE_TEST_MYSQL_REPL_USER");
-  a.repl_password = ValueFromEnvFile(env, "ROWBRIDGE_TEST_MYSQL_REPL_PASSWORD");
-  a.norepl_user = ValueFromEnvFile(env, "ROWBRIDGE_TEST_MYSQL_NOREPL_USER");
-  a.norepl_password = ValueFromEnvFile(env, "ROWBRIDGE_TEST_MYSQL_NOREPL_PASSWORD");
-  a.ssl_user = ValueFromEnvFile(env, "ROWBRIDGE_TEST_MYSQL_SSL_USER");
-  a.ssl_password = ValueFromEnvFile(env, "ROWBRIDGE_TEST_MYSQL_SSL_PASSWORD");
-  a.servers_dir = dir_.string();
-  if (a.host.empty() || a.password.empty() || a.datadir.empty()) {
-    Fail(ErrorCode::kInternal, "testservers.sh env {} lacks the MariaDB address:\n{}",
-         dir_.string(), env);
-  }
-  address_ = a;
+  address_ = MysqlFrom(FromEnvFile(RunScript({"env", dir_.string()})),
+                       "testservers.sh env " + dir_.string());
+}
+
+ScopedClickHouse::ScopedClickHouse() : dir_(MakeTempDir("rowbridge-clickhouse")) {
+  StartInDir(dir_, "clickhouse", {});
+  ReadAddress();
+}
+
+ScopedClickHouse::~ScopedClickHouse() {
+  StopAndRemove(dir_, "ScopedClickHouse");
+}
+
+void ScopedClickHouse::Stop() {
+  RunScript({"stop", "--only=clickhouse", dir_.string()});
+}
+
+void ScopedClickHouse::Kill() {
+  RunScript({"stop", "--kill", "--only=clickhouse", dir_.string()});
+}
+
+void ScopedClickHouse::Start() {
+  StartInDir(dir_, "clickhouse", {});
+  ReadAddress();
+}
+
+void ScopedClickHouse::ReadAddress() {
+  address_ = ClickHouseFrom(FromEnvFile(RunScript({"env", dir_.string()})),
+                            "testservers.sh env " + dir_.string());
 }
 
 }  // namespace rowbridge::testing
