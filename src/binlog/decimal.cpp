@@ -1,0 +1,209 @@
+#include "binlog/decimal.h"
+
+#include <iterator>
+
+#include "common/error.h"
+
+namespace rowbridge::binlog {
+namespace {
+
+constexpr int kDigitsPerGroup = 9;
+constexpr size_t kGroupBytes = 4;
+// Bytes that hold a leftover group of n < 9 digits.
+constexpr size_t kLeftoverBytes[kDigitsPerGroup + 1] = {0, 1, 1, 2, 2, 3, 3, 4, 4, 4};
+constexpr uint32_t kPowersOfTen[kDigitsPerGroup + 1] = {
+    1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000};
+
+void CheckPrecisionScale(int precision, int scale) {
+  if (precision < 1 || precision > kMaxDecimalPrecision || scale < 0 || scale > kMaxDecimalScale ||
+      scale > precision) {
+    Fail(ErrorCode::kCorruption, "invalid DECIMAL({},{}): precision must be 1..65, scale 0..30",
+         precision, scale);
+  }
+}
+
+// Walks the stored groups most significant first, calling `visit(value, digits)` for each. The
+// shape (which groups exist, how many digits each holds) depends only on precision and scale.
+// Returns whether the value is negative.
+template <typename Visitor>
+bool WalkGroups(const uint8_t* data, size_t size, int precision, int scale, Visitor&& visit) {
+  CheckPrecisionScale(precision, scale);
+  const size_t needed = DecimalBinarySize(precision, scale);
+  if (size < needed) {
+    Fail(ErrorCode::kCorruption, "DECIMAL({},{}) needs {} bytes, got {}", precision, scale, needed,
+         size);
+  }
+  const int int_digits = precision - scale;
+  const int int_full = int_digits / kDigitsPerGroup;
+  const int int_left = int_digits % kDigitsPerGroup;
+  const int frac_full = scale / kDigitsPerGroup;
+  const int frac_left = scale % kDigitsPerGroup;
+
+  // The first bit is the sign, set for non-negative values; negative values are stored with
+  // every bit inverted so that the bytes compare like the numbers.
+  const bool negative = (data[0] & 0x80) == 0;
+  const uint8_t flip = negative ? 0xff : 0x00;
+  size_t pos = 0;
+  auto read_group = [&](size_t bytes, int digits) {
+    uint32_t v = 0;
+    for (size_t i = 0; i < bytes; ++i) {
+      uint8_t b = data[pos + i];
+      if (pos + i == 0) b ^= 0x80;
+      v = (v << 8) | static_cast<uint8_t>(b ^ flip);
+    }
+    pos += bytes;
+    if (v >= kPowersOfTen[digits]) {
+      Fail(ErrorCode::kCorruption,
+           "DECIMAL({},{}): group of {} digits at byte {} holds {}, not a decimal group", precision,
+           scale, digits, pos - bytes, v);
+    }
+    visit(v, digits);
+  };
+  if (int_left > 0) read_group(kLeftoverBytes[int_left], int_left);
+  for (int i = 0; i < int_full; ++i) read_group(kGroupBytes, kDigitsPerGroup);
+  for (int i = 0; i < frac_full; ++i) read_group(kGroupBytes, kDigitsPerGroup);
+  if (frac_left > 0) read_group(kLeftoverBytes[frac_left], frac_left);
+  return negative;
+}
+
+// 256-bit helpers on little-endian limbs. (__extension__ keeps -Wpedantic quiet about __int128.)
+__extension__ typedef unsigned __int128 UInt128;
+
+void MultiplyAdd(Int256& x, uint32_t multiplier, uint32_t addend) {
+  UInt128 carry = addend;
+  for (uint64_t& limb : x.limbs) {
+    UInt128 product = static_cast<UInt128>(limb) * multiplier + carry;
+    limb = static_cast<uint64_t>(product);
+    carry = product >> 64;
+  }
+}
+
+void Negate(Int256& x) {
+  UInt128 carry = 1;
+  for (uint64_t& limb : x.limbs) {
+    UInt128 sum = static_cast<UInt128>(~limb) + carry;
+    limb = static_cast<uint64_t>(sum);
+    carry = sum >> 64;
+  }
+}
+
+bool IsZero(const Int256& x) {
+  return (x.limbs[0] | x.limbs[1] | x.limbs[2] | x.limbs[3]) == 0;
+}
+
+// Divides in place by `divisor`, returning the remainder.
+uint32_t DivideSmall(Int256& x, uint32_t divisor) {
+  UInt128 remainder = 0;
+  for (int i = 3; i >= 0; --i) {
+    UInt128 current = (remainder << 64) | x.limbs[i];
+    x.limbs[i] = static_cast<uint64_t>(current / divisor);
+    remainder = current % divisor;
+  }
+  return static_cast<uint32_t>(remainder);
+}
+
+void AppendDigits(uint32_t v, int digits, std::string& out) {
+  char buf[kDigitsPerGroup];
+  for (int i = digits - 1; i >= 0; --i) {
+    buf[i] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  }
+  out.append(buf, static_cast<size_t>(digits));
+}
+
+}  // namespace
+
+size_t DecimalBinarySize(int precision, int scale) {
+  CheckPrecisionScale(precision, scale);
+  const int int_digits = precision - scale;
+  return static_cast<size_t>(int_digits / kDigitsPerGroup) * kGroupBytes +
+         kLeftoverBytes[int_digits % kDigitsPerGroup] +
+         static_cast<size_t>(scale / kDigitsPerGroup) * kGroupBytes +
+         kLeftoverBytes[scale % kDigitsPerGroup];
+}
+
+bool Int256::FitsIn(int bits) const {
+  if (bits >= 256) return true;
+  // Representable iff every bit from bits-1 upwards equals the sign bit.
+  const uint64_t fill = IsNegative() ? ~uint64_t{0} : 0;
+  const int top_limb = (bits - 1) / 64;
+  const int top_bit = (bits - 1) % 64;
+  const uint64_t high_mask = ~uint64_t{0} << top_bit;  // bits top_bit..63 of top_limb
+  if ((limbs[top_limb] & high_mask) != (fill & high_mask)) return false;
+  for (int i = top_limb + 1; i < 4; ++i) {
+    if (limbs[i] != fill) return false;
+  }
+  return true;
+}
+
+void AppendDecimalText(const uint8_t* data, size_t size, int precision, int scale,
+                       std::string& out) {
+  const int int_digits = precision - scale;
+  // The sign is known from the first byte but we only learn it inside the walk; reserve its
+  // place and fill it afterwards so the digits are emitted in one pass.
+  const size_t sign_pos = out.size();
+  out.push_back('-');
+  int int_seen = 0;
+  bool leading = true;  // still skipping leading zeros of the integer part
+  bool frac_started = false;
+  const bool negative = WalkGroups(data, size, precision, scale, [&](uint32_t v, int digits) {
+    if (int_seen < int_digits) {
+      int_seen += digits;
+      if (leading) {
+        if (v == 0) return;
+        fmt::format_to(std::back_inserter(out), "{}", v);
+        leading = false;
+      } else {
+        AppendDigits(v, digits, out);
+      }
+      return;
+    }
+    if (!frac_started) {
+      if (leading) out.push_back('0');
+      leading = false;
+      out.push_back('.');
+      frac_started = true;
+    }
+    AppendDigits(v, digits, out);
+  });
+  if (leading) out.push_back('0');  // no fraction and an all-zero integer part
+  if (!negative) out.erase(sign_pos, 1);
+}
+
+std::string DecimalText(const uint8_t* data, size_t size, int precision, int scale) {
+  std::string out;
+  AppendDecimalText(data, size, precision, scale, out);
+  return out;
+}
+
+DecimalValue DecodeDecimal(const uint8_t* data, size_t size, int precision, int scale) {
+  DecimalValue value;
+  value.scale = scale;
+  const bool negative = WalkGroups(data, size, precision, scale, [&](uint32_t v, int digits) {
+    MultiplyAdd(value.unscaled, kPowersOfTen[digits], v);
+  });
+  if (negative) Negate(value.unscaled);
+  return value;
+}
+
+void AppendDecimalText(const DecimalValue& value, std::string& out) {
+  if (value.scale < 0 || value.scale > kMaxDecimalScale) {
+    Fail(ErrorCode::kInvalidArgument, "decimal scale {} is outside 0..30", value.scale);
+  }
+  Int256 magnitude = value.unscaled;
+  const bool negative = magnitude.IsNegative();
+  if (negative) Negate(magnitude);
+  // At most 78 decimal digits in 256 bits.
+  char digits[80];
+  int n = 0;
+  while (!IsZero(magnitude) || n <= value.scale) {
+    digits[n++] = static_cast<char>('0' + DivideSmall(magnitude, 10));
+  }
+  if (negative) out.push_back('-');
+  for (int i = n - 1; i >= 0; --i) {
+    out.push_back(digits[i]);
+    if (i == value.scale && i != 0) out.push_back('.');
+  }
+}
+
+}  // namespace rowbridge::binlog

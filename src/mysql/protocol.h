@@ -1,0 +1,51 @@
+// Constants of the MySQL client/server protocol that more than one file needs: capability flags,
+// command bytes, status flags and packet markers. Values are fixed by the protocol.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace rowbridge::mysql {
+
+// Capability flags (handshake).
+inline constexpr uint32_t kClientLongPassword = 0x00000001;
+inline constexpr uint32_t kClientLongFlag = 0x00000004;
+inline constexpr uint32_t kClientConnectWithDb = 0x00000008;
+inline constexpr uint32_t kClientProtocol41 = 0x00000200;
+inline constexpr uint32_t kClientSsl = 0x00000800;
+inline constexpr uint32_t kClientTransactions = 0x00002000;
+inline constexpr uint32_t kClientSecureConnection = 0x00008000;
+inline constexpr uint32_t kClientMultiResults = 0x00020000;
+inline constexpr uint32_t kClientPluginAuth = 0x00080000;
+inline constexpr uint32_t kClientConnectAttrs = 0x00100000;
+inline constexpr uint32_t kClientPluginAuthLenencData = 0x00200000;
+inline constexpr uint32_t kClientDeprecateEof = 0x01000000;
+// MariaDB servers clear this bit (CLIENT_MYSQL) in their greeting; MySQL sets it.
+inline constexpr uint32_t kClientMysql = 0x00000001;
+
+// Command bytes.
+inline constexpr uint8_t kComQuit = 0x01;
+inline constexpr uint8_t kComQuery = 0x03;
+inline constexpr uint8_t kComPing = 0x0e;
+inline constexpr uint8_t kComBinlogDump = 0x12;
+inline constexpr uint8_t kComRegisterSlave = 0x15;
+inline constexpr uint8_t kComBinlogDumpGtid = 0x1e;
+
+// First byte of a response packet.
+inline constexpr uint8_t kOkMarker = 0x00;
+inline constexpr uint8_t kAuthMoreDataMarker = 0x01;
+inline constexpr uint8_t kNullMarker = 0xfb;  // NULL field in a text row
+inline constexpr uint8_t kEofMarker = 0xfe;   // EOF, OK-as-EOF, or auth switch request
+inline constexpr uint8_t kErrMarker = 0xff;
+
+// Server status flags.
+inline constexpr uint16_t kServerMoreResultsExist = 0x0008;
+
+// Packets carry at most this many payload bytes; a payload of exactly this size is followed by
+// another packet continuing it.
+inline constexpr size_t kMaxPacketPayload = 0xffffff;
+
+// utf8mb4_general_ci: known to every server version we support.
+inline constexpr uint8_t kCharsetUtf8mb4 = 45;
+
+}  // namespace rowbridge::mysql

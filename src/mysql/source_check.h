@@ -1,0 +1,73 @@
+// What rowbridge needs to know about a replication source before streaming from it: its flavor,
+// whether its settings allow row-based replication by us, and its current binlog position.
+//
+// CheckSource gathers the facts with a few queries and EvaluateSource (pure, unit-tested) turns
+// them into problems, each naming the setting to change and how. All problems are reported at
+// once, so an operator fixes the source in one round.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mysql/connection.h"
+#include "mysql/gtid_set.h"
+
+namespace rowbridge::mysql {
+
+enum class Flavor { kMysql, kMariaDb };
+const char* FlavorName(Flavor flavor);
+
+// What the queries found. Optional fields are unknown when the server did not say.
+struct SourceFacts {
+  Flavor flavor = Flavor::kMysql;
+  std::string version;
+  std::string log_bin;           // @@global.log_bin: "1"/"ON" or "0"/"OFF"
+  std::string binlog_format;     // ROW, STATEMENT, MIXED
+  std::string binlog_row_image;  // FULL, MINIMAL, NOBLOB
+  std::string binlog_checksum;   // CRC32, NONE
+  uint32_t source_server_id = 0;
+  std::vector<std::string> grants;  // SHOW GRANTS lines for the current user
+  // Replicas the source lists (SHOW SLAVE HOSTS); nullopt if we may not look.
+  struct Replica {
+    uint32_t server_id = 0;
+    std::string host;  // what the replica reported (our BinlogStreamOptions::report_host)
+  };
+  std::optional<std::vector<Replica>> replicas;
+  std::string replica_hosts_error;  // why `replicas` is unknown
+};
+
+struct SourceCheckResult {
+  SourceFacts facts;
+  std::vector<std::string> problems;  // any problem means replication cannot work
+  std::vector<std::string> notes;     // allowed but worth knowing (e.g. binlog_row_image=MINIMAL)
+  bool ok() const { return problems.empty(); }
+};
+
+SourceFacts GatherSourceFacts(Connection& connection);
+// `our_server_id` and `our_report_host` are what rowbridge will register with. A replica with our
+// server_id and our report host is taken for an earlier session of ours (the source replaces it
+// when we connect) and only noted; with another host it is a clash.
+SourceCheckResult EvaluateSource(const SourceFacts& facts, uint32_t our_server_id,
+                                 std::string_view our_report_host = "rowbridge");
+SourceCheckResult CheckSource(Connection& connection, uint32_t our_server_id,
+                              std::string_view our_report_host = "rowbridge");
+// CheckSource, throwing Error(kConfig) that lists every problem if there is any.
+SourceCheckResult RequireSourceReady(Connection& connection, uint32_t our_server_id,
+                                     std::string_view our_report_host = "rowbridge");
+
+Flavor DetectFlavor(const Connection& connection);
+
+// The source's current end of binlog: file and position, and its GTID state (MySQL
+// @@gtid_executed, MariaDB @@gtid_binlog_pos). Throws Error(kConfig) if binary logging is off.
+struct BinlogPosition {
+  std::string file;
+  uint64_t position = 0;
+  MysqlGtidSet mysql_gtids;
+  MariadbGtidPosition mariadb_gtids;
+};
+BinlogPosition CurrentBinlogPosition(Connection& connection);
+
+}  // namespace rowbridge::mysql

@@ -1,0 +1,7 @@
+-- A row with about 1 MB in a LONGBLOB and a MEDIUMTEXT: events far larger than a network packet.
+CREATE TABLE t (id INT PRIMARY KEY, b LONGBLOB, m MEDIUMTEXT, n INT);
+INSERT INTO t VALUES (1, REPEAT(0x00FF7F80, 262144), REPEAT('0123456789abcdef', 65536), 1);
+INSERT INTO t VALUES (2, REPEAT('x', 1048576), REPEAT('é', 500000), 2);
+UPDATE t SET n = n + 10 WHERE id = 1;
+UPDATE t SET b = REPEAT('y', 1048577) WHERE id = 2;
+DELETE FROM t WHERE id = 1;

@@ -1,0 +1,163 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "common/error.h"
+#include "mysql/connection.h"
+#include "mysql_test_env.h"
+
+namespace rowbridge::mysql {
+namespace {
+
+using testing::EnvOr;
+
+TEST(MysqlConnection, NativePasswordLoginQueryAndPing) {
+  ConnectOptions o;
+  ROWBRIDGE_REQUIRE_TEST_MYSQL(o);
+  auto c = Connection::Connect(o);
+  EXPECT_TRUE(c->is_mariadb());
+  EXPECT_EQ(c->auth_plugin(), "mysql_native_password");
+  ResultSet rs = c->Query("SELECT 1 AS one, NULL AS nothing, 'x\\0y' AS bin, @@version AS v");
+  ASSERT_EQ(rs.column_count(), 4u);
+  EXPECT_EQ(rs.columns()[0].name, "one");
+  EXPECT_EQ(rs.ColumnIndex("v"), 3u);
+  ASSERT_TRUE(rs.Next());
+  EXPECT_EQ(rs.Field(0), "1");
+  EXPECT_TRUE(rs.IsNull(1));
+  EXPECT_EQ(rs.Field(2), std::string_view("x\0y", 3));
+  EXPECT_NE(rs.Field(3).find("MariaDB"), std::string_view::npos);
+  EXPECT_FALSE(rs.Next());
+  c->Ping();
+  EXPECT_EQ(c->QueryValue("SELECT CONNECTION_ID()"), std::to_string(c->connection_id()));
+  auto r = c->Execute("DO 1");
+  EXPECT_EQ(r.affected_rows, 0u);
+}
+
+TEST(MysqlConnection, WrongPasswordIsServerError1045) {
+  ConnectOptions o;
+  ROWBRIDGE_REQUIRE_TEST_MYSQL(o);
+  o.password += "-wrong";
+  try {
+    Connection::Connect(o);
+    FAIL() << "login with a wrong password succeeded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kServer) << e.what();
+    EXPECT_EQ(e.server_code(), 1045) << e.what();
+    EXPECT_EQ(e.sql_state(), "28000");
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("1045"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("28000"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("Access denied"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(fmt::format("{}:{}", o.host, o.port)), std::string::npos) << msg;
+  }
+}
+
+TEST(MysqlConnection, QueryErrorCarriesCodeAndState) {
+  ConnectOptions o;
+  ROWBRIDGE_REQUIRE_TEST_MYSQL(o);
+  auto c = Connection::Connect(o);
+  try {
+    c->Query("SELECT * FROM no_such_db.no_such_table");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.server_code(), 1146) << e.what();
+    EXPECT_EQ(e.sql_state(), "42S02");
+  }
+  c->Ping();  // the session is still usable after a server error
+}
+
+}  // namespace
+}  // namespace rowbridge::mysql
+
+namespace rowbridge::mysql {
+namespace {
+
+// Creates (once per process) a user authenticated by MariaDB's ed25519 plugin with a password
+// longer than 32 bytes, the case OpenSSL's Ed25519 cannot sign for.
+TEST(MysqlConnection, Ed25519Login) {
+  ConnectOptions o;
+  ROWBRIDGE_REQUIRE_TEST_MYSQL(o);
+  auto admin = Connection::Connect(o);
+  auto plugin = admin->QueryRows(
+      "SELECT PLUGIN_STATUS FROM information_schema.PLUGINS WHERE PLUGIN_NAME='ed25519'");
+  if (plugin.empty()) {
+    try {
+      admin->Execute("INSTALL SONAME 'auth_ed25519'");
+    } catch (const Error& e) {
+      GTEST_SKIP() << "auth_ed25519 plugin cannot be installed: " << e.what();
+    }
+  }
+  const std::string user = fmt::format("rb_ed_{}", getpid());
+  const std::string password = "an ed25519 password that is well over 32 bytes long";
+  // Both loopback host names, so an anonymous ''@localhost account cannot shadow ours.
+  for (const char* host : {"localhost", "127.0.0.1"}) {
+    admin->Execute(fmt::format("DROP USER IF EXISTS '{}'@'{}'", user, host));
+    admin->Execute(fmt::format("CREATE USER '{}'@'{}' IDENTIFIED VIA ed25519 USING PASSWORD('{}')",
+                               user, host, password));
+  }
+  ConnectOptions eo = o;
+  eo.user = user;
+  eo.password = password;
+  auto c = Connection::Connect(eo);
+  EXPECT_EQ(c->auth_plugin(), "client_ed25519");
+  EXPECT_EQ(c->QueryValue("SELECT SUBSTRING_INDEX(CURRENT_USER(), '@', 1)"), user);
+  eo.password = "wrong";
+  try {
+    Connection::Connect(eo);
+    ADD_FAILURE() << "wrong ed25519 password accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.server_code(), 1045) << e.what();
+  }
+  for (const char* host : {"localhost", "127.0.0.1"}) {
+    admin->Execute(fmt::format("DROP USER '{}'@'{}'", user, host));
+  }
+}
+
+TEST(MysqlConnection, TlsRequiredAndVerifyCa) {
+  ConnectOptions o;
+  ROWBRIDGE_REQUIRE_TEST_MYSQL(o);
+  const std::string ca = testing::EnvOr("ROWBRIDGE_TEST_MYSQL_SSL_CA");
+  for (TlsMode mode :
+       {TlsMode::kPreferred, TlsMode::kRequired, TlsMode::kVerifyCa, TlsMode::kVerifyIdentity}) {
+    if (mode >= TlsMode::kVerifyCa && ca.empty()) {
+      ADD_FAILURE() << "ROWBRIDGE_TEST_MYSQL_SSL_CA unset; cannot test " << TlsModeName(mode);
+      continue;
+    }
+    ConnectOptions t = o;
+    t.tls.mode = mode;
+    t.tls.ca_file = ca;
+    auto c = Connection::Connect(t);
+    EXPECT_TRUE(c->tls_active()) << TlsModeName(mode);
+    auto cipher = c->QueryRows("SHOW SESSION STATUS LIKE 'Ssl_cipher'");
+    ASSERT_EQ(cipher.size(), 1u);
+    EXPECT_FALSE(cipher[0][1].value_or("").empty()) << TlsModeName(mode);
+  }
+}
+
+TEST(MysqlConnection, TlsVerifyCaRejectsAForeignCa) {
+  ConnectOptions o;
+  ROWBRIDGE_REQUIRE_TEST_MYSQL(o);
+  // A CA that did not sign the server's certificate: a throwaway self-signed one.
+  auto dir = std::filesystem::temp_directory_path() / fmt::format("rb-foreign-ca-{}", getpid());
+  std::filesystem::create_directories(dir);
+  std::string cmd = fmt::format(
+      "openssl req -x509 -newkey rsa:2048 -nodes -keyout {0}/k.pem -out {0}/ca.pem -days 1 "
+      "-subj /CN=foreign >/dev/null 2>&1",
+      dir.string());
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  o.tls.mode = TlsMode::kVerifyCa;
+  o.tls.ca_file = (dir / "ca.pem").string();
+  try {
+    Connection::Connect(o);
+    ADD_FAILURE() << "verify-ca accepted a certificate from another CA";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kNetwork) << e.what();
+    EXPECT_NE(std::string(e.what()).find("certificate"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace rowbridge::mysql

@@ -1,0 +1,391 @@
+// Replication protocol, source checks and large/streamed results against a MariaDB of the
+// suite's own (FLUSH LOGS, SET GLOBAL and SIGSTOP must not touch the shared server).
+#include <fmt/ranges.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <zlib.h>
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <thread>
+
+#include "common/byte_reader.h"
+#include "common/error.h"
+#include "mysql/binlog_stream.h"
+#include "mysql/connection.h"
+#include "mysql/source_check.h"
+#include "mysql_own_server.h"
+
+namespace rowbridge::mysql {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+constexpr uint8_t kRotateEvent = 4;
+constexpr uint8_t kFormatDescriptionEvent = 15;
+constexpr uint8_t kHeartbeatEvent = 27;
+constexpr uint8_t kMariadbGtidEvent = 162;
+constexpr uint8_t kWriteRowsEventV1 = 23;
+
+struct EventHeader {
+  uint8_t type = 0;
+  uint32_t server_id = 0;
+  uint32_t size = 0;
+  uint32_t next_position = 0;
+};
+
+EventHeader ReadHeader(std::string_view event) {
+  ByteReader r(event, 0, "event");
+  EventHeader h;
+  r.U32("timestamp");
+  h.type = r.U8("type");
+  h.server_id = r.U32("server id");
+  h.size = r.U32("size");
+  h.next_position = r.U32("log pos");
+  return h;
+}
+
+// Body of an event without header and checksum.
+std::string_view Body(std::string_view event, bool crc) {
+  return event.substr(19, event.size() - 19 - (crc ? 4 : 0));
+}
+
+bool ChecksumMatches(std::string_view event) {
+  uint32_t stored = ByteReader(event.substr(event.size() - 4)).U32();
+  uLong crc =
+      crc32(0L, reinterpret_cast<const Bytef*>(event.data()), static_cast<uInt>(event.size() - 4));
+  return stored == static_cast<uint32_t>(crc);
+}
+
+long RssKiB() {
+  std::ifstream statm("/proc/self/statm");
+  long size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+class MysqlReplication : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (server_ == nullptr) {
+      server_ =
+          new testing::OwnMariaDb({"--log-bin=mysql-bin", "--binlog-format=ROW", "--server-id=1",
+                                   "--max-allowed-packet=64M", "--log-slave-updates"});
+    }
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  std::unique_ptr<Connection> Connect() { return Connection::Connect(server_->options_for_root()); }
+
+  BinlogStreamOptions StreamOptions() {
+    BinlogStreamOptions o;
+    o.server_id = 4242;
+    o.heartbeat_period = 500ms;
+    return o;
+  }
+
+  static testing::OwnMariaDb* server_;
+};
+testing::OwnMariaDb* MysqlReplication::server_ = nullptr;
+
+TEST_F(MysqlReplication, StreamsAcrossRotationWithChecksums) {
+  auto admin = Connect();
+  admin->Execute("CREATE DATABASE IF NOT EXISTS rb_rot");
+  admin->Execute("CREATE TABLE IF NOT EXISTS rb_rot.t (id INT PRIMARY KEY, v VARCHAR(20))");
+  BinlogPosition start = CurrentBinlogPosition(*admin);
+  ASSERT_FALSE(start.file.empty());
+
+  BinlogStreamOptions o = StreamOptions();
+  o.file = start.file;
+  o.position = start.position;
+  auto stream = BinlogStream::Start(Connect(), o);
+  EXPECT_EQ(stream->checksum(), "CRC32");
+
+  admin->Execute("INSERT INTO rb_rot.t VALUES (1, 'before')");
+  admin->Execute("FLUSH BINARY LOGS");
+  admin->Execute("INSERT INTO rb_rot.t VALUES (2, 'after')");
+  BinlogPosition after = CurrentBinlogPosition(*admin);
+  ASSERT_NE(after.file, start.file);
+
+  std::vector<std::string> rotations;
+  int fde_after_real_rotate = 0;
+  int rows_events = 0;
+  auto deadline = Clock::now() + 30s;
+  while (Clock::now() < deadline && rows_events < 2) {
+    auto event = stream->Next();
+    ASSERT_TRUE(event.has_value());
+    EventHeader h = ReadHeader(*event);
+    ASSERT_EQ(h.size, event->size()) << "event type " << int(h.type);
+    // The fake ROTATE at the start carries no checksum in old servers; every real event does.
+    // MariaDB checksums every event, the fake ROTATE at the start included.
+    EXPECT_TRUE(ChecksumMatches(*event)) << int(h.type);
+    if (h.type == kRotateEvent) {
+      rotations.emplace_back(Body(*event, true).substr(8));
+    } else if (h.type == kFormatDescriptionEvent && rotations.size() >= 2) {
+      ++fde_after_real_rotate;
+    } else if (h.type == kWriteRowsEventV1 || h.type == 30) {
+      ++rows_events;
+    }
+  }
+  EXPECT_EQ(rows_events, 2);
+  ASSERT_GE(rotations.size(), 2u);
+  EXPECT_EQ(rotations.front(), start.file);
+  // The ROTATE written by FLUSH names the new file; the fake one after it names it again.
+  EXPECT_NE(std::find(rotations.begin(), rotations.end(), after.file), rotations.end());
+  EXPECT_GE(fde_after_real_rotate, 1);
+}
+
+TEST_F(MysqlReplication, MariadbGtidStartSkipsAppliedTransactions) {
+  auto admin = Connect();
+  admin->Execute("CREATE DATABASE IF NOT EXISTS rb_gtid");
+  admin->Execute("CREATE TABLE IF NOT EXISTS rb_gtid.t (id INT PRIMARY KEY)");
+  admin->Execute("REPLACE INTO rb_gtid.t VALUES (1)");
+  BinlogPosition applied = CurrentBinlogPosition(*admin);
+  ASSERT_FALSE(applied.mariadb_gtids.empty());
+  MariadbGtid last = *applied.mariadb_gtids.Find(0);
+  admin->Execute("REPLACE INTO rb_gtid.t VALUES (2)");
+
+  BinlogStreamOptions o = StreamOptions();
+  o.mode = BinlogStartMode::kMariadbGtid;
+  o.mariadb_gtids = applied.mariadb_gtids;
+  o.non_blocking = true;
+  auto stream = BinlogStream::Start(Connect(), o);
+  std::vector<uint64_t> sequences;
+  while (auto event = stream->Next()) {
+    EventHeader h = ReadHeader(*event);
+    if (h.type == kMariadbGtidEvent) {
+      ByteReader body(Body(*event, true));
+      uint64_t seq = body.U64();
+      uint32_t domain = body.U32();
+      EXPECT_EQ(domain, 0u);
+      sequences.push_back(seq);
+    }
+  }
+  ASSERT_FALSE(sequences.empty()) << "non-blocking GTID dump ended without any transaction";
+  EXPECT_EQ(sequences.front(), last.sequence + 1);
+}
+
+TEST_F(MysqlReplication, NonBlockingDumpEndsAndHeartbeatsArrive) {
+  auto admin = Connect();
+  BinlogPosition end = CurrentBinlogPosition(*admin);
+  {
+    BinlogStreamOptions o = StreamOptions();
+    o.file = end.file;
+    o.position = end.position;
+    o.non_blocking = true;
+    auto stream = BinlogStream::Start(Connect(), o);
+    int events = 0;
+    while (stream->Next()) ++events;
+    EXPECT_GE(events, 1);  // at least the fake ROTATE and the FDE
+    EXPECT_FALSE(stream->Next().has_value());
+  }
+  BinlogStreamOptions o = StreamOptions();
+  o.file = end.file;
+  o.position = end.position;
+  o.heartbeat_period = 200ms;
+  auto stream = BinlogStream::Start(Connect(), o);
+  auto deadline = Clock::now() + 10s;
+  bool heartbeat = false;
+  while (!heartbeat && Clock::now() < deadline) {
+    heartbeat = ReadHeader(*stream->Next()).type == kHeartbeatEvent;
+  }
+  EXPECT_TRUE(heartbeat);
+}
+
+TEST_F(MysqlReplication, KilledDumpIsDetectedWithinTheHeartbeatBound) {
+  auto admin = Connect();
+  BinlogPosition end = CurrentBinlogPosition(*admin);
+  BinlogStreamOptions o = StreamOptions();
+  o.file = end.file;
+  o.position = end.position;
+  o.heartbeat_period = 500ms;
+  auto stream = BinlogStream::Start(Connect(), o);
+  ASSERT_TRUE(stream->Next().has_value());  // the fake ROTATE: the dump thread is running
+  admin->Execute(fmt::format("KILL {}", stream->connection().connection_id()));
+  auto killed_at = Clock::now();
+  try {
+    for (;;) stream->Next();
+  } catch (const Error& e) {
+    auto waited = Clock::now() - killed_at;
+    EXPECT_LE(waited, stream->silence_limit() + 1s) << e.what();
+    EXPECT_TRUE(e.code() == ErrorCode::kNetwork || e.code() == ErrorCode::kServer ||
+                e.code() == ErrorCode::kTimeout)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find(fmt::format("127.0.0.1:{}", server_->port())),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(MysqlReplication, SilentSourceTimesOutNamingTheSilence) {
+  auto admin = Connect();
+  BinlogPosition end = CurrentBinlogPosition(*admin);
+  BinlogStreamOptions o = StreamOptions();
+  o.file = end.file;
+  o.position = end.position;
+  o.heartbeat_period = 300ms;
+  o.silence_multiple = 3;
+  auto stream = BinlogStream::Start(Connect(), o);
+  ASSERT_TRUE(stream->Next().has_value());
+  pid_t pid = server_->server_pid();
+  ASSERT_GT(pid, 0);
+  ASSERT_EQ(kill(pid, SIGSTOP), 0);
+  auto stopped_at = Clock::now();
+  std::string message;
+  ErrorCode code = ErrorCode::kInternal;
+  try {
+    for (;;) stream->Next();
+  } catch (const Error& e) {
+    message = e.what();
+    code = e.code();
+  }
+  auto waited = Clock::now() - stopped_at;
+  kill(pid, SIGCONT);
+  EXPECT_EQ(code, ErrorCode::kTimeout) << message;
+  EXPECT_LE(waited, 900ms + 1500ms) << message;
+  EXPECT_NE(message.find("900 ms"), std::string::npos) << message;
+  EXPECT_NE(message.find(fmt::format("127.0.0.1:{}", server_->port())), std::string::npos)
+      << message;
+}
+
+TEST_F(MysqlReplication, SourceCheckAcceptsAGoodSourceAndNamesBadSettings) {
+  auto admin = Connect();
+  SourceCheckResult good = CheckSource(*admin, 4242);
+  EXPECT_TRUE(good.ok()) << fmt::format("{}", fmt::join(good.problems, "\n"));
+  EXPECT_EQ(good.facts.flavor, Flavor::kMariaDb);
+
+  SourceCheckResult same = CheckSource(*admin, 1);
+  ASSERT_FALSE(same.ok());
+  EXPECT_NE(same.problems[0].find("server_id 1 equals the source's server_id"), std::string::npos)
+      << same.problems[0];
+
+  // Another replica registered with the id we want.
+  BinlogPosition end = CurrentBinlogPosition(*admin);
+  BinlogStreamOptions other = StreamOptions();
+  other.server_id = 777;
+  other.report_host = "other-replica";
+  other.file = end.file;
+  other.position = end.position;
+  auto other_stream = BinlogStream::Start(Connect(), other);
+  ASSERT_TRUE(other_stream->Next().has_value());
+  SourceCheckResult clash = CheckSource(*admin, 777);
+  ASSERT_EQ(clash.problems.size(), 1u);
+  EXPECT_NE(clash.problems[0].find("(host 'other-replica') already uses server_id 777"),
+            std::string::npos)
+      << clash.problems[0];
+  EXPECT_TRUE(CheckSource(*admin, 777, "other-replica").ok());
+
+  admin->Execute("SET GLOBAL binlog_format = 'STATEMENT'");
+  SourceCheckResult statement = CheckSource(*admin, 4242);
+  admin->Execute("SET GLOBAL binlog_format = 'ROW'");
+  ASSERT_EQ(statement.problems.size(), 1u)
+      << fmt::format("{}", fmt::join(statement.problems, "\n"));
+  EXPECT_NE(statement.problems[0].find("binlog_format is STATEMENT; set binlog_format=ROW in the "
+                                       "server config [mysqld] section"),
+            std::string::npos)
+      << statement.problems[0];
+  try {
+    admin->Execute("SET GLOBAL binlog_format = 'MIXED'");
+    RequireSourceReady(*admin, 4242);
+    ADD_FAILURE() << "MIXED format accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kConfig);
+    EXPECT_NE(std::string(e.what()).find("binlog_format is MIXED"), std::string::npos) << e.what();
+  }
+  admin->Execute("SET GLOBAL binlog_format = 'ROW'");
+}
+
+TEST_F(MysqlReplication, UserWithoutGrantsIsToldWhichGrantsAreMissing) {
+  auto admin = Connect();
+  admin->Execute("DROP USER IF EXISTS 'rb_nogrant'@'127.0.0.1'");
+  admin->Execute("CREATE USER 'rb_nogrant'@'127.0.0.1' IDENTIFIED BY 'pw'");
+  ConnectOptions o = server_->options_for_root();
+  o.user = "rb_nogrant";
+  o.password = "pw";
+  {
+    auto c = Connection::Connect(o);
+    SourceCheckResult r = CheckSource(*c, 4242);
+    ASSERT_EQ(r.problems.size(), 2u);
+    EXPECT_NE(r.problems[0].find("GRANT REPLICATION SLAVE ON *.*"), std::string::npos)
+        << r.problems[0];
+    EXPECT_NE(r.problems[1].find("GRANT BINLOG MONITOR ON *.*"), std::string::npos)
+        << r.problems[1];
+  }
+  BinlogStreamOptions so = StreamOptions();
+  so.register_replica = false;
+  try {
+    auto stream = BinlogStream::Start(Connection::Connect(o), so);
+    stream->Next();
+    ADD_FAILURE() << "binlog dump without REPLICATION SLAVE succeeded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kServer) << e.what();
+    EXPECT_EQ(e.server_code(), 1227) << e.what();
+  }
+  admin->Execute("GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO 'rb_nogrant'@'127.0.0.1'");
+  auto c = Connection::Connect(o);
+  SourceCheckResult r = CheckSource(*c, 4242);
+  EXPECT_TRUE(r.ok()) << (r.problems.empty() ? "" : r.problems[0]);
+}
+
+TEST_F(MysqlReplication, MillionRowQueryStreamsInSmallMemory) {
+  auto c = Connect();
+  // Warm up the packet buffer and allocator before measuring.
+  c->Execute("SELECT seq, REPEAT('x', 100) FROM mysql.seq_1_to_1000");
+  long before = RssKiB();
+  ResultSet rs = c->Query("SELECT seq, REPEAT('x', 100), NULL FROM mysql.seq_1_to_1000000");
+  uint64_t sum = 0, bytes = 0;
+  while (rs.Next()) {
+    sum += std::stoull(std::string(rs.Field(0)));
+    bytes += rs.Field(1).size();
+    ASSERT_TRUE(rs.IsNull(2));
+  }
+  long growth = RssKiB() - before;
+  EXPECT_EQ(rs.rows_read(), 1000000u);
+  EXPECT_EQ(sum, 1000000ull * 1000001ull / 2);
+  EXPECT_EQ(bytes, 100000000u);
+  // The result is ~110 MB; streaming keeps us at one row plus buffers.
+  EXPECT_LT(growth, 20 * 1024) << "RSS grew by " << growth << " KiB";
+}
+
+TEST_F(MysqlReplication, RowsAndStatementsLargerThan16MiB) {
+  auto c = Connect();
+  const size_t size = 17 * 1024 * 1024 + 3;
+  ResultSet rs = c->Query(fmt::format("SELECT REPEAT('a', {}), 'tail'", size));
+  ASSERT_TRUE(rs.Next());
+  EXPECT_EQ(rs.Field(0).size(), size);
+  EXPECT_EQ(rs.Field(0).find_first_not_of('a'), std::string_view::npos);
+  EXPECT_EQ(rs.Field(1), "tail");
+  EXPECT_FALSE(rs.Next());
+  // A statement over 16 MiB goes out as several packets.
+  std::string literal(size, 'b');
+  auto length = c->QueryValue("SELECT LENGTH('" + literal + "')");
+  EXPECT_EQ(length, std::to_string(size));
+  // Exactly 0xffffff bytes in one payload needs the empty terminating packet.
+  std::string exact = "SELECT LENGTH('" + std::string(0xffffff - 18, 'c') + "')";
+  ASSERT_EQ(exact.size() + 1, 0xffffffu);  // plus the COM_QUERY byte
+  EXPECT_EQ(c->QueryValue(exact), std::to_string(0xffffff - 18));
+}
+
+TEST(MysqlSourceWithoutBinlog, BinaryLoggingOffIsNamed) {
+  testing::OwnMariaDb server({"--server-id=1"});
+  auto c = Connection::Connect(server.options_for_root());
+  SourceCheckResult r = CheckSource(*c, 4242);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.problems[0].find("binary logging is off"), std::string::npos) << r.problems[0];
+  EXPECT_NE(r.problems[0].find("set log_bin="), std::string::npos) << r.problems[0];
+  try {
+    CurrentBinlogPosition(*c);
+    ADD_FAILURE() << "position of a server without binlog";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kConfig) << e.what();
+    EXPECT_NE(std::string(e.what()).find("log_bin"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace rowbridge::mysql

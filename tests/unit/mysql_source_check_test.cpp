@@ -1,0 +1,77 @@
+#include <gtest/gtest.h>
+
+#include "mysql/source_check.h"
+
+namespace rowbridge::mysql {
+namespace {
+
+SourceFacts GoodMariaDb() {
+  SourceFacts f;
+  f.flavor = Flavor::kMariaDb;
+  f.log_bin = "1";
+  f.binlog_format = "ROW";
+  f.binlog_row_image = "FULL";
+  f.binlog_checksum = "CRC32";
+  f.source_server_id = 1;
+  f.grants = {"GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO `rb`@`%`"};
+  f.replicas = std::vector<SourceFacts::Replica>{};
+  return f;
+}
+
+TEST(MysqlSourceCheck, GoodSourcePasses) {
+  SourceCheckResult r = EvaluateSource(GoodMariaDb(), 100);
+  EXPECT_TRUE(r.ok());
+  EXPECT_TRUE(r.notes.empty());
+}
+
+TEST(MysqlSourceCheck, ReportsEveryProblemAtOnceNamingTheSetting) {
+  SourceFacts f = GoodMariaDb();
+  f.flavor = Flavor::kMysql;
+  f.log_bin = "OFF";
+  f.binlog_format = "STATEMENT";
+  f.binlog_row_image = "MINIMAL";
+  f.grants = {"GRANT SELECT ON *.* TO `rb`@`%`",
+              "GRANT REPLICATION SLAVE ON `db`.* TO `rb`@`%`"};  // not global: does not count
+  f.replicas = std::vector<SourceFacts::Replica>{{100, "other"}};
+  SourceCheckResult r = EvaluateSource(f, 100);
+  ASSERT_EQ(r.problems.size(), 5u);
+  EXPECT_NE(r.problems[0].find("log_bin=OFF"), std::string::npos) << r.problems[0];
+  EXPECT_NE(r.problems[1].find("binlog_format is STATEMENT; set binlog_format=ROW in the server "
+                               "config [mysqld] section"),
+            std::string::npos)
+      << r.problems[1];
+  EXPECT_NE(r.problems[2].find("GRANT REPLICATION SLAVE ON *.*"), std::string::npos);
+  EXPECT_NE(r.problems[3].find("GRANT REPLICATION CLIENT ON *.*"), std::string::npos);
+  EXPECT_NE(r.problems[4].find("(host 'other') already uses server_id 100"), std::string::npos);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].find("binlog_row_image is MINIMAL"), std::string::npos);
+}
+
+TEST(MysqlSourceCheck, GrantNamesAreMatchedWhole) {
+  SourceFacts f = GoodMariaDb();
+  f.grants = {"GRANT REPLICATION SLAVE ADMIN ON *.* TO `rb`@`%`"};
+  SourceCheckResult r = EvaluateSource(f, 100);
+  ASSERT_EQ(r.problems.size(), 1u);  // SLAVE ADMIN is not SLAVE; it does cover the monitor need
+  EXPECT_NE(r.problems[0].find("REPLICATION SLAVE privilege"), std::string::npos);
+  f.grants = {"GRANT ALL PRIVILEGES ON *.* TO `root`@`localhost` WITH GRANT OPTION"};
+  EXPECT_TRUE(EvaluateSource(f, 100).ok());
+}
+
+TEST(MysqlSourceCheck, ServerIdClashes) {
+  SourceFacts f = GoodMariaDb();
+  EXPECT_NE(EvaluateSource(f, 1).problems.at(0).find("equals the source's server_id"),
+            std::string::npos);
+  EXPECT_NE(EvaluateSource(f, 0).problems.at(0).find("server_id is 0"), std::string::npos);
+  f.replicas = std::vector<SourceFacts::Replica>{{100, "rowbridge"}};
+  SourceCheckResult own = EvaluateSource(f, 100);
+  EXPECT_TRUE(own.ok());
+  EXPECT_EQ(own.notes.size(), 1u);
+  f.replicas.reset();
+  f.replica_hosts_error = "denied";
+  SourceCheckResult unknown = EvaluateSource(f, 100);
+  EXPECT_TRUE(unknown.ok());
+  EXPECT_NE(unknown.notes.at(0).find("could not check"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rowbridge::mysql
