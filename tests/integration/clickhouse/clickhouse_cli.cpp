@@ -33,14 +33,7 @@ std::string ReadWholeFile(const std::filesystem::path& path) {
 
 }  // namespace
 
-ClickHouseCliAddress ClickHouseCliFromEnv() {
-  const char* host = std::getenv("ROWBRIDGE_TEST_CH_HOST");
-  const char* port = std::getenv("ROWBRIDGE_TEST_CH_PORT");
-  if (host == nullptr || port == nullptr || *host == '\0' || *port == '\0') return {};
-  return {host, port};
-}
-
-std::string RunClickHouseClient(const ClickHouseCliAddress& address, const std::string& query,
+std::string RunClickHouseClient(const ClickHouseAddress& address, const std::string& query,
                                 const std::string& input,
                                 const std::vector<std::string>& extra_args) {
   static std::atomic<int> counter{0};
@@ -52,7 +45,9 @@ std::string RunClickHouseClient(const ClickHouseCliAddress& address, const std::
     in.write(input.data(), static_cast<std::streamsize>(input.size()));
   }
   std::string command = "clickhouse-client --host " + ShellQuote(address.host) + " --port " +
-                        ShellQuote(address.port) + " --query " + ShellQuote(query);
+                        std::to_string(address.port) + " --user " + ShellQuote(address.user) +
+                        " --query " + ShellQuote(query);
+  if (!address.password.empty()) command += " --password " + ShellQuote(address.password);
   for (const auto& arg : extra_args) command += " " + ShellQuote(arg);
   command += " < " + ShellQuote((dir / "in").string()) + " > " +
              ShellQuote((dir / "out").string()) + " 2> " + ShellQuote((dir / "err").string());
