@@ -1,0 +1,52 @@
+// FixedWidthColumn<T>: the storage shared by every column whose values are fixed-size
+// little-endian records (numbers, dates, UUID, Enum, Bool, Decimal): one contiguous vector that
+// is also the wire image, so WriteData is a single append and ReadData a single read per chunk.
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "clickhouse/columns/column.h"
+
+namespace rowbridge::clickhouse {
+
+template <typename T>
+class FixedWidthColumn : public Column {
+ public:
+  size_t Size() const override { return data_.size(); }
+  void Clear() override { data_.clear(); }
+  void Reserve(size_t rows) override { data_.reserve(rows); }
+  void AppendDefault() override { data_.push_back(T{}); }
+
+  void WriteData(WireWriter& out) const override {
+    out.Bytes(data_.data(), data_.size() * sizeof(T));
+  }
+  void ReadData(WireReader& in, size_t rows) override {
+    // Grows in bounded chunks so a corrupt row count fails on the truncated read instead of
+    // first allocating whatever the count claims.
+    constexpr size_t kChunkRows = 65536;
+    while (rows > 0) {
+      size_t n = std::min(rows, kChunkRows);
+      size_t old_size = data_.size();
+      data_.resize(old_size + n);
+      in.ReadExact(data_.data() + old_size, n * sizeof(T));
+      rows -= n;
+    }
+  }
+
+  // The raw stored value (for Date the day number, for DateTime the epoch second, ...).
+  T Raw(size_t row) const {
+    CheckRow(row);
+    return data_[row];
+  }
+  const std::vector<T>& data() const { return data_; }
+  std::vector<T>& mutable_data() { return data_; }
+
+ protected:
+  using Column::Column;
+  void AppendRaw(T v) { data_.push_back(v); }
+
+  std::vector<T> data_;
+};
+
+}  // namespace rowbridge::clickhouse

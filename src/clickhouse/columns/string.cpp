@@ -1,0 +1,100 @@
+#include "clickhouse/columns/string.h"
+
+#include <algorithm>
+
+namespace rowbridge::clickhouse {
+namespace {
+
+// Largest single string we accept from the wire; protects against a corrupt length.
+constexpr uint64_t kMaxStringBytes = uint64_t{1} << 30;
+
+size_t AppendVarUInt(std::string& out, uint64_t v) {
+  size_t n = 0;
+  do {
+    uint8_t byte = v & 0x7f;
+    v >>= 7;
+    if (v) byte |= 0x80;
+    out.push_back(static_cast<char>(byte));
+    ++n;
+  } while (v);
+  return n;
+}
+
+}  // namespace
+
+ColumnString::ColumnString() : Column("String") {}
+
+void ColumnString::Append(std::string_view value) {
+  AppendVarUInt(wire_, value.size());
+  wire_.append(value.data(), value.size());
+  ends_.push_back(wire_.size());
+}
+
+std::string_view ColumnString::At(size_t row) const {
+  CheckRow(row);
+  size_t pos = row == 0 ? 0 : ends_[row - 1];
+  // Our own encoding, so the VarUInt is well formed.
+  uint64_t length = 0;
+  for (int shift = 0;; shift += 7) {
+    auto byte = static_cast<uint8_t>(wire_[pos++]);
+    length |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if (!(byte & 0x80)) break;
+  }
+  return std::string_view(wire_).substr(pos, length);
+}
+
+void ColumnString::Clear() {
+  wire_.clear();
+  ends_.clear();
+}
+
+void ColumnString::ReadData(WireReader& in, size_t rows) {
+  ends_.reserve(ends_.size() + std::min<size_t>(rows, 65536));
+  for (size_t i = 0; i < rows; ++i) {
+    uint64_t length = in.VarUInt();
+    if (length > kMaxStringBytes)
+      Fail(ErrorCode::kCorruption, "ClickHouse String column: row {} claims {} bytes", i, length);
+    AppendVarUInt(wire_, length);
+    size_t old_size = wire_.size();
+    wire_.resize(old_size + length);
+    if (length) in.ReadExact(wire_.data() + old_size, length);
+    ends_.push_back(wire_.size());
+  }
+}
+
+void ColumnString::AppendText(size_t row, std::string& out) const { out.append(At(row)); }
+
+ColumnFixedString::ColumnFixedString(size_t width)
+    : Column("FixedString(" + std::to_string(width) + ")"), width_(width) {
+  if (width == 0) Fail(ErrorCode::kInvalidArgument, "FixedString width must be positive");
+}
+
+void ColumnFixedString::Append(std::string_view value) {
+  if (value.size() > width_)
+    Fail(ErrorCode::kConversion, "value of {} bytes does not fit {}", value.size(), type_name());
+  data_.append(value.data(), value.size());
+  data_.append(width_ - value.size(), '\0');
+}
+
+std::string_view ColumnFixedString::At(size_t row) const {
+  CheckRow(row);
+  return std::string_view(data_).substr(row * width_, width_);
+}
+
+void ColumnFixedString::ReadData(WireReader& in, size_t rows) {
+  constexpr size_t kChunkBytes = size_t{1} << 20;
+  if (rows > kMaxStringBytes / width_ * 64)
+    Fail(ErrorCode::kCorruption, "{} column: implausible row count {}", type_name(), rows);
+  size_t remaining = rows * width_;
+  while (remaining > 0) {
+    size_t n = std::min(remaining, kChunkBytes);
+    size_t old_size = data_.size();
+    data_.resize(old_size + n);
+    in.ReadExact(data_.data() + old_size, n);
+    remaining -= n;
+  }
+}
+
+void ColumnFixedString::AppendText(size_t row, std::string& out) const { out.append(At(row)); }
+
+}  // namespace rowbridge::clickhouse

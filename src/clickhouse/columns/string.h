@@ -1,0 +1,66 @@
+// String and FixedString(N) columns.
+//
+// ColumnString keeps its values already in wire form (VarUInt length + bytes, back to back) plus
+// the end offset of every record, so WriteData is one append and At(row) is O(1).
+// ColumnFixedString(N) keeps N bytes per row; shorter values are padded with zero bytes (as
+// ClickHouse does), longer ones are rejected with Error(kConversion).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "clickhouse/columns/column.h"
+
+namespace rowbridge::clickhouse {
+
+class ColumnString : public Column {
+ public:
+  ColumnString();
+
+  void Append(std::string_view value);
+  // The value of `row`; valid until the column is next modified.
+  std::string_view At(size_t row) const;
+
+  size_t Size() const override { return ends_.size(); }
+  void Clear() override;
+  void Reserve(size_t rows) override { ends_.reserve(rows); }
+  // Reserves room for `bytes` of string data across all future rows.
+  void ReserveBytes(size_t bytes) { wire_.reserve(bytes); }
+  void AppendDefault() override { Append({}); }
+  void WriteData(WireWriter& out) const override { out.Bytes(wire_.data(), wire_.size()); }
+  void ReadData(WireReader& in, size_t rows) override;
+  void AppendText(size_t row, std::string& out) const override;
+  ColumnPtr CloneEmpty() const override { return std::make_unique<ColumnString>(); }
+
+ private:
+  std::string wire_;           // VarUInt(length) + bytes per row
+  std::vector<uint64_t> ends_;  // end offset in wire_ of each row's record
+};
+
+class ColumnFixedString : public Column {
+ public:
+  explicit ColumnFixedString(size_t width);
+  size_t width() const { return width_; }
+
+  // Throws Error(kConversion) when value is longer than width().
+  void Append(std::string_view value);
+  // All width() bytes of the row, padding included.
+  std::string_view At(size_t row) const;
+
+  size_t Size() const override { return width_ == 0 ? 0 : data_.size() / width_; }
+  void Clear() override { data_.clear(); }
+  void Reserve(size_t rows) override { data_.reserve(rows * width_); }
+  void AppendDefault() override { data_.append(width_, '\0'); }
+  void WriteData(WireWriter& out) const override { out.Bytes(data_.data(), data_.size()); }
+  void ReadData(WireReader& in, size_t rows) override;
+  void AppendText(size_t row, std::string& out) const override;
+  ColumnPtr CloneEmpty() const override { return std::make_unique<ColumnFixedString>(width_); }
+
+ private:
+  size_t width_;
+  std::string data_;
+};
+
+}  // namespace rowbridge::clickhouse
