@@ -9,7 +9,7 @@ PACKAGES=(
   libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev
   mariadb-server mariadb-client clickhouse-server clickhouse-client clickhouse-tools
-  gnuplot-nox procps iproute2 python3
+  gnuplot-nox procps iproute2 python3 openssl
 )
 
 missing=()
@@ -22,6 +22,13 @@ if ((${#missing[@]})); then
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
-  # The packages' own init scripts try to start system-wide servers; tests start their own.
+  # The packages' own init scripts try to start system-wide servers; tests start their own. A
+  # policy-rc.d that says "no" (exit 101) keeps them from starting during the install.
+  POLICY=/usr/sbin/policy-rc.d
+  if [ ! -e "$POLICY" ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$POLICY" >/dev/null
+    $SUDO chmod 755 "$POLICY"
+    trap '$SUDO rm -f "$POLICY"' EXIT
+  fi
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi

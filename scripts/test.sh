@@ -1,19 +1,168 @@
 #!/usr/bin/env bash
 # The test command: installs what is needed, builds rowbridge with ASan+UBSan, starts throwaway
-# MariaDB and ClickHouse servers, runs every test (unit, integration, a bounded fuzz run and the
-# benchmark smoke runs), and stops the servers again, also when a test fails.
-set -euo pipefail
+# MariaDB and ClickHouse servers, runs every unit and integration test against them, builds the
+# libFuzzer targets with clang and runs each for a bounded time, and stops the servers again, also
+# when a test fails. Prints a summary; exits non-zero if any step failed.
+#
+# Knobs (environment):
+#   ROWBRIDGE_TEST_BUILD   the ASan build directory             (default build/asan)
+#   ROWBRIDGE_FUZZ_BUILD   the fuzz build directory              (default build/fuzz)
+#   ROWBRIDGE_FUZZ_SECONDS seconds per fuzz target; 0 skips fuzzing (default 20)
+#   ROWBRIDGE_TEST_JOBS    parallel ctest jobs                   (default 2 x cores)
+#   ROWBRIDGE_CTEST_ARGS   extra ctest arguments, e.g. "-R Binlog"
+#   ROWBRIDGE_SKIP_DEPS=1  do not run scripts/install-deps.sh
+set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 
-"$ROOT/scripts/install-deps.sh"
-
 BUILD="${ROWBRIDGE_TEST_BUILD:-$ROOT/build/asan}"
+FUZZ_BUILD="${ROWBRIDGE_FUZZ_BUILD:-$ROOT/build/fuzz}"
+FUZZ_SECONDS="${ROWBRIDGE_FUZZ_SECONDS:-20}"
+CORES="$(nproc)"
+JOBS="${ROWBRIDGE_TEST_JOBS:-$((CORES * 2))}"
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/rowbridge-ccache}"
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DROWBRIDGE_SANITIZE=ON \
-  -DROWBRIDGE_BENCH=OFF >/dev/null
-cmake --build "$BUILD" -j "$(nproc)"
+export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-3G}"
 
-export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
-export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-ctest --test-dir "$BUILD" --output-on-failure -j "$(nproc)"
+START=$SECONDS
+SUMMARY=()
+FAILED=0
+
+# step NAME COMMAND...: runs one step, records its outcome and duration.
+step() {
+  local name="$1" t0=$SECONDS rc=0
+  shift
+  echo
+  echo "==== $name"
+  "$@" || rc=$?
+  if ((rc == 0)); then
+    SUMMARY+=("$(printf '  %-6s %-44s %5ss' PASS "$name" $((SECONDS - t0)))")
+  else
+    SUMMARY+=("$(printf '  %-6s %-44s %5ss  (exit %s)' FAIL "$name" $((SECONDS - t0)) "$rc")")
+    FAILED=1
+  fi
+  return "$rc"
+}
+
+SERVERS_DIR=""
+finish() {
+  local rc=$?
+  if [[ -n "$SERVERS_DIR" ]]; then
+    bash "$ROOT/tests/servers/testservers.sh" stop "$SERVERS_DIR" || FAILED=1
+    if ((FAILED)); then
+      echo "test servers' logs are kept in $SERVERS_DIR"
+    else
+      rm -rf "$SERVERS_DIR"
+    fi
+  fi
+  echo
+  echo "==== summary ($((SECONDS - START))s in all)"
+  printf '%s\n' "${SUMMARY[@]}"
+  if ((FAILED || rc)); then
+    echo "RESULT: FAILED"
+    exit 1
+  fi
+  echo "RESULT: all steps passed"
+  exit 0
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+
+deps() { "$ROOT/scripts/install-deps.sh"; }
+
+build_asan() {
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DROWBRIDGE_SANITIZE=ON \
+    -DROWBRIDGE_BENCH=OFF >/dev/null &&
+    cmake --build "$BUILD" -j "$CORES"
+}
+
+start_servers() {
+  SERVERS_DIR="$(mktemp -d "${TMPDIR:-/tmp}/rowbridge-test-servers.XXXXXX")" &&
+    bash "$ROOT/tests/servers/testservers.sh" start --owner-pid=$$ "$SERVERS_DIR" &&
+    eval "$(bash "$ROOT/tests/servers/testservers.sh" env "$SERVERS_DIR")"
+}
+
+stop_servers() {
+  local dir="$SERVERS_DIR"
+  SERVERS_DIR=""
+  bash "$ROOT/tests/servers/testservers.sh" stop "$dir" || {
+    echo "test servers' logs are kept in $dir"
+    return 1
+  }
+  if ((FAILED)); then echo "test servers' logs are kept in $dir"; else rm -rf "$dir"; fi
+}
+
+run_ctest() {
+  # CI must never skip a server test: a missing server fails the test instead.
+  export ROWBRIDGE_REQUIRE_SERVERS=1
+  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+  # shellcheck disable=SC2086
+  ctest --test-dir "$BUILD" --output-on-failure --timeout 600 -j "$JOBS" \
+    ${ROWBRIDGE_CTEST_ARGS:-}
+}
+
+build_fuzz() {
+  cmake -S . -B "$FUZZ_BUILD" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROWBRIDGE_FUZZ=ON -DROWBRIDGE_TESTS=OFF \
+    -DROWBRIDGE_BENCH=OFF >/dev/null &&
+    cmake --build "$FUZZ_BUILD" -j "$CORES" --target "${FUZZERS[@]}"
+}
+
+# Runs one fuzz target for FUZZ_SECONDS. New inputs go to a corpus in the build directory; the
+# seeds in tests/data/fuzz/<name>/ (if any) are read only. A crash leaves its input in
+# $FUZZ_BUILD/artifacts/.
+run_one_fuzzer() {
+  local name="$1"
+  local corpus="$FUZZ_BUILD/corpus/$name" seeds="$ROOT/tests/data/fuzz/$name"
+  local log="$FUZZ_BUILD/logs/$name.log"
+  mkdir -p "$corpus" "$FUZZ_BUILD/artifacts" "$FUZZ_BUILD/logs"
+  local -a dirs=("$corpus")
+  [[ -d "$seeds" ]] && dirs+=("$seeds")
+  if ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="halt_on_error=1" \
+    "$FUZZ_BUILD/$name" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$FUZZ_BUILD/artifacts/$name-" "${dirs[@]}" \
+    >"$log" 2>&1; then
+    echo "  fuzz $name: ok ($(grep -m1 -oE 'stat::number_of_executed_units: *[0-9]+' "$log" |
+      grep -oE '[0-9]+$') runs)"
+    return 0
+  fi
+  echo "  fuzz $name: FAILED; last lines of $log:"
+  tail -n 60 "$log"
+  return 1
+}
+
+run_fuzzers() {
+  local pids=() names=() i rc=0
+  for name in "${FUZZERS[@]}"; do
+    # At most one fuzzer per core at a time.
+    while (($(jobs -rp | wc -l) >= CORES)); do wait -n || true; done
+    run_one_fuzzer "$name" &
+    pids+=($!)
+    names+=("$name")
+  done
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || rc=1
+  done
+  return "$rc"
+}
+
+if [[ "${ROWBRIDGE_SKIP_DEPS:-0}" != 1 ]]; then
+  step "install dependencies" deps || exit 1
+fi
+step "build (ASan+UBSan)" build_asan || exit 1
+step "start test servers" start_servers || exit 1
+step "unit and integration tests (ctest)" run_ctest
+# The fuzzers need no servers; stop them now (finish() stops them if anything above failed).
+step "stop test servers" stop_servers
+
+mapfile -t FUZZERS < <(find "$ROOT/tests/fuzz" -maxdepth 1 -name '*_fuzzer.cpp' -printf '%f\n' \
+  2>/dev/null | sed 's/\.cpp$//' | sort)
+if ((${#FUZZERS[@]} == 0)); then
+  SUMMARY+=("  (no fuzz targets in tests/fuzz)")
+elif [[ "$FUZZ_SECONDS" == 0 ]]; then
+  SUMMARY+=("  (fuzzing skipped: ROWBRIDGE_FUZZ_SECONDS=0)")
+else
+  if step "build fuzz targets (clang-14)" build_fuzz; then
+    step "fuzz ${#FUZZERS[@]} targets x ${FUZZ_SECONDS}s" run_fuzzers
+  fi
+fi

@@ -1,0 +1,610 @@
+#!/usr/bin/env bash
+# Throwaway MariaDB 10.11 and ClickHouse 18.16 servers for rowbridge's tests.
+#
+# Every server lives entirely inside one directory (DIR), listens on 127.0.0.1 only, on free ports
+# chosen at start, and is stopped by its own pid. System-wide servers and default ports are never
+# touched.
+#
+# As a command:
+#   testservers.sh start [--mariadb-opt=OPT]... [--no-mariadb] [--no-clickhouse]
+#                        [--owner-pid=PID] DIR
+#       Starts the servers and returns once each answers `SELECT 1`. Starting again on a DIR whose
+#       servers were stopped restarts them on the same data and ports (for restart tests); extra
+#       --mariadb-opt options of the first start are kept and new ones are appended. With
+#       --owner-pid, a watchdog stops the servers when that process exits, even if it crashed.
+#   testservers.sh stop [--kill] [--only=mariadb|clickhouse] [--remove] DIR
+#       TERM, wait, then KILL. --kill sends KILL at once (crash tests). --remove deletes DIR after.
+#   testservers.sh env DIR      prints `export ROWBRIDGE_TEST_...=...` lines, for eval.
+#   testservers.sh mariadb DIR [ARGS]...       the mariadb client, connected as root.
+#   testservers.sh clickhouse DIR [ARGS]...    clickhouse-client, connected.
+#
+# As a library (`source tests/servers/testservers.sh`): the same as functions testservers_start,
+# testservers_stop, testservers_env, testservers_mariadb, testservers_clickhouse. Each runs in a
+# subshell, so the caller's shell options and traps are left alone. The caller arranges the stop,
+# typically: trap 'testservers_stop "$dir"' EXIT.
+#
+# Environment printed by `env` (the contract with tests/support/test_servers.h):
+#   ROWBRIDGE_TEST_SERVERS_DIR
+#   ROWBRIDGE_TEST_MYSQL_HOST/PORT/USER/PASSWORD/DATADIR/SOCKET/SSL_CA/BINLOG_BASENAME/PID
+#   ROWBRIDGE_TEST_MYSQL_REPL_USER/REPL_PASSWORD       replication grants only
+#   ROWBRIDGE_TEST_MYSQL_NOREPL_USER/NOREPL_PASSWORD   SELECT only, no replication grant
+#   ROWBRIDGE_TEST_MYSQL_SSL_USER/SSL_PASSWORD         may only connect over TLS
+#   ROWBRIDGE_TEST_CH_HOST/PORT/HTTP_PORT/USER/PASSWORD   (user `default`, empty password)
+#   ROWBRIDGE_TEST_CH_AUTH_USER/AUTH_PASSWORD          a ClickHouse user with a password
+#   ROWBRIDGE_TEST_CH_READONLY_USER                    a read-only ClickHouse user, no password
+#   ROWBRIDGE_TEST_CH_PID
+
+# Seconds to wait for a server to answer, and for it to exit after TERM before it gets KILL.
+: "${TESTSERVERS_START_TIMEOUT:=90}"
+: "${TESTSERVERS_STOP_TIMEOUT:=30}"
+
+_ts_log() { echo "testservers: $*" >&2; }
+_ts_die() {
+  echo "testservers: ERROR: $*" >&2
+  exit 1
+}
+
+# A port in 20000..32767 (below Linux's ephemeral range, above the usual service ports) that
+# nothing listens on and that is not in the exclusion list ($@).
+_ts_free_port() {
+  local port tries
+  for ((tries = 0; tries < 200; tries++)); do
+    port=$((20000 + RANDOM % 12768))
+    local taken=0 p
+    for p in "$@"; do [[ "$p" == "$port" ]] && taken=1; done
+    ((taken)) && continue
+    if command -v ss >/dev/null 2>&1; then
+      [[ -z "$(ss -Htan "sport = :$port" 2>/dev/null)" ]] || continue
+    else
+      (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && continue
+    fi
+    echo "$port"
+    return 0
+  done
+  _ts_die "no free TCP port found on 127.0.0.1 in 20000..32767"
+}
+
+# True while PID runs and is not a zombie.
+_ts_alive() {
+  local pid="$1" state
+  [[ -n "$pid" && -r "/proc/$pid/stat" ]] || return 1
+  state="$(sed -E 's/^[0-9]+ \(.*\) ([A-Za-z]).*/\1/' "/proc/$pid/stat" 2>/dev/null)" || return 1
+  [[ "$state" != "Z" && "$state" != "X" ]]
+}
+
+# True if PID is alive and its command line contains MARK (guards against a recycled pid).
+_ts_is_ours() {
+  local pid="$1" mark="$2"
+  _ts_alive "$pid" || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$mark"
+}
+
+# Stops PID (if it is still ours): TERM, wait up to the timeout, then KILL. With kill_now=1, KILL.
+_ts_stop_pid() {
+  local name="$1" pid="$2" mark="$3" kill_now="$4" i
+  _ts_is_ours "$pid" "$mark" || return 0
+  if ((kill_now)); then
+    kill -KILL "$pid" 2>/dev/null || true
+  else
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < TESTSERVERS_STOP_TIMEOUT * 10; i++)); do
+      _ts_alive "$pid" || return 0
+      sleep 0.1
+    done
+    _ts_log "$name (pid $pid) still running ${TESTSERVERS_STOP_TIMEOUT}s after TERM; sending KILL"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  for ((i = 0; i < 100; i++)); do
+    _ts_alive "$pid" || return 0
+    sleep 0.1
+  done
+  _ts_log "$name (pid $pid) survived KILL"
+  return 1
+}
+
+_ts_random_password() {
+  echo "rb$(openssl rand -hex 10)"
+}
+
+_ts_abs_dir() {
+  mkdir -p "$1" && (cd "$1" && pwd)
+}
+
+# ---------------------------------------------------------------------------------------------
+# MariaDB
+
+# A throwaway CA and a server certificate for 127.0.0.1/localhost, signed by it.
+_ts_make_certs() {
+  local ssl="$1"
+  mkdir -p "$ssl"
+  (
+    cd "$ssl"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=rowbridge test CA" \
+      -keyout ca-key.pem -out ca.pem
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" \
+      -keyout server-key.pem -out server-req.pem
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n' >server.ext
+    openssl x509 -req -in server-req.pem -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 3650 \
+      -extfile server.ext -out server-cert.pem
+  ) >"$ssl/openssl.log" 2>&1 || {
+    cat "$ssl/openssl.log" >&2
+    _ts_die "openssl could not make the test certificates in $ssl"
+  }
+}
+
+# Runs the mariadb client against the server in DIR. Before the root password is set (first
+# start), connect with _TS_ROOT_NOPASS=1 over the socket.
+_ts_mariadb_client() {
+  local dir="$1"
+  shift
+  local m="$dir/mariadb"
+  if [[ "${_TS_ROOT_NOPASS:-0}" == 1 ]]; then
+    mariadb --no-defaults --connect-timeout=5 -uroot --socket="$(cat "$m/socket")" "$@"
+  else
+    mariadb --no-defaults --connect-timeout=5 -uroot -p"$(cat "$m/password")" \
+      --protocol=TCP -h127.0.0.1 -P"$(cat "$m/port")" "$@"
+  fi
+}
+
+# Waits until mariadbd (pid) answers SELECT 1, or fails naming why (and its error log).
+# Returns 2 if the port was taken, so the caller can retry on another.
+_ts_wait_mariadb() {
+  local dir="$1" pid="$2" i
+  local m="$dir/mariadb"
+  for ((i = 0; i < TESTSERVERS_START_TIMEOUT * 10; i++)); do
+    if ! _ts_alive "$pid"; then
+      if grep -qE "Bind on TCP/IP port|Address already in use" "$m/error.log" 2>/dev/null; then
+        return 2
+      fi
+      _ts_log "mariadbd exited during startup; last lines of $m/error.log:"
+      tail -n 30 "$m/error.log" >&2 2>/dev/null
+      return 1
+    fi
+    if _ts_mariadb_client "$dir" -N -e 'SELECT 1' >/dev/null 2>&1; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  _ts_log "mariadbd (pid $pid) did not answer within ${TESTSERVERS_START_TIMEOUT}s; see $m/error.log"
+  tail -n 30 "$m/error.log" >&2 2>/dev/null
+  return 1
+}
+
+_ts_launch_mariadb() {
+  local dir="$1"
+  local m="$dir/mariadb"
+  local -a opts=(
+    --no-defaults
+    --datadir="$m/data"
+    --tmpdir="$m/tmp"
+    --socket="$(cat "$m/socket")"
+    --pid-file="$m/mariadbd.pid"
+    --log-error="$m/error.log"
+    --port="$(cat "$m/port")"
+    --bind-address=127.0.0.1
+    --skip-name-resolve
+    --log-bin="$m/data/mysql-bin"
+    --binlog-format=ROW
+    --server-id=1
+    --character-set-server=utf8mb4
+    --collation-server=utf8mb4_general_ci
+    --ssl-ca="$m/ssl/ca.pem"
+    --ssl-cert="$m/ssl/server-cert.pem"
+    --ssl-key="$m/ssl/server-key.pem"
+    --secure-file-priv="$m/tmp"
+    --max-allowed-packet=256M
+    --innodb-buffer-pool-size=128M
+    --innodb-flush-log-at-trx-commit=2
+    --sync-binlog=0
+    --performance-schema=OFF
+    --max-connections=500
+  )
+  [[ "$(id -u)" == 0 ]] && opts+=(--user=root)
+  local -a extra=()
+  if [[ -s "$m/extra_opts" ]]; then mapfile -t extra <"$m/extra_opts"; fi
+  # The error log is appended to on restarts; remember where this start begins for bind checks.
+  : >>"$m/error.log"
+  TZ=UTC mariadbd "${opts[@]}" "${extra[@]}" </dev/null >>"$m/stdout.log" 2>&1 &
+  echo $! >"$m/pid"
+}
+
+_ts_start_mariadb() {
+  local dir="$1" exclude_port="$2"
+  local m="$dir/mariadb"
+  if [[ -f "$m/initialized" ]]; then
+    # Restart on the existing data and port; the users exist already.
+    if _ts_is_ours "$(cat "$m/pid" 2>/dev/null)" "$m/data"; then
+      _ts_die "mariadbd in $m is already running (pid $(cat "$m/pid"))"
+    fi
+    _ts_launch_mariadb "$dir"
+    _ts_wait_mariadb "$dir" "$(cat "$m/pid")" ||
+      _ts_die "mariadbd did not restart on port $(cat "$m/port") (datadir $m/data)"
+    return 0
+  fi
+
+  mkdir -p "$m/tmp"
+  local sock="$m/mariadbd.sock"
+  # A unix socket path must fit in 108 bytes; deep DIRs get a short one in /tmp instead.
+  if ((${#sock} > 100)); then sock="$(mktemp -d /tmp/rbsock.XXXXXX)/mariadbd.sock"; fi
+  echo "$sock" >"$m/socket"
+  _ts_random_password >"$m/password"
+  _ts_random_password >"$m/repl_password"
+  _ts_random_password >"$m/norepl_password"
+  _ts_random_password >"$m/ssl_password"
+  _ts_make_certs "$m/ssl"
+  mariadb-install-db --no-defaults --datadir="$m/data" --auth-root-authentication-method=normal \
+    --skip-test-db $([[ "$(id -u)" == 0 ]] && echo --user=root) >"$m/install.log" 2>&1 || {
+    tail -n 30 "$m/install.log" >&2
+    _ts_die "mariadb-install-db failed for $m/data (see $m/install.log)"
+  }
+
+  local attempt rc
+  for ((attempt = 0; attempt < 5; attempt++)); do
+    _ts_free_port $exclude_port >"$m/port"
+    _ts_launch_mariadb "$dir"
+    rc=0
+    _TS_ROOT_NOPASS=1 _ts_wait_mariadb "$dir" "$(cat "$m/pid")" || rc=$?
+    ((rc == 2)) && {
+      _ts_log "port $(cat "$m/port") was taken; retrying on another"
+      continue
+    }
+    ((rc == 0)) || _ts_die "mariadbd did not start (datadir $m/data, log $m/error.log)"
+    break
+  done
+  ((rc == 0)) || _ts_die "mariadbd found no free port after $attempt attempts"
+
+  local pw repl norepl sslpw
+  pw="$(cat "$m/password")"
+  repl="$(cat "$m/repl_password")"
+  norepl="$(cat "$m/norepl_password")"
+  sslpw="$(cat "$m/ssl_password")"
+  # Root gets a password on every host entry the installer made; the entry named after this
+  # machine's hostname is useless with --skip-name-resolve and is dropped. The replication user
+  # has what a binlog reader needs (dump, position/GTID queries) plus SELECT for snapshots. None
+  # of this is binlogged, so tests see a binlog that holds only their own events.
+  local hosts sql="SET SESSION sql_log_bin=0;" h
+  hosts="$(_TS_ROOT_NOPASS=1 _ts_mariadb_client "$dir" -N -e \
+    "SELECT Host FROM mysql.user WHERE User='root'")" || _ts_die "cannot list root users in $m"
+  while IFS= read -r h; do
+    case "$h" in
+      localhost | 127.0.0.1 | ::1) sql+="ALTER USER 'root'@'$h' IDENTIFIED BY '$pw';" ;;
+      *) sql+="DROP USER 'root'@'$h';" ;;
+    esac
+  done <<<"$hosts"
+  sql+="
+    CREATE USER 'repl'@'%' IDENTIFIED BY '$repl';
+    GRANT REPLICATION SLAVE, REPLICATION CLIENT, BINLOG MONITOR, REPLICATION MASTER ADMIN,
+          SLAVE MONITOR, SELECT, RELOAD, SHOW VIEW ON *.* TO 'repl'@'%';
+    CREATE USER 'norepl'@'%' IDENTIFIED BY '$norepl';
+    GRANT SELECT ON *.* TO 'norepl'@'%';
+    CREATE USER 'ssluser'@'%' IDENTIFIED BY '$sslpw' REQUIRE SSL;
+    GRANT SELECT, REPLICATION SLAVE, BINLOG MONITOR ON *.* TO 'ssluser'@'%';
+    FLUSH PRIVILEGES;"
+  _TS_ROOT_NOPASS=1 _ts_mariadb_client "$dir" -e "$sql" ||
+    _ts_die "could not create the test users in $m"
+  # Prove the password, TCP and TLS all work before declaring the server ready.
+  _ts_mariadb_client "$dir" -N -e 'SELECT 1' >/dev/null ||
+    _ts_die "root cannot log in over TCP to 127.0.0.1:$(cat "$m/port")"
+  local cipher
+  cipher="$(_ts_mariadb_client "$dir" --ssl --ssl-verify-server-cert --ssl-ca="$m/ssl/ca.pem" \
+    -N -e "SHOW STATUS LIKE 'Ssl_cipher'" | awk '{print $2}')"
+  [[ -n "$cipher" ]] || _ts_die "TLS to 127.0.0.1:$(cat "$m/port") did not work"
+  touch "$m/initialized"
+}
+
+# ---------------------------------------------------------------------------------------------
+# ClickHouse
+
+_ts_write_clickhouse_config() {
+  local c="$1" tcp="$2" http="$3" authpw="$4"
+  cat >"$c/config.xml" <<EOF
+<?xml version="1.0"?>
+<!-- A throwaway ClickHouse for rowbridge tests; written by tests/servers/testservers.sh. -->
+<yandex>
+  <logger>
+    <level>information</level>
+    <log>$c/log/clickhouse-server.log</log>
+    <errorlog>$c/log/clickhouse-server.err.log</errorlog>
+    <size>100M</size>
+    <count>2</count>
+  </logger>
+  <listen_host>127.0.0.1</listen_host>
+  <tcp_port>$tcp</tcp_port>
+  <http_port>$http</http_port>
+  <path>$c/data/</path>
+  <tmp_path>$c/tmp/</tmp_path>
+  <user_files_path>$c/user_files/</user_files_path>
+  <format_schema_path>$c/format_schemas/</format_schema_path>
+  <users_config>$c/users.xml</users_config>
+  <default_profile>default</default_profile>
+  <default_database>default</default_database>
+  <timezone>UTC</timezone>
+  <max_connections>1024</max_connections>
+  <max_concurrent_queries>200</max_concurrent_queries>
+  <mark_cache_size>268435456</mark_cache_size>
+  <uncompressed_cache_size>268435456</uncompressed_cache_size>
+  <mlock_executable>false</mlock_executable>
+</yandex>
+EOF
+  cat >"$c/users.xml" <<EOF
+<?xml version="1.0"?>
+<yandex>
+  <profiles>
+    <default>
+      <max_memory_usage>4000000000</max_memory_usage>
+    </default>
+    <readonly>
+      <readonly>1</readonly>
+    </readonly>
+  </profiles>
+  <users>
+    <default>
+      <password></password>
+      <networks><ip>127.0.0.1</ip></networks>
+      <profile>default</profile>
+      <quota>default</quota>
+    </default>
+    <rowbridge>
+      <password>$authpw</password>
+      <networks><ip>127.0.0.1</ip></networks>
+      <profile>default</profile>
+      <quota>default</quota>
+    </rowbridge>
+    <reader>
+      <password></password>
+      <networks><ip>127.0.0.1</ip></networks>
+      <profile>readonly</profile>
+      <quota>default</quota>
+    </reader>
+  </users>
+  <quotas>
+    <default></default>
+  </quotas>
+</yandex>
+EOF
+}
+
+_ts_clickhouse_client() {
+  local dir="$1"
+  shift
+  clickhouse-client --host 127.0.0.1 --port "$(cat "$dir/clickhouse/port")" "$@"
+}
+
+_ts_wait_clickhouse() {
+  local dir="$1" pid="$2" i
+  local c="$dir/clickhouse"
+  for ((i = 0; i < TESTSERVERS_START_TIMEOUT * 10; i++)); do
+    if ! _ts_alive "$pid"; then
+      if grep -qE "Address already in use" "$c/log/clickhouse-server.err.log" "$c/stdout.log" \
+        2>/dev/null; then
+        return 2
+      fi
+      _ts_log "clickhouse-server exited during startup; last lines of its logs:"
+      tail -n 30 "$c/stdout.log" "$c/log/clickhouse-server.err.log" >&2 2>/dev/null
+      return 1
+    fi
+    if [[ "$(_ts_clickhouse_client "$dir" -q 'SELECT 1' 2>/dev/null)" == 1 ]]; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  _ts_log "clickhouse-server (pid $pid) did not answer within ${TESTSERVERS_START_TIMEOUT}s"
+  tail -n 30 "$c/log/clickhouse-server.err.log" >&2 2>/dev/null
+  return 1
+}
+
+_ts_launch_clickhouse() {
+  local c="$1"
+  mkdir -p "$c/data" "$c/tmp" "$c/user_files" "$c/format_schemas" "$c/log"
+  # cd so that nothing ClickHouse writes relative to its working directory lands elsewhere.
+  (cd "$c" && TZ=UTC exec clickhouse-server --config-file="$c/config.xml" \
+    </dev/null >>"$c/stdout.log" 2>&1) &
+  echo $! >"$c/pid"
+}
+
+_ts_start_clickhouse() {
+  local dir="$1" exclude_port="$2"
+  local c="$dir/clickhouse"
+  mkdir -p "$c"
+  if [[ -f "$c/initialized" ]]; then
+    if _ts_is_ours "$(cat "$c/pid" 2>/dev/null)" "$c/config.xml"; then
+      _ts_die "clickhouse-server in $c is already running (pid $(cat "$c/pid"))"
+    fi
+    _ts_launch_clickhouse "$c"
+    _ts_wait_clickhouse "$dir" "$(cat "$c/pid")" ||
+      _ts_die "clickhouse-server did not restart (config $c/config.xml)"
+    return 0
+  fi
+  [[ -s "$c/auth_password" ]] || _ts_random_password >"$c/auth_password"
+  local attempt rc tcp http
+  for ((attempt = 0; attempt < 5; attempt++)); do
+    tcp="$(_ts_free_port $exclude_port)"
+    http="$(_ts_free_port $exclude_port "$tcp")"
+    echo "$tcp" >"$c/port"
+    echo "$http" >"$c/http_port"
+    _ts_write_clickhouse_config "$c" "$tcp" "$http" "$(cat "$c/auth_password")"
+    _ts_launch_clickhouse "$c"
+    rc=0
+    _ts_wait_clickhouse "$dir" "$(cat "$c/pid")" || rc=$?
+    ((rc == 2)) && {
+      _ts_log "port $tcp or $http was taken; retrying on others"
+      continue
+    }
+    ((rc == 0)) || _ts_die "clickhouse-server did not start (config $c/config.xml)"
+    break
+  done
+  ((rc == 0)) || _ts_die "clickhouse-server found no free ports after $attempt attempts"
+  touch "$c/initialized"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Commands
+
+_ts_write_env() {
+  local dir="$1" m="$1/mariadb" c="$1/clickhouse"
+  {
+    printf 'export ROWBRIDGE_TEST_SERVERS_DIR=%q\n' "$dir"
+    if [[ -f "$m/initialized" ]]; then
+      printf 'export ROWBRIDGE_TEST_MYSQL_HOST=127.0.0.1\n'
+      printf 'export ROWBRIDGE_TEST_MYSQL_PORT=%q\n' "$(cat "$m/port")"
+      printf 'export ROWBRIDGE_TEST_MYSQL_USER=root\n'
+      printf 'export ROWBRIDGE_TEST_MYSQL_PASSWORD=%q\n' "$(cat "$m/password")"
+      printf 'export ROWBRIDGE_TEST_MYSQL_DATADIR=%q\n' "$m/data"
+      printf 'export ROWBRIDGE_TEST_MYSQL_SOCKET=%q\n' "$(cat "$m/socket")"
+      printf 'export ROWBRIDGE_TEST_MYSQL_SSL_CA=%q\n' "$m/ssl/ca.pem"
+      printf 'export ROWBRIDGE_TEST_MYSQL_BINLOG_BASENAME=%q\n' "$m/data/mysql-bin"
+      printf 'export ROWBRIDGE_TEST_MYSQL_PID=%q\n' "$(cat "$m/pid")"
+      printf 'export ROWBRIDGE_TEST_MYSQL_REPL_USER=repl\n'
+      printf 'export ROWBRIDGE_TEST_MYSQL_REPL_PASSWORD=%q\n' "$(cat "$m/repl_password")"
+      printf 'export ROWBRIDGE_TEST_MYSQL_NOREPL_USER=norepl\n'
+      printf 'export ROWBRIDGE_TEST_MYSQL_NOREPL_PASSWORD=%q\n' "$(cat "$m/norepl_password")"
+      printf 'export ROWBRIDGE_TEST_MYSQL_SSL_USER=ssluser\n'
+      printf 'export ROWBRIDGE_TEST_MYSQL_SSL_PASSWORD=%q\n' "$(cat "$m/ssl_password")"
+    fi
+    if [[ -f "$c/initialized" ]]; then
+      printf 'export ROWBRIDGE_TEST_CH_HOST=127.0.0.1\n'
+      printf 'export ROWBRIDGE_TEST_CH_PORT=%q\n' "$(cat "$c/port")"
+      printf 'export ROWBRIDGE_TEST_CH_HTTP_PORT=%q\n' "$(cat "$c/http_port")"
+      printf 'export ROWBRIDGE_TEST_CH_USER=default\n'
+      printf 'export ROWBRIDGE_TEST_CH_PASSWORD=\n'
+      printf 'export ROWBRIDGE_TEST_CH_AUTH_USER=rowbridge\n'
+      printf 'export ROWBRIDGE_TEST_CH_AUTH_PASSWORD=%q\n' "$(cat "$c/auth_password")"
+      printf 'export ROWBRIDGE_TEST_CH_READONLY_USER=reader\n'
+      printf 'export ROWBRIDGE_TEST_CH_PID=%q\n' "$(cat "$c/pid")"
+    fi
+  } >"$dir/env"
+}
+
+# Stops the servers in DIR when process OWNER exits. Runs detached, with no inherited pipes.
+_ts_start_watchdog() {
+  local dir="$1" owner="$2" self="$3"
+  _ts_alive "$owner" || _ts_die "--owner-pid=$owner is not a running process"
+  if [[ -f "$dir/watchdog.pid" ]] && _ts_alive "$(cat "$dir/watchdog.pid")"; then return 0; fi
+  (
+    trap '' INT HUP
+    while _ts_alive "$owner" && [[ ! -f "$dir/stopped" ]]; do sleep 1; done
+    [[ -f "$dir/stopped" ]] || TESTSERVERS_IN_WATCHDOG=1 bash "$self" stop "$dir"
+  ) </dev/null >>"$dir/watchdog.log" 2>&1 &
+  echo $! >"$dir/watchdog.pid"
+}
+
+testservers_start() (
+  set -euo pipefail
+  local mariadb=1 clickhouse=1 owner="" dir="" arg
+  local -a new_opts=()
+  for arg in "$@"; do
+    case "$arg" in
+      --mariadb-opt=*) new_opts+=("${arg#--mariadb-opt=}") ;;
+      --no-mariadb) mariadb=0 ;;
+      --no-clickhouse) clickhouse=0 ;;
+      --owner-pid=*) owner="${arg#--owner-pid=}" ;;
+      -*) _ts_die "start: unknown option $arg" ;;
+      *) [[ -z "$dir" ]] || _ts_die "start: more than one DIR given ($dir, $arg)"; dir="$arg" ;;
+    esac
+  done
+  [[ -n "$dir" ]] || _ts_die "start: DIR is required"
+  ((mariadb || clickhouse)) || _ts_die "start: nothing to start"
+  dir="$(_ts_abs_dir "$dir")"
+  rm -f "$dir/stopped"
+  local self
+  self="$(readlink -f "${BASH_SOURCE[0]}")"
+
+  # A start that fails half way stops whatever it did start.
+  trap 'rc=$?; if ((rc)); then
+          _ts_log "start failed (status $rc, line $LINENO); stopping what it started in $dir"
+          TESTSERVERS_IN_WATCHDOG=1 testservers_stop "$dir" || true
+        fi' EXIT
+
+  local t0=$SECONDS
+  if ((mariadb)); then
+    mkdir -p "$dir/mariadb"
+    if ((${#new_opts[@]})); then printf '%s\n' "${new_opts[@]}" >>"$dir/mariadb/extra_opts"; fi
+    _ts_start_mariadb "$dir" ""
+  fi
+  if ((clickhouse)); then
+    _ts_start_clickhouse "$dir" "$(cat "$dir/mariadb/port" 2>/dev/null || true)"
+  fi
+  _ts_write_env "$dir"
+  if [[ -n "$owner" ]]; then _ts_start_watchdog "$dir" "$owner" "$self"; fi
+  local what=()
+  ((mariadb)) && what+=("MariaDB on 127.0.0.1:$(cat "$dir/mariadb/port")")
+  ((clickhouse)) && what+=("ClickHouse on 127.0.0.1:$(cat "$dir/clickhouse/port")")
+  _ts_log "started ${what[*]} in $((SECONDS - t0))s (dir $dir)"
+)
+
+testservers_stop() (
+  set -uo pipefail
+  local kill_now=0 only="" remove=0 dir="" arg
+  for arg in "$@"; do
+    case "$arg" in
+      --kill) kill_now=1 ;;
+      --only=*) only="${arg#--only=}" ;;
+      --remove) remove=1 ;;
+      -*) _ts_die "stop: unknown option $arg" ;;
+      *) dir="$arg" ;;
+    esac
+  done
+  [[ -n "$dir" && -d "$dir" ]] || _ts_die "stop: no such DIR '$dir'"
+  dir="$(cd "$dir" && pwd)"
+  local rc=0
+  if [[ -z "$only" || "$only" == clickhouse ]] && [[ -f "$dir/clickhouse/pid" ]]; then
+    _ts_stop_pid clickhouse-server "$(cat "$dir/clickhouse/pid")" "$dir/clickhouse/config.xml" \
+      "$kill_now" || rc=1
+  fi
+  if [[ -z "$only" || "$only" == mariadb ]] && [[ -f "$dir/mariadb/pid" ]]; then
+    _ts_stop_pid mariadbd "$(cat "$dir/mariadb/pid")" "$dir/mariadb/data" "$kill_now" || rc=1
+  fi
+  if [[ -z "$only" ]]; then
+    touch "$dir/stopped"
+    if [[ "${TESTSERVERS_IN_WATCHDOG:-0}" != 1 && -f "$dir/watchdog.pid" ]]; then
+      local w
+      w="$(cat "$dir/watchdog.pid")"
+      _ts_is_ours "$w" bash && kill -TERM "$w" 2>/dev/null
+      rm -f "$dir/watchdog.pid"
+    fi
+  fi
+  if ((remove)) && ((rc == 0)) && [[ -z "$only" ]]; then
+    local sock
+    sock="$(cat "$dir/mariadb/socket" 2>/dev/null || true)"
+    [[ "$sock" == /tmp/rbsock.* ]] && rm -rf "$(dirname "$sock")"
+    rm -rf "$dir"
+  fi
+  exit "$rc"
+)
+
+testservers_env() (
+  set -euo pipefail
+  [[ -f "${1:-}/env" ]] || _ts_die "env: no servers were started in '${1:-}'"
+  cat "$1/env"
+)
+
+testservers_mariadb() (
+  set -euo pipefail
+  local dir="${1:?DIR}"
+  shift
+  _ts_mariadb_client "$(cd "$dir" && pwd)" "$@"
+)
+
+testservers_clickhouse() (
+  set -euo pipefail
+  local dir="${1:?DIR}"
+  shift
+  _ts_clickhouse_client "$(cd "$dir" && pwd)" "$@"
+)
+
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+  set -euo pipefail
+  cmd="${1:-}"
+  shift || true
+  case "$cmd" in
+    start) testservers_start "$@" ;;
+    stop) testservers_stop "$@" ;;
+    env) testservers_env "$@" ;;
+    mariadb) testservers_mariadb "$@" ;;
+    clickhouse) testservers_clickhouse "$@" ;;
+    *)
+      sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//' >&2
+      exit 2
+      ;;
+  esac
+fi

@@ -1,0 +1,141 @@
+// The real MariaDB and ClickHouse servers integration tests run against.
+//
+// scripts/test.sh starts one shared MariaDB and one shared ClickHouse with
+// tests/servers/testservers.sh and exports their addresses as ROWBRIDGE_TEST_* environment
+// variables; MysqlFromEnv() and ClickHouseFromEnv() read them. A test that needs a server starts
+// with ROWBRIDGE_REQUIRE_MYSQL() / ROWBRIDGE_REQUIRE_CLICKHOUSE(): without the variables the test
+// is skipped with a loud message, or FAILS when ROWBRIDGE_REQUIRE_SERVERS=1 (set by scripts/test.sh,
+// so CI can never skip). Tests share these servers and run in parallel: each test works in its own
+// database (UniqueName()) and never changes global settings. A test that must restart, kill or
+// reconfigure a server (SET GLOBAL, startup options) starts its own with ScopedMariaDb.
+//
+// The SQL helpers drive the `mariadb` and `clickhouse-client` command lines, so tests can prepare
+// and check data independently of rowbridge's own protocol code.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rowbridge::testing {
+
+struct MysqlAddress {
+  std::string host;  // always 127.0.0.1
+  uint16_t port = 0;
+  std::string user;  // root, all privileges
+  std::string password;
+  std::string datadir;          // where the binlog files are
+  std::string socket;           // unix socket path
+  std::string ssl_ca;           // the CA that signed the server certificate (for 127.0.0.1)
+  std::string binlog_basename;  // datadir/mysql-bin: files are <basename>.000001 ...
+  std::string repl_user;        // replication grants (+ SELECT, RELOAD) only
+  std::string repl_password;
+  std::string norepl_user;  // SELECT only: must be refused a binlog dump
+  std::string norepl_password;
+  std::string ssl_user;  // may only log in over TLS
+  std::string ssl_password;
+  std::string servers_dir;  // the testservers.sh directory holding this server
+};
+
+struct ClickHouseAddress {
+  std::string host;  // always 127.0.0.1
+  uint16_t port = 0;       // native protocol
+  uint16_t http_port = 0;  // HTTP interface
+  std::string user;        // `default`, empty password
+  std::string password;
+  std::string auth_user;  // a user that has a password
+  std::string auth_password;
+  std::string readonly_user;  // readonly=1, empty password
+  std::string servers_dir;
+};
+
+// The names of the ROWBRIDGE_TEST_* variables a server needs that are unset (space separated);
+// empty when all are set.
+std::string MissingMysqlEnv();
+std::string MissingClickHouseEnv();
+
+// True when ROWBRIDGE_REQUIRE_SERVERS=1: a missing server is then a failure, not a skip.
+bool ServersRequired();
+
+// The shared servers' addresses. Throws rowbridge::Error (kConfig) naming the missing variables,
+// so a test that forgot ROWBRIDGE_REQUIRE_* fails instead of passing.
+MysqlAddress MysqlFromEnv();
+ClickHouseAddress ClickHouseFromEnv();
+
+// A name no other test process uses at the same time ("<prefix>_<pid>_<counter>"), for databases
+// and tables on the shared servers.
+std::string UniqueName(std::string_view prefix);
+
+// Runs `sql` (any number of statements, sent on stdin) through the mariadb client as the address's
+// root user, in `database` if not empty, and returns what it printed: batch mode, one row per line,
+// columns separated by tabs, no column names; special characters escaped as the client does (\t,
+// \n, \\, \0) and NULL as "NULL". Throws rowbridge::Error (kServer) with the client's error
+// message, the address and the start of the SQL when the client fails.
+std::string RunMysqlSql(const MysqlAddress& server, std::string_view sql,
+                        std::string_view database = {});
+
+// The same through clickhouse-client (--multiquery, TabSeparated output) as the default user.
+std::string RunClickHouseSql(const ClickHouseAddress& server, std::string_view sql);
+
+// tests/servers/testservers.sh in the source tree.
+std::filesystem::path TestServersScript();
+
+// A MariaDB of the test's own, started by testservers.sh with extra mariadbd options (e.g.
+// "--binlog-row-image=MINIMAL") in a new directory under $TMPDIR (or /tmp). Use it for restart and
+// kill tests and anything needing startup options or global settings. The destructor stops the
+// server and deletes the directory (kept when ROWBRIDGE_KEEP_TEST_SERVERS=1, or when stopping
+// failed). If the test process dies without running destructors, a watchdog still stops it.
+class ScopedMariaDb {
+ public:
+  explicit ScopedMariaDb(std::vector<std::string> mariadbd_options = {});
+  ~ScopedMariaDb();
+  ScopedMariaDb(const ScopedMariaDb&) = delete;
+  ScopedMariaDb& operator=(const ScopedMariaDb&) = delete;
+
+  const MysqlAddress& address() const { return address_; }
+  std::string Sql(std::string_view sql, std::string_view database = {}) const {
+    return RunMysqlSql(address_, sql, database);
+  }
+
+  // A clean shutdown (TERM, wait), as an operator would do.
+  void Stop();
+  // SIGKILL: the server dies mid-work, as in a crash.
+  void Kill();
+  // Starts it again on the same data directory and port; `more_options` are added to the ones
+  // given at construction. Returns once it answers.
+  void Start(const std::vector<std::string>& more_options = {});
+
+ private:
+  void ReadAddress();
+
+  std::filesystem::path dir_;
+  MysqlAddress address_;
+};
+
+}  // namespace rowbridge::testing
+
+// GTEST_SKIP()/GTEST_FAIL() only leave the function they are written in, so these are macros.
+// Use them first thing in a TEST body or in a fixture's SetUp().
+#define ROWBRIDGE_REQUIRE_SERVER_ENV_(missing_expr, what)                                       \
+  do {                                                                                          \
+    const std::string rowbridge_missing_ = (missing_expr);                                      \
+    if (!rowbridge_missing_.empty()) {                                                          \
+      if (::rowbridge::testing::ServersRequired()) {                                            \
+        GTEST_FAIL() << "\n\n*** " what " test server NOT AVAILABLE although "                  \
+                        "ROWBRIDGE_REQUIRE_SERVERS=1: unset "                                   \
+                     << rowbridge_missing_ << " ***\n";                                         \
+      } else {                                                                                  \
+        GTEST_SKIP() << "\n\n*** " what " test server NOT AVAILABLE (unset: "                   \
+                     << rowbridge_missing_                                                      \
+                     << "); this test did NOT run. Run it via scripts/test.sh or "              \
+                        "eval \"$(tests/servers/testservers.sh env DIR)\" ***\n";               \
+      }                                                                                         \
+    }                                                                                           \
+  } while (0)
+
+#define ROWBRIDGE_REQUIRE_MYSQL() \
+  ROWBRIDGE_REQUIRE_SERVER_ENV_(::rowbridge::testing::MissingMysqlEnv(), "MariaDB")
+#define ROWBRIDGE_REQUIRE_CLICKHOUSE() \
+  ROWBRIDGE_REQUIRE_SERVER_ENV_(::rowbridge::testing::MissingClickHouseEnv(), "ClickHouse")
