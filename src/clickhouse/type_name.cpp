@@ -1,5 +1,6 @@
 #include "clickhouse/type_name.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -347,6 +348,9 @@ TypeDesc MakeDateTime64(uint32_t precision, std::string timezone) {
 TypeDesc MakeEnum(TypeCode code, std::vector<std::pair<std::string, int16_t>> items) {
   if ((code != TypeCode::kEnum8 && code != TypeCode::kEnum16) || items.empty())
     Fail(ErrorCode::kInvalidArgument, "MakeEnum needs Enum8/Enum16 and at least one item");
+  // ClickHouse orders an enum's items by value, also in the type's name.
+  std::stable_sort(items.begin(), items.end(),
+                   [](const auto& a, const auto& b) { return a.second < b.second; });
   TypeDesc t;
   t.code = code;
   t.enum_items = std::move(items);

@@ -1,7 +1,14 @@
 #include "clickhouse/columns/factory.h"
 
+#include "clickhouse/columns/array.h"
+#include "clickhouse/columns/date.h"
+#include "clickhouse/columns/decimal.h"
+#include "clickhouse/columns/enum.h"
+#include "clickhouse/columns/low_cardinality.h"
+#include "clickhouse/columns/nullable.h"
 #include "clickhouse/columns/numeric.h"
 #include "clickhouse/columns/string.h"
+#include "clickhouse/columns/uuid.h"
 
 namespace rowbridge::clickhouse {
 
@@ -23,7 +30,34 @@ ColumnPtr CreateColumn(const TypeDesc& type) {
     case TypeCode::kFloat64: return std::make_unique<ColumnFloat64>();
     case TypeCode::kString: return std::make_unique<ColumnString>();
     case TypeCode::kFixedString: return std::make_unique<ColumnFixedString>(type.width);
-    default: break;
+    case TypeCode::kDecimal32:
+      return std::make_unique<ColumnDecimal32>(type.precision, type.scale);
+    case TypeCode::kDecimal64:
+      return std::make_unique<ColumnDecimal64>(type.precision, type.scale);
+    case TypeCode::kDecimal128:
+      return std::make_unique<ColumnDecimal128>(type.precision, type.scale);
+    case TypeCode::kDecimal256:
+      return std::make_unique<ColumnDecimal256>(type.precision, type.scale);
+    case TypeCode::kDate: return std::make_unique<ColumnDate>();
+    case TypeCode::kDate32: return std::make_unique<ColumnDate32>();
+    case TypeCode::kDateTime: return std::make_unique<ColumnDateTime>(type.timezone);
+    case TypeCode::kDateTime64:
+      return std::make_unique<ColumnDateTime64>(type.precision, type.timezone);
+    case TypeCode::kUUID: return std::make_unique<ColumnUuid>();
+    case TypeCode::kEnum8: return std::make_unique<ColumnEnum8>(type.enum_items);
+    case TypeCode::kEnum16: return std::make_unique<ColumnEnum16>(type.enum_items);
+    case TypeCode::kBool: return std::make_unique<ColumnBool>();
+    case TypeCode::kNullable:
+      return std::make_unique<ColumnNullable>(CreateColumn(type.nested.at(0)));
+    case TypeCode::kArray: return std::make_unique<ColumnArray>(CreateColumn(type.nested.at(0)));
+    case TypeCode::kLowCardinality: {
+      const TypeDesc& inner = type.nested.at(0);
+      if (inner.code == TypeCode::kString)
+        return std::make_unique<ColumnLowCardinalityString>(false);
+      if (inner.code == TypeCode::kNullable && inner.nested.at(0).code == TypeCode::kString)
+        return std::make_unique<ColumnLowCardinalityString>(true);
+      break;
+    }
   }
   Fail(ErrorCode::kUnsupported, "ClickHouse type {} is not supported by rowbridge columns",
        type.name);

@@ -15,6 +15,30 @@ Wide256 Negate(const Wide256& v) {
   return r;
 }
 
+bool MulAdd(Wide256& v, uint64_t multiplier, uint64_t addend) {
+  UInt128 carry = addend;
+  for (auto& limb : v.limbs) {
+    UInt128 product = static_cast<UInt128>(limb) * multiplier + carry;
+    limb = static_cast<uint64_t>(product);
+    carry = product >> 64;
+  }
+  return carry == 0;
+}
+
+int CompareUnsigned(const Wide256& a, const Wide256& b) {
+  for (size_t i = 4; i-- > 0;) {
+    if (a.limbs[i] != b.limbs[i]) return a.limbs[i] < b.limbs[i] ? -1 : 1;
+  }
+  return 0;
+}
+
+Wide256 Pow10Wide(uint32_t exponent) {
+  Wide256 v;
+  v.limbs[0] = 1;
+  for (uint32_t i = 0; i < exponent; ++i) MulAdd(v, 10, 0);
+  return v;
+}
+
 Wide256 WideFromInt128(Int128 v) {
   Wide256 r;
   auto u = static_cast<UInt128>(v);

@@ -22,6 +22,12 @@ struct Wide256 {
 };
 
 Wide256 Negate(const Wide256& v);
+// v = v * multiplier + addend as an unsigned number; returns false (v unspecified) on overflow.
+bool MulAdd(Wide256& v, uint64_t multiplier, uint64_t addend);
+// Unsigned comparison: <0, 0, >0.
+int CompareUnsigned(const Wide256& a, const Wide256& b);
+// 10^exponent for exponent <= 77.
+Wide256 Pow10Wide(uint32_t exponent);
 Wide256 WideFromInt128(Int128 v);  // sign-extends
 
 void AppendDecimalText(UInt128 v, std::string& out);
