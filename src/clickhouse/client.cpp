@@ -3,6 +3,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <utility>
@@ -11,6 +12,9 @@
 
 namespace rowbridge::clickhouse {
 namespace {
+
+// ClickHouse's QUERY_WAS_CANCELLED.
+constexpr int32_t kQueryWasCancelledCode = 394;
 
 // rowbridge's own version ("0.1.0"), reported to the server in Hello and client info.
 struct OwnVersion {
@@ -43,6 +47,33 @@ std::string HostName() {
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) != 0) return "";
   return name;
+}
+
+// True if the first keyword of `sql`, after blanks and comments, is INSERT.
+bool IsInsertStatement(std::string_view sql) {
+  size_t i = 0;
+  while (i < sql.size()) {
+    const char c = sql[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f') {
+      ++i;
+    } else if (sql.substr(i, 2) == "--" || c == '#') {
+      size_t end = sql.find('\n', i);
+      i = end == std::string_view::npos ? sql.size() : end + 1;
+    } else if (sql.substr(i, 2) == "/*") {
+      size_t end = sql.find("*/", i + 2);
+      i = end == std::string_view::npos ? sql.size() : end + 2;
+    } else {
+      break;
+    }
+  }
+  constexpr std::string_view kInsert = "insert";
+  if (sql.size() - i < kInsert.size()) return false;
+  for (size_t k = 0; k < kInsert.size(); ++k) {
+    if (std::tolower(static_cast<unsigned char>(sql[i + k])) != kInsert[k]) return false;
+  }
+  const size_t after = i + kInsert.size();
+  return after == sql.size() ||
+         !(std::isalnum(static_cast<unsigned char>(sql[after])) || sql[after] == '_');
 }
 
 }  // namespace
@@ -81,9 +112,12 @@ Client::Client(ClientOptions options) : options_(std::move(options)) {
   Reconnect();
 }
 
-Client::~Client() { Close(); }
+Client::~Client() {
+  Close();
+}
 
 void Client::Close() {
+  reconnect_on_next_call_ = false;
   if (connection_ != nullptr) connection_->Close();
   packets_.reset();
   socket_reader_.reset();
@@ -125,10 +159,11 @@ void Client::Reconnect() {
     }
     ServerHello server_hello = ReadServerHello(*socket_reader_, kClientRevision);
     if (server_hello.revision < kMinServerRevision) {
-      Fail(ErrorCode::kUnsupported,
-           "ClickHouse {}: server {} {}.{} speaks protocol revision {}; rowbridge needs {} or newer",
-           peer_, server_hello.name, server_hello.version_major, server_hello.version_minor,
-           server_hello.revision, kMinServerRevision);
+      Fail(
+          ErrorCode::kUnsupported,
+          "ClickHouse {}: server {} {}.{} speaks protocol revision {}; rowbridge needs {} or newer",
+          peer_, server_hello.name, server_hello.version_major, server_hello.version_minor,
+          server_hello.revision, kMinServerRevision);
     }
     server_.name = std::move(server_hello.name);
     server_.version_major = server_hello.version_major;
@@ -149,18 +184,22 @@ void Client::Reconnect() {
 template <typename Fn>
 auto Client::Guarded(Fn&& fn) -> decltype(fn()) {
   if (connection_ == nullptr) {
-    Fail(ErrorCode::kNetwork, "ClickHouse {}: not connected (an earlier error closed the "
-         "connection; call Reconnect())", peer_);
+    Fail(ErrorCode::kNetwork,
+         "ClickHouse {}: not connected (an earlier error closed the "
+         "connection; call Reconnect())",
+         peer_);
   }
   try {
     return fn();
-  } catch (const Error&) {
-    if (!keep_open_on_error_) Close();
-    keep_open_on_error_ = false;
-    throw;
   } catch (...) {
+    const bool keep_open = keep_open_on_error_;
+    const bool server_error = server_error_;
     keep_open_on_error_ = false;
-    Close();
+    server_error_ = false;
+    if (!keep_open) {
+      Close();
+      reconnect_on_next_call_ = server_error;
+    }
     throw;
   }
 }
@@ -168,12 +207,15 @@ auto Client::Guarded(Fn&& fn) -> decltype(fn()) {
 void Client::RequireIdle(const char* operation) {
   if (state_ == State::kInserting) {
     Fail(ErrorCode::kInvalidArgument,
-         "ClickHouse {}: {} while an INSERT is open (call EndInsert or CancelInsert first)",
-         peer_, operation);
+         "ClickHouse {}: {} while an INSERT is open (call EndInsert or CancelInsert first)", peer_,
+         operation);
   }
+  if (connection_ == nullptr && reconnect_on_next_call_) Reconnect();
   if (connection_ == nullptr) {
-    Fail(ErrorCode::kNetwork, "ClickHouse {}: not connected (an earlier error closed the "
-         "connection; call Reconnect())", peer_);
+    Fail(ErrorCode::kNetwork,
+         "ClickHouse {}: not connected (an earlier error closed the "
+         "connection; call Reconnect())",
+         peer_);
   }
 }
 
@@ -232,10 +274,9 @@ void Client::SendData(const Block& block) {
 }
 
 void Client::ThrowServerException(const ServerPacketData& packet) {
-  // The server ends the query with an exception. Outside an INSERT's data phase the stream is
-  // in step and the connection stays usable; during it, our data packets may still be in
-  // flight towards a server that has dropped the query, so the connection must go.
-  keep_open_on_error_ = state_ != State::kInserting;
+  // The query is over, but the server may not have read everything we sent for it (see
+  // client.h), so Guarded replaces the connection.
+  server_error_ = true;
   state_ = State::kIdle;
   throw ServerExceptionError(packet.exception, peer_);
 }
@@ -251,20 +292,27 @@ bool Client::HandleSideband(ServerPacketData& packet, QueryResult& result) {
       result.progress.Add(packet.progress);
       if (progress_handler_) progress_handler_(packet.progress);
       return true;
-    case ServerPacket::kProfileInfo: result.profile_info = packet.profile_info; return true;
+    case ServerPacket::kProfileInfo:
+      result.profile_info = packet.profile_info;
+      return true;
     case ServerPacket::kLog:
       if (log_handler_) log_handler_(packet.block);
       return true;
     case ServerPacket::kProfileEvents:
-    case ServerPacket::kTableColumns: return true;
-    case ServerPacket::kTotals: result.totals = std::move(packet.block); return true;
-    case ServerPacket::kExtremes: result.extremes = std::move(packet.block); return true;
-    default: return false;
+    case ServerPacket::kTableColumns:
+      return true;
+    case ServerPacket::kTotals:
+      result.totals = std::move(packet.block);
+      return true;
+    case ServerPacket::kExtremes:
+      result.extremes = std::move(packet.block);
+      return true;
+    default:
+      return false;
   }
 }
 
-QueryResult Client::ReadResult(const std::function<bool(Block&)>& on_block,
-                               bool cancel_allowed) {
+QueryResult Client::ReadResult(const std::function<bool(Block&)>& on_block, bool cancel_allowed) {
   QueryResult result;
   bool cancelled = false;
   while (true) {
@@ -288,8 +336,19 @@ QueryResult Client::ReadResult(const std::function<bool(Block&)>& on_block,
         }
         continue;
       }
-      case ServerPacket::kEndOfStream: state_ = State::kIdle; return result;
-      case ServerPacket::kException: ThrowServerException(packet_);
+      case ServerPacket::kEndOfStream:
+        state_ = State::kIdle;
+        return result;
+      case ServerPacket::kException:
+        if (cancelled && !packet_.exception.empty() &&
+            packet_.exception.front().code == kQueryWasCancelledCode) {
+          // Some servers end a cancelled query this way. It is what we asked for; still replace
+          // the connection, as after any exception.
+          Close();
+          reconnect_on_next_call_ = true;
+          return result;
+        }
+        ThrowServerException(packet_);
       default:
         if (!HandleSideband(packet_, result)) FailUnexpected(packet_, "query result packets");
     }
@@ -330,6 +389,12 @@ QueryResult Client::Select(std::string_view sql, const std::function<bool(Block&
 }
 
 Block Client::BeginInsert(std::string_view insert_sql, const QueryOptions& options) {
+  // A SELECT would also answer with a header block first; only the statement tells them apart.
+  if (!IsInsertStatement(insert_sql)) {
+    Fail(ErrorCode::kInvalidArgument,
+         "ClickHouse {}: BeginInsert needs an INSERT statement, got \"{}\"", peer_,
+         insert_sql.substr(0, 200));
+  }
   RequireIdle("BeginInsert");
   return Guarded([&] {
     SendQuery(insert_sql, options);
@@ -337,17 +402,29 @@ Block Client::BeginInsert(std::string_view insert_sql, const QueryOptions& optio
     while (true) {
       packets_->Next(packet_);
       switch (packet_.type) {
-        case ServerPacket::kData:
-          insert_header_ = packet_.block.EmptyLike();
-          state_ = State::kInserting;
-          return std::move(packet_.block);
-        case ServerPacket::kException: ThrowServerException(packet_);
+        case ServerPacket::kData: {
+          if (packet_.block.ColumnCount() > 0) {
+            insert_header_ = packet_.block.EmptyLike();
+            state_ = State::kInserting;
+            return std::move(packet_.block);
+          }
+          // A header without columns: the server runs the statement itself (INSERT ... SELECT,
+          // INSERT with inline VALUES) and wants nothing from us. Let it finish.
+          ReadResult({}, false);
+          keep_open_on_error_ = true;
+          Fail(ErrorCode::kInvalidArgument,
+               "ClickHouse {}: the server ran \"{}\" without asking for data; BeginInsert needs "
+               "an INSERT whose data we send",
+               peer_, insert_sql.substr(0, 200));
+        }
+        case ServerPacket::kException:
+          ThrowServerException(packet_);
         case ServerPacket::kEndOfStream:
           state_ = State::kIdle;
           keep_open_on_error_ = true;
           Fail(ErrorCode::kInvalidArgument,
                "ClickHouse {}: the server ran \"{}\" without asking for data; BeginInsert needs "
-               "an INSERT without inline data",
+               "an INSERT whose data we send",
                peer_, insert_sql.substr(0, 200));
         default:
           if (!HandleSideband(packet_, insert_result_)) {
@@ -397,7 +474,7 @@ void Client::ThrowPendingServerException() {
     return;
   }
   if (packet_.type == ServerPacket::kException) {
-    keep_open_on_error_ = false;
+    server_error_ = true;
     throw ServerExceptionError(packet_.exception, peer_);
   }
 }

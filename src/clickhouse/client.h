@@ -10,14 +10,15 @@
 //
 // Failure handling:
 //  - A server exception throws Error(kServer) carrying the exception code and every nested
-//    level (ServerExceptionError). After one the connection stays usable, except when it comes
-//    after BeginInsert returned: our data packets may still be in flight to a server that has
-//    dropped the INSERT, so the connection is closed.
+//    level (ServerExceptionError). The connection is then replaced: a server may leave unread
+//    bytes of the failed query in the stream (18.16 does after a syntax error, before it reads
+//    the query's external-tables block), so reusing it is unsafe. The next call reconnects
+//    by itself; connected() is false until then.
 //  - Network faults and timeouts throw Error(kNetwork/kTimeout); malformed bytes throw
 //    kCorruption/kProtocol. Each closes the connection; connected() turns false and every call
-//    but Reconnect() throws kNetwork until Reconnect() succeeds. Nothing is retried here: an
-//    INSERT that failed may or may not have been applied, and only the caller knows whether
-//    re-sending it is safe (e.g. relying on insert deduplication).
+//    but Reconnect() throws kNetwork until Reconnect() succeeds (the caller decides when). Nothing
+//    is retried here: an INSERT that failed may or may not have been applied, and only the caller
+//    knows whether re-sending it is safe (e.g. relying on insert deduplication).
 //  - Every read and write is bounded by ClientOptions::tcp timeouts.
 //
 // Not thread-safe: one thread drives one Client.
@@ -144,6 +145,8 @@ class Client {
  private:
   enum class State { kIdle, kQuery, kInserting };
 
+  // Checks that no INSERT is open and that we are connected, reconnecting first if the last
+  // call ended in a server exception.
   void RequireIdle(const char* operation);
   void SendQuery(std::string_view sql, const QueryOptions& options);
   void SendData(const Block& block);
@@ -174,6 +177,8 @@ class Client {
 
   State state_ = State::kIdle;
   bool keep_open_on_error_ = false;
+  bool server_error_ = false;  // the error being thrown is a server exception
+  bool reconnect_on_next_call_ = false;
   bool query_compressed_ = false;
   std::unique_ptr<FrameCodec> codec_;
   Block insert_header_;

@@ -6,8 +6,7 @@
 
 namespace rowbridge::clickhouse {
 
-DecompressingReader::DecompressingReader(WireReader& source, FrameLimits limits,
-                                         std::string where)
+DecompressingReader::DecompressingReader(WireReader& source, FrameLimits limits, std::string where)
     : source_(source), limits_(limits), where_(std::move(where)) {}
 
 void DecompressingReader::ReadExact(void* dst, size_t n) {

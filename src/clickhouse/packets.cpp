@@ -44,25 +44,44 @@ void WriteClientInfo(WireWriter& out, const ClientInfo& info, uint64_t revision)
 
 const char* ServerPacketName(uint64_t type) {
   switch (static_cast<ServerPacket>(type)) {
-    case ServerPacket::kHello: return "Hello";
-    case ServerPacket::kData: return "Data";
-    case ServerPacket::kException: return "Exception";
-    case ServerPacket::kProgress: return "Progress";
-    case ServerPacket::kPong: return "Pong";
-    case ServerPacket::kEndOfStream: return "EndOfStream";
-    case ServerPacket::kProfileInfo: return "ProfileInfo";
-    case ServerPacket::kTotals: return "Totals";
-    case ServerPacket::kExtremes: return "Extremes";
-    case ServerPacket::kTablesStatusResponse: return "TablesStatusResponse";
-    case ServerPacket::kLog: return "Log";
-    case ServerPacket::kTableColumns: return "TableColumns";
-    case ServerPacket::kPartUuids: return "PartUUIDs";
-    case ServerPacket::kReadTaskRequest: return "ReadTaskRequest";
-    case ServerPacket::kProfileEvents: return "ProfileEvents";
-    case ServerPacket::kMergeTreeAllRangesAnnouncement: return "MergeTreeAllRangesAnnouncement";
-    case ServerPacket::kMergeTreeReadTaskRequest: return "MergeTreeReadTaskRequest";
-    case ServerPacket::kTimezoneUpdate: return "TimezoneUpdate";
-    case ServerPacket::kSshChallenge: return "SSHChallenge";
+    case ServerPacket::kHello:
+      return "Hello";
+    case ServerPacket::kData:
+      return "Data";
+    case ServerPacket::kException:
+      return "Exception";
+    case ServerPacket::kProgress:
+      return "Progress";
+    case ServerPacket::kPong:
+      return "Pong";
+    case ServerPacket::kEndOfStream:
+      return "EndOfStream";
+    case ServerPacket::kProfileInfo:
+      return "ProfileInfo";
+    case ServerPacket::kTotals:
+      return "Totals";
+    case ServerPacket::kExtremes:
+      return "Extremes";
+    case ServerPacket::kTablesStatusResponse:
+      return "TablesStatusResponse";
+    case ServerPacket::kLog:
+      return "Log";
+    case ServerPacket::kTableColumns:
+      return "TableColumns";
+    case ServerPacket::kPartUuids:
+      return "PartUUIDs";
+    case ServerPacket::kReadTaskRequest:
+      return "ReadTaskRequest";
+    case ServerPacket::kProfileEvents:
+      return "ProfileEvents";
+    case ServerPacket::kMergeTreeAllRangesAnnouncement:
+      return "MergeTreeAllRangesAnnouncement";
+    case ServerPacket::kMergeTreeReadTaskRequest:
+      return "MergeTreeReadTaskRequest";
+    case ServerPacket::kTimezoneUpdate:
+      return "TimezoneUpdate";
+    case ServerPacket::kSshChallenge:
+      return "SSHChallenge";
   }
   return "unknown";
 }
@@ -106,9 +125,13 @@ void WriteDataHeader(WireWriter& out, std::string_view table_name) {
   out.String(table_name);
 }
 
-void WriteCancel(WireWriter& out) { out.VarUInt(static_cast<uint64_t>(ClientPacket::kCancel)); }
+void WriteCancel(WireWriter& out) {
+  out.VarUInt(static_cast<uint64_t>(ClientPacket::kCancel));
+}
 
-void WritePing(WireWriter& out) { out.VarUInt(static_cast<uint64_t>(ClientPacket::kPing)); }
+void WritePing(WireWriter& out) {
+  out.VarUInt(static_cast<uint64_t>(ClientPacket::kPing));
+}
 
 ServerHello ReadServerHello(WireReader& in, uint64_t client_revision) {
   ServerHello hello;
@@ -178,7 +201,8 @@ Progress ReadProgress(WireReader& in, uint64_t revision) {
 ProfileInfo ReadProfileInfo(WireReader& in) {
   auto read_bool = [&in](const char* what) {
     uint8_t v = in.Fixed<uint8_t>();
-    if (v > 1) Fail(ErrorCode::kCorruption, "ClickHouse ProfileInfo: {} is {}, not 0 or 1", what, v);
+    if (v > 1)
+      Fail(ErrorCode::kCorruption, "ClickHouse ProfileInfo: {} is {}, not 0 or 1", what, v);
     return v == 1;
   };
   ProfileInfo info;
@@ -229,15 +253,22 @@ void PacketReader::Next(ServerPacketData& packet) {
       packet.table_name = source_.String(kMaxShortString);
       packet.block = ReadDataBlock(false, ServerPacketName(type));
       return;
-    case ServerPacket::kException: packet.exception = ReadException(source_); return;
-    case ServerPacket::kProgress: packet.progress = ReadProgress(source_, revision_); return;
-    case ServerPacket::kProfileInfo: packet.profile_info = ReadProfileInfo(source_); return;
+    case ServerPacket::kException:
+      packet.exception = ReadException(source_);
+      return;
+    case ServerPacket::kProgress:
+      packet.progress = ReadProgress(source_, revision_);
+      return;
+    case ServerPacket::kProfileInfo:
+      packet.profile_info = ReadProfileInfo(source_);
+      return;
     case ServerPacket::kTableColumns:
       packet.table_columns.table_name = source_.String(kMaxShortString);
       packet.table_columns.description = source_.String(kMaxLongString);
       return;
     case ServerPacket::kPong:
-    case ServerPacket::kEndOfStream: return;
+    case ServerPacket::kEndOfStream:
+      return;
     case ServerPacket::kHello:
     case ServerPacket::kTablesStatusResponse:
     case ServerPacket::kPartUuids:

@@ -68,14 +68,18 @@ void QuerySettings::Write(WireWriter& out, uint64_t revision) const {
       continue;
     }
     switch (e.kind) {
-      case Kind::kUInt: out.VarUInt(e.uint_value); break;
+      case Kind::kUInt:
+        out.VarUInt(e.uint_value);
+        break;
       case Kind::kInt: {
         // ClickHouse's VarInt: zig-zag, then VarUInt.
         uint64_t u = static_cast<uint64_t>(e.int_value);
         out.VarUInt((u << 1) ^ (e.int_value < 0 ? ~uint64_t{0} : 0));
         break;
       }
-      case Kind::kText: out.String(e.text); break;
+      case Kind::kText:
+        out.String(e.text);
+        break;
     }
   }
   out.String("");
