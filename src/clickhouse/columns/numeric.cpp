@@ -77,7 +77,6 @@ void AppendShortestFloat(F v, std::string& out) {
       out.append(digits + 1, digit_count - 1);
     }
     out.push_back('e');
-    if (exponent > 0) out.push_back('+');
     out.append(std::to_string(exponent));
   }
 }

@@ -48,7 +48,8 @@ class ColumnWide256 : public FixedWidthColumn<Wide256> {
 };
 
 // ClickHouse's text for floating point: the shortest representation that reads back exactly,
-// fixed notation for decimal exponents -6..20 and d.ddde±x outside, "inf", "-inf", "nan".
+// fixed notation for decimal exponents -6..20, d.ddde<exp> outside ("1e21", "1e-7", no '+'),
+// "inf", "-inf", "nan".
 void AppendFloatText(double v, std::string& out);
 void AppendFloatText(float v, std::string& out);
 
