@@ -33,14 +33,7 @@ std::string ReadWholeFile(const std::filesystem::path& path) {
 
 }  // namespace
 
-ClickHouseCliAddress ClickHouseCliFromEnv() {
-  const char* host = std::getenv("ROWBRIDGE_TEST_CH_HOST");
-  const char* port = std::getenv("ROWBRIDGE_TEST_CH_PORT");
-  if (host == nullptr || port == nullptr || *host == '\0' || *port == '\0') return {};
-  return {host, port};
-}
-
-std::string RunClickHouseClient(const ClickHouseCliAddress& address, const std::string& query,
+std::string RunClickHouseClient(const ClickHouseAddress& address, const std::string& query,
                                 const std::string& input,
                                 const std::vector<std::string>& extra_args) {
   static std::atomic<int> counter{0};
@@ -52,7 +45,9 @@ std::string RunClickHouseClient(const ClickHouseCliAddress& address, const std::
     in.write(input.data(), static_cast<std::streamsize>(input.size()));
   }
   std::string command = "clickhouse-client --host " + ShellQuote(address.host) + " --port " +
-                        ShellQuote(address.port) + " --query " + ShellQuote(query);
+                        std::to_string(address.port) + " --user " + ShellQuote(address.user) +
+                        " --query " + ShellQuote(query);
+  if (!address.password.empty()) command += " --password " + ShellQuote(address.password);
   for (const auto& arg : extra_args) command += " " + ShellQuote(arg);
   command += " < " + ShellQuote((dir / "in").string()) + " > " +
              ShellQuote((dir / "out").string()) + " 2> " + ShellQuote((dir / "err").string());
@@ -61,8 +56,8 @@ std::string RunClickHouseClient(const ClickHouseCliAddress& address, const std::
   std::string err = ReadWholeFile(dir / "err");
   std::filesystem::remove_all(dir);
   if (status != 0)
-    Fail(ErrorCode::kServer, "clickhouse-client failed (status {}) for query {}: {}", status,
-         query, err);
+    Fail(ErrorCode::kServer, "clickhouse-client failed (status {}) for query {}: {}", status, query,
+         err);
   return out;
 }
 
@@ -90,15 +85,32 @@ std::string EscapeTsv(const std::string& value) {
   std::string out;
   for (char c : value) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\0': out += "\\0"; break;
-      case '\'': out += "\\'"; break;
-      default: out += c;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\0':
+        out += "\\0";
+        break;
+      case '\'':
+        out += "\\'";
+        break;
+      default:
+        out += c;
     }
   }
   return out;

@@ -8,6 +8,7 @@
 
 #include "clickhouse/block.h"
 #include "clickhouse/columns/array.h"
+#include "clickhouse/columns/civil_time.h"
 #include "clickhouse/columns/date.h"
 #include "clickhouse/columns/decimal.h"
 #include "clickhouse/columns/enum.h"
@@ -17,16 +18,16 @@
 #include "clickhouse/columns/numeric.h"
 #include "clickhouse/columns/string.h"
 #include "clickhouse/columns/uuid.h"
-#include "clickhouse/columns/civil_time.h"
 #include "integration/clickhouse/clickhouse_cli.h"
 
 namespace rowbridge::clickhouse {
 namespace {
 
-using testing::ClickHouseCliAddress;
+using testing::ClickHouseAddress;
 using testing::RunClickHouseClient;
 
-const std::vector<std::string> kAllowLowCardinality = {"--allow_experimental_low_cardinality_type=1"};
+const std::vector<std::string> kAllowLowCardinality = {
+    "--allow_experimental_low_cardinality_type=1"};
 
 std::vector<Block> ReadAllBlocks(const std::string& bytes) {
   BufferWireReader in(bytes);
@@ -44,7 +45,7 @@ std::string ColumnBytes(const Column& column) {
 
 // Creates `table` with the block's columns, inserts the block as Native, and checks the server
 // returns the same values, as Native and (if compare_tsv) as TSV.
-void RoundTrip(const ClickHouseCliAddress& ch, const std::string& table, const Block& block,
+void RoundTrip(const ClickHouseAddress& ch, const std::string& table, const Block& block,
                bool compare_tsv = true) {
   std::string ddl = "CREATE TABLE " + table + " (";
   for (size_t i = 0; i < block.ColumnCount(); ++i) {
@@ -101,8 +102,8 @@ void RoundTrip(const ClickHouseCliAddress& ch, const std::string& table, const B
 }
 
 TEST(ClickHouseColumnsNative, IntegersAndFloats) {
-  auto ch = testing::ClickHouseCliFromEnv();
-  ROWBRIDGE_REQUIRE_CLICKHOUSE(ch);
+  ROWBRIDGE_REQUIRE_CLICKHOUSE();
+  auto ch = testing::ClickHouseFromEnv();
   Block b;
   auto& i8 = b.AddColumn("i8", std::make_unique<ColumnInt8>());
   auto& i16 = b.AddColumn("i16", std::make_unique<ColumnInt16>());
@@ -114,12 +115,24 @@ TEST(ClickHouseColumnsNative, IntegersAndFloats) {
   auto& u64 = b.AddColumn("u64", std::make_unique<ColumnUInt64>());
   auto& f32 = b.AddColumn("f32", std::make_unique<ColumnFloat32>());
   auto& f64 = b.AddColumn("f64", std::make_unique<ColumnFloat64>());
-  const double doubles[] = {0.1, -1e21, 1e21, 1e-7, 123456.789, 1e20, 1e-6,
-                            -0.0, std::numeric_limits<double>::infinity(), 5e-324,
-                            1.7976931348623157e308, 1.2345678901234569e23, 3.0};
-  const float floats[] = {0.1f, -1e21f, 1e21f, 1e-7f, 123456.79f, 1e20f, 1e-6f, -0.0f,
-                          -std::numeric_limits<float>::infinity(), 1e-45f, 3.4028235e38f,
-                          16777216.0f, 3.0f};
+  const double doubles[] = {0.1,
+                            -1e21,
+                            1e21,
+                            1e-7,
+                            123456.789,
+                            1e20,
+                            1e-6,
+                            -0.0,
+                            std::numeric_limits<double>::infinity(),
+                            5e-324,
+                            1.7976931348623157e308,
+                            1.2345678901234569e23,
+                            3.0};
+  const float floats[] = {0.1f,   -1e21f,        1e21f,
+                          1e-7f,  123456.79f,    1e20f,
+                          1e-6f,  -0.0f,         -std::numeric_limits<float>::infinity(),
+                          1e-45f, 3.4028235e38f, 16777216.0f,
+                          3.0f};
   for (size_t r = 0; r < std::size(doubles); ++r) {
     bool low = r % 2 == 0;
     i8.Append(low ? std::numeric_limits<int8_t>::min() : static_cast<int8_t>(r));
@@ -133,12 +146,12 @@ TEST(ClickHouseColumnsNative, IntegersAndFloats) {
     f32.Append(floats[r]);
     f64.Append(doubles[r]);
   }
-  RoundTrip(ch, "rb_cols_numbers", b);
+  RoundTrip(ch, testing::UniqueName("rb_cols_numbers"), b);
 }
 
 TEST(ClickHouseColumnsNative, DecimalsDatesUuidEnums) {
-  auto ch = testing::ClickHouseCliFromEnv();
-  ROWBRIDGE_REQUIRE_CLICKHOUSE(ch);
+  ROWBRIDGE_REQUIRE_CLICKHOUSE();
+  auto ch = testing::ClickHouseFromEnv();
   Block b;
   auto& d9 = b.AddColumn("d9", std::make_unique<ColumnDecimal32>(9, 2));
   auto& d18 = b.AddColumn("d18", std::make_unique<ColumnDecimal64>(18, 4));
@@ -183,7 +196,7 @@ TEST(ClickHouseColumnsNative, DecimalsDatesUuidEnums) {
   e16.AppendName("high");
   e16.Append(-32768);
   e16.AppendDefault();
-  RoundTrip(ch, "rb_cols_decimals", b);
+  RoundTrip(ch, testing::UniqueName("rb_cols_decimals"), b);
   EXPECT_EQ(b.At(0).Text(1), "0.05");
   EXPECT_EQ(b.Get("uuid").Text(1), "ffffffff-0000-0000-0000-000000000001");
   EXPECT_EQ(b.Get("e16").Text(2), "low");
@@ -193,8 +206,8 @@ TEST(ClickHouseColumnsNative, DecimalsDatesUuidEnums) {
 // 0000-00-00 and cannot print dates after 2105 (its date table ends there), while newer servers
 // print 1970-01-01 and the real date, as AppendText does.
 TEST(ClickHouseColumnsNative, DateExtremesSurviveNative) {
-  auto ch = testing::ClickHouseCliFromEnv();
-  ROWBRIDGE_REQUIRE_CLICKHOUSE(ch);
+  ROWBRIDGE_REQUIRE_CLICKHOUSE();
+  auto ch = testing::ClickHouseFromEnv();
   Block b;
   auto& date = b.AddColumn("date", std::make_unique<ColumnDate>());
   auto& dt = b.AddColumn("dt", std::make_unique<ColumnDateTime>());
@@ -202,14 +215,14 @@ TEST(ClickHouseColumnsNative, DateExtremesSurviveNative) {
   date.AppendDays(65535);
   dt.AppendSeconds(0);
   dt.AppendSeconds(4294967295);
-  RoundTrip(ch, "rb_cols_date_ends", b, /*compare_tsv=*/false);
+  RoundTrip(ch, testing::UniqueName("rb_cols_date_ends"), b, /*compare_tsv=*/false);
   EXPECT_EQ(date.Text(1), "2149-06-06");
   EXPECT_EQ(dt.Text(1), "2106-02-07 06:28:15");
 }
 
 TEST(ClickHouseColumnsNative, StringsNullablesArrays) {
-  auto ch = testing::ClickHouseCliFromEnv();
-  ROWBRIDGE_REQUIRE_CLICKHOUSE(ch);
+  ROWBRIDGE_REQUIRE_CLICKHOUSE();
+  auto ch = testing::ClickHouseFromEnv();
   Block b;
   auto& s = b.AddColumn("s", std::make_unique<ColumnString>());
   auto& fs = b.AddColumn("fs", std::make_unique<ColumnFixedString>(4));
@@ -217,11 +230,10 @@ TEST(ClickHouseColumnsNative, StringsNullablesArrays) {
   auto& ns = b.AddColumn("ns", std::make_unique<ColumnNullable>(std::make_unique<ColumnString>()));
   auto& nd = b.AddColumn("nd", std::make_unique<ColumnNullable>(std::make_unique<ColumnDate>()));
   auto& ai = b.AddColumn("ai", std::make_unique<ColumnArray>(std::make_unique<ColumnInt32>()));
-  auto& as = b.AddColumn("as", std::make_unique<ColumnArray>(
-                                   std::make_unique<ColumnNullable>(std::make_unique<ColumnString>())));
-  auto& aas = b.AddColumn(
-      "aas", std::make_unique<ColumnArray>(
-                 std::make_unique<ColumnArray>(std::make_unique<ColumnString>())));
+  auto& as = b.AddColumn("as", std::make_unique<ColumnArray>(std::make_unique<ColumnNullable>(
+                                   std::make_unique<ColumnString>())));
+  auto& aas = b.AddColumn("aas", std::make_unique<ColumnArray>(std::make_unique<ColumnArray>(
+                                     std::make_unique<ColumnString>())));
 
   static constexpr char kWeird[] = "tab\there\nnew 'q' back\\slash \0nul \xd0\xb6";
   const std::string weird(kWeird, sizeof kWeird - 1);
@@ -270,20 +282,20 @@ TEST(ClickHouseColumnsNative, StringsNullablesArrays) {
   inner.nested_as<ColumnString>().Append("c");
   inner.FinishRow();
   aas.FinishRow();
-  RoundTrip(ch, "rb_cols_strings", b);
+  RoundTrip(ch, testing::UniqueName("rb_cols_strings"), b);
 }
 
 TEST(ClickHouseColumnsNative, LowCardinality) {
-  auto ch = testing::ClickHouseCliFromEnv();
-  ROWBRIDGE_REQUIRE_CLICKHOUSE(ch);
+  ROWBRIDGE_REQUIRE_CLICKHOUSE();
+  auto ch = testing::ClickHouseFromEnv();
   // Few distinct values (UInt8 indexes), then enough for UInt16 and UInt32 indexes.
   for (size_t distinct : {3, 300, 70000}) {
     SCOPED_TRACE(distinct);
     Block b;
     auto& lc = b.AddColumn("lc", std::make_unique<ColumnLowCardinalityString>(false));
     auto& lcn = b.AddColumn("lcn", std::make_unique<ColumnLowCardinalityString>(true));
-    auto& al = b.AddColumn("al", std::make_unique<ColumnArray>(
-                                     std::make_unique<ColumnLowCardinalityString>(false)));
+    auto& al = b.AddColumn(
+        "al", std::make_unique<ColumnArray>(std::make_unique<ColumnLowCardinalityString>(false)));
     size_t rows = std::max<size_t>(distinct * 2, 10);
     for (size_t r = 0; r < rows; ++r) {
       std::string value = r % 5 == 0 ? "" : "v" + std::to_string(r % distinct);
@@ -296,13 +308,13 @@ TEST(ClickHouseColumnsNative, LowCardinality) {
       if (r % 3 == 0) al.nested_as<ColumnLowCardinalityString>().Append(value);
       al.FinishRow();
     }
-    RoundTrip(ch, "rb_cols_lowcard", b);
+    RoundTrip(ch, testing::UniqueName("rb_cols_lowcard"), b);
   }
 }
 
 TEST(ClickHouseColumnsNative, ReadsMultiBlockResults) {
-  auto ch = testing::ClickHouseCliFromEnv();
-  ROWBRIDGE_REQUIRE_CLICKHOUSE(ch);
+  ROWBRIDGE_REQUIRE_CLICKHOUSE();
+  auto ch = testing::ClickHouseFromEnv();
   std::vector<Block> blocks = ReadAllBlocks(RunClickHouseClient(
       ch,
       "SELECT number, toString(number) AS s, toDecimal64(number, 3) AS d, "
