@@ -109,6 +109,16 @@ run_ctest() {
   if [[ -n "$failed" ]]; then
     while IFS= read -r line; do DETAILS+=("         failed: $line"); done <<<"$failed"
   fi
+  # ctest calls a test "skipped" whenever gtest printed [  SKIPPED ], and gtest prints that too
+  # when a fixture's SetUpTestSuite failed. Here every server and every fixture is present, so a
+  # skip can only hide a failure: it fails the step (ROWBRIDGE_ALLOW_SKIPS=1 to allow them).
+  local skipped
+  skipped="$(sed -n '/The following tests did not run/,/^$/p' "$log" | grep -E '^[[:space:]]+[0-9]+ - ' |
+    sed -E 's/^[[:space:]]+[0-9]+ - ([^ ]+).*$/\1/')"
+  if [[ -n "$skipped" && "${ROWBRIDGE_ALLOW_SKIPS:-0}" != 1 ]]; then
+    while IFS= read -r line; do DETAILS+=("         skipped (counts as failed): $line"); done <<<"$skipped"
+    rc=1
+  fi
   return "$rc"
 }
 
