@@ -130,7 +130,7 @@ TEST(MappingPlan, SeedTableAcceptsTheSeedRowsUnchanged) {
       "65535", "16777215", "4294967295", "18446744073709551615", "update", "7"};
   EXPECT_EQ(RowText(block, 0), expected);
   EXPECT_TRUE(options.converter.counters->Snapshot().empty());
-  EXPECT_EQ(plan.InsertQuery("bifrost_test", "binlog_field_test_1").substr(0, 72),
+  EXPECT_EQ(plan.InsertQuery("bifrost_test", "binlog_field_test_1").substr(0, 73),
             "INSERT INTO `bifrost_test`.`binlog_field_test_1` (`id`, `testtinyint`, `t");
 }
 
