@@ -29,6 +29,19 @@ void VerifyEventChecksum(std::string_view event, std::string_view context, uint6
                     static_cast<uint32_t>(bytes[n + 2]) << 16 |
                     static_cast<uint32_t>(bytes[n + 3]) << 24;
   uint32_t computed = Crc32(bytes, n);
+  // A server sets LOG_EVENT_BINLOG_IN_USE_F in the FDE of the binlog it is writing after
+  // computing the checksum (and clears it on close), so the FDE's CRC covers the flag cleared.
+  constexpr size_t kTypeOffset = 4, kFlagsOffset = 17;
+  if (stored != computed && n > kFlagsOffset + 1 && bytes[kTypeOffset] == 15 &&
+      (bytes[kFlagsOffset] & 0x01)) {
+    uint8_t flag = static_cast<uint8_t>(bytes[kFlagsOffset] & ~0x01);
+    uLong crc = crc32(0L, Z_NULL, 0);
+    crc = crc32(crc, bytes, kFlagsOffset);
+    crc = crc32(crc, &flag, 1);
+    computed = static_cast<uint32_t>(crc);
+    computed = static_cast<uint32_t>(
+        crc32(computed, bytes + kFlagsOffset + 1, static_cast<uInt>(n - kFlagsOffset - 1)));
+  }
   if (stored != computed) {
     Fail(ErrorCode::kCorruption,
          "{} at offset {}: event checksum mismatch (stored CRC32 0x{:08x}, computed 0x{:08x})",

@@ -1,21 +1,17 @@
 #include "binlog/column_layout.h"
 
+#include "binlog/decimal.h"
+
 namespace rowbridge::binlog {
 
 namespace {
 
-// Bytes of a packed NEWDECIMAL: 9 digits per 4 bytes, the leftover digits of each side packed
-// into the fewest bytes that hold them. (Kept private until decimal.h from the value decoders
-// lands; it must agree with DecimalBinarySize there.)
-size_t PackedDecimalSize(int precision, int scale) {
-  static constexpr int kLeftoverBytes[10] = {0, 1, 1, 2, 2, 3, 3, 4, 4, 4};
-  int integral = precision - scale;
-  return static_cast<size_t>((integral / 9) * 4 + kLeftoverBytes[integral % 9] + (scale / 9) * 4 +
-                             kLeftoverBytes[scale % 9]);
+ColumnSlot Fixed(uint32_t n) {
+  return {ColumnSlot::kFixed, static_cast<uint8_t>(n)};
 }
-
-ColumnSlot Fixed(uint32_t n) { return {ColumnSlot::kFixed, static_cast<uint8_t>(n)}; }
-ColumnSlot Prefixed(uint32_t n) { return {ColumnSlot::kPrefixed, static_cast<uint8_t>(n)}; }
+ColumnSlot Prefixed(uint32_t n) {
+  return {ColumnSlot::kPrefixed, static_cast<uint8_t>(n)};
+}
 
 ColumnSlot SlotFor(const ColumnDef& c) {
   switch (c.type) {
@@ -23,7 +19,8 @@ ColumnSlot SlotFor(const ColumnDef& c) {
     case ColumnType::kYear:
     case ColumnType::kBool:
       return Fixed(1);
-    case ColumnType::kShort: return Fixed(2);
+    case ColumnType::kShort:
+      return Fixed(2);
     case ColumnType::kInt24:
     case ColumnType::kDate:
     case ColumnType::kNewDate:
@@ -35,9 +32,12 @@ ColumnSlot SlotFor(const ColumnDef& c) {
     case ColumnType::kLongLong:
     case ColumnType::kDateTime:
       return Fixed(8);
-    case ColumnType::kFloat: return Fixed(4);
-    case ColumnType::kDouble: return Fixed(8);
-    case ColumnType::kNull: return Fixed(0);
+    case ColumnType::kFloat:
+      return Fixed(4);
+    case ColumnType::kDouble:
+      return Fixed(8);
+    case ColumnType::kNull:
+      return Fixed(0);
     case ColumnType::kTimestamp2:
       if (c.meta > 6) break;
       return Fixed(4 + (c.meta + 1) / 2);
@@ -49,7 +49,7 @@ ColumnSlot SlotFor(const ColumnDef& c) {
       return Fixed(3 + (c.meta + 1) / 2);
     case ColumnType::kNewDecimal:
       if (c.precision == 0 || c.precision > 65 || c.scale > 30 || c.scale > c.precision) break;
-      return Fixed(static_cast<uint32_t>(PackedDecimalSize(c.precision, c.scale)));
+      return Fixed(static_cast<uint32_t>(DecimalBinarySize(c.precision, c.scale)));
     case ColumnType::kBit:
       if (c.meta == 0 || c.meta > 64) break;
       return Fixed((c.meta + 7) / 8);

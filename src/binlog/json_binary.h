@@ -6,7 +6,8 @@
 // stored order), doubles in MySQL's shortest form ("1.5", "1e100", "-0.0", "1.0"), strings with
 // JSON escapes, opaque DATE/TIME/DATETIME/TIMESTAMP as quoted MySQL text (datetime and time with
 // 6 fraction digits), opaque DECIMAL as a bare number ("123.456"), any other opaque value as
-// "base64:typeNN:<base64>". The output is always valid JSON.
+// "base64:typeNN:<base64>". The output is valid JSON whenever the strings in the document are
+// valid UTF-8 (MySQL guarantees it; value_format.cpp sanitises for dump-binlog).
 //
 // Input is untrusted: every offset and length is bounds-checked, nesting is limited to
 // kMaxJsonDepth, and anything malformed throws Error(kCorruption) naming the byte offset within

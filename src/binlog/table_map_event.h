@@ -14,7 +14,8 @@ TableMap ParseTableMap(const Event& event, const FormatDescription& format);
 
 // True for types whose signedness the SIGNEDNESS metadata lists.
 bool IsNumericColumnType(ColumnType real_type);
-// True for types the (DEFAULT_)CHARSET metadata covers (CHAR, VARCHAR, TEXT/BLOB; not ENUM/SET).
+// True for types the (DEFAULT_)CHARSET metadata covers: CHAR, VARCHAR, TEXT/BLOB and the
+// BLOB-derived GEOMETRY and VECTOR; not ENUM/SET.
 bool IsCharacterColumnType(ColumnType real_type);
 
 }  // namespace rowbridge::binlog

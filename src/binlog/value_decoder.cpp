@@ -6,7 +6,9 @@ namespace value_detail {
 
 void ThrowCellSize(const Cell& cell, size_t wanted, const char* what) {
   const ColumnDef* column = cell.column;
-  std::string_view name = column != nullptr && !column->name.empty() ? column->name : "?";
+  std::string_view name = column != nullptr && !column->name.empty()
+                              ? std::string_view(column->name)
+                              : std::string_view("?");
   std::string_view type = column != nullptr ? ColumnTypeName(column->type) : "?";
   if (cell.is_null) {
     Fail(ErrorCode::kInternal, "column @{} ({}, {}): read as {} but the value is NULL",
