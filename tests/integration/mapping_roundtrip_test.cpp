@@ -131,24 +131,23 @@ class MappingRoundTrip : public ::testing::Test {
     std::unique_ptr<TargetBlock> block;
     std::vector<binlog::ColumnDef> defs;
     uint64_t version = 0;
-    ForEachRow(g_mariadb->address(), db, table,
-               [&](const binlog::TableInfo& info, std::span<const binlog::Cell> cells,
-                   RowKind kind) {
-                 if (!plan) {
-                   options.source_database = db;
-                   options.source_table = table;
-                   defs = info.map.columns;
-                   for (auto& def : defs) {
-                     if (def.type == binlog::ColumnType::kYear) continue;
-                     def.is_unsigned = std::find(unsigned_columns.begin(), unsigned_columns.end(),
-                                                 def.name) != unsigned_columns.end();
-                   }
-                   plan = std::make_unique<ConversionPlan>(
-                       ConversionPlan::Build(defs, target, options));
-                   block = std::make_unique<TargetBlock>(plan->NewBlock());
-                 }
-                 plan->AppendRow(cells, *block, {kind, ++version});
-               });
+    ForEachRow(
+        g_mariadb->address(), db, table,
+        [&](const binlog::TableInfo& info, std::span<const binlog::Cell> cells, RowKind kind) {
+          if (!plan) {
+            options.source_database = db;
+            options.source_table = table;
+            defs = info.map.columns;
+            for (auto& def : defs) {
+              if (def.type == binlog::ColumnType::kYear) continue;
+              def.is_unsigned = std::find(unsigned_columns.begin(), unsigned_columns.end(),
+                                          def.name) != unsigned_columns.end();
+            }
+            plan = std::make_unique<ConversionPlan>(ConversionPlan::Build(defs, target, options));
+            block = std::make_unique<TargetBlock>(plan->NewBlock());
+          }
+          plan->AppendRow(cells, *block, {kind, ++version});
+        });
     ASSERT_TRUE(plan) << "no rows of " << db << "." << table << " in the binlog";
     clickhouse::WireWriter native;
     clickhouse::WriteBlock(native, block->block(), 0);
@@ -210,7 +209,8 @@ class MappingRoundTrip : public ::testing::Test {
   // differences: ClickHouse escapes ' in TSV, and 18.16 prints the raw zero of Date/DateTime
   // (1970-01-01 [00:00:00]) as 0000-00-00 [00:00:00].
   static bool Equivalent(std::string clickhouse, const std::string& mysql) {
-    for (size_t at = clickhouse.find("\\'"); at != std::string::npos; at = clickhouse.find("\\'", at))
+    for (size_t at = clickhouse.find("\\'"); at != std::string::npos;
+         at = clickhouse.find("\\'", at))
       clickhouse.erase(at, 1);
     if (clickhouse == mysql) return true;
     return (clickhouse == "0000-00-00" && mysql == "1970-01-01") ||
@@ -261,28 +261,48 @@ std::vector<TypeColumn> EveryType() {
       {"c_double", "DOUBLE", {"0.1", "-1.5e300", "1e100"}},
       {"c_decimal", "DECIMAL(9,2)", {"1234567.89", "-0.05", "0"}},
       {"c_decimal38", "DECIMAL(38,10)", {"-1234567890123456789012345678.0123456789", "0", "1.5"}},
-      {"c_decimal65", "DECIMAL(65,30)", {"-12345678901234567890123456789012345.123456789012345678901234567891", "0", "NULL"}},
+      {"c_decimal65",
+       "DECIMAL(65,30)",
+       {"-12345678901234567890123456789012345.123456789012345678901234567891", "0", "NULL"}},
       {"c_bit1", "BIT(1)", {"b'1'", "b'0'", "NULL"}, "c_bit1+0"},
-      {"c_bit64", "BIT(64)", {"b'1111111111111111111111111111111111111111111111111111111111111111'", "b'0'", "b'101'"}, "c_bit64+0"},
+      {"c_bit64",
+       "BIT(64)",
+       {"b'1111111111111111111111111111111111111111111111111111111111111111'", "b'0'", "b'101'"},
+       "c_bit64+0"},
       {"c_year", "YEAR", {"1901", "2155", "0"}, "c_year+0"},
       {"c_date", "DATE", {"2024-02-29", "0000-00-00", "2105-12-31"}},
       {"c_time", "TIME", {"'-838:59:59'", "'838:59:59'", "'00:00:01'"}},
       {"c_time6", "TIME(6)", {"'-00:00:00.000001'", "'12:34:56.5'", "NULL"}},
-      {"c_datetime", "DATETIME", {"'2024-01-02 03:04:05'", "'0000-00-00 00:00:00'", "'1970-01-01 00:00:00'"}},
-      {"c_datetime6", "DATETIME(6)", {"'2024-01-02 03:04:05.123456'", "'2100-12-31 23:59:59.999999'", "NULL"},
+      {"c_datetime",
+       "DATETIME",
+       {"'2024-01-02 03:04:05'", "'0000-00-00 00:00:00'", "'1970-01-01 00:00:00'"}},
+      {"c_datetime6",
+       "DATETIME(6)",
+       {"'2024-01-02 03:04:05.123456'", "'2100-12-31 23:59:59.999999'", "NULL"},
        "DATE_FORMAT(c_datetime6, '%Y-%m-%d %H:%i:%s')"},
       {"c_timestamp", "TIMESTAMP NULL", {"'2024-01-02 03:04:05'", "'2038-01-19 03:14:07'", "NULL"}},
       {"c_enum", "ENUM('en1','en2','it''s')", {"'en1'", "'it''s'", "NULL"}},
       {"c_set", "SET('set1','set2','set3')", {"'set1,set3'", "''", "'set2'"}},
       {"c_char", "CHAR(4)", {"'ab'", "''", "'héé'"}},
       {"c_varchar", "VARCHAR(400)", {"'tab\\there'", "'line\\nbreak'", "'back\\\\slash'"}},
-      {"c_binary", "BINARY(4)", {"x'00ff00'", "x'61000000'", "NULL"}, "HEX(c_binary)", "hex(c_binary)"},
-      {"c_varbinary", "VARBINARY(10)", {"x'00ff'", "''", "x'0a'"}, "HEX(c_varbinary)", "hex(c_varbinary)"},
+      {"c_binary",
+       "BINARY(4)",
+       {"x'00ff00'", "x'61000000'", "NULL"},
+       "HEX(c_binary)",
+       "hex(c_binary)"},
+      {"c_varbinary",
+       "VARBINARY(10)",
+       {"x'00ff'", "''", "x'0a'"},
+       "HEX(c_varbinary)",
+       "hex(c_varbinary)"},
       {"c_text", "TEXT", {"'héllo'", "''", "NULL"}},
       {"c_blob", "BLOB", {"x'00010203'", "''", "x'ff'"}, "HEX(c_blob)", "hex(c_blob)"},
       {"c_json", "JSON", {"'{\"a\": [1, 2]}'", "'null'", "NULL"}},
-      {"c_geometry", "GEOMETRY", {"ST_GeomFromText('POINT(1 2)')", "NULL", "ST_GeomFromText('LINESTRING(0 0,1 1)')"},
-       "HEX(ST_AsBinary(c_geometry))", "hex(c_geometry)"},
+      {"c_geometry",
+       "GEOMETRY",
+       {"ST_GeomFromText('POINT(1 2)')", "NULL", "ST_GeomFromText('LINESTRING(0 0,1 1)')"},
+       "HEX(ST_AsBinary(c_geometry))",
+       "hex(c_geometry)"},
   };
 }
 
@@ -327,8 +347,9 @@ TEST_F(MappingRoundTrip, GeneratedDdlIsAcceptedAndEveryTypeRoundTrips) {
     ch_select += std::string(i ? ", " : "") +
                  (columns[i].clickhouse_select ? columns[i].clickhouse_select : columns[i].name);
   }
-  const auto expected = MysqlRows(testing::RunMysqlSql(
-      mysql, "SET time_zone = '+00:00'; SELECT " + mysql_select + " FROM " + db + ".t ORDER BY id"));
+  const auto expected =
+      MysqlRows(testing::RunMysqlSql(mysql, "SET time_zone = '+00:00'; SELECT " + mysql_select +
+                                                " FROM " + db + ".t ORDER BY id"));
   const auto actual = ClickHouseRows(RunClickHouseSql(
       ch_, FinalSelectQuery(db, "t", {}).replace(7, 1, ch_select) + " ORDER BY id FORMAT TSV"));
   std::vector<std::string> names;
@@ -351,7 +372,8 @@ TEST_F(MappingRoundTrip, SeedTablesTakeTheSeedRows) {
   std::string ch_ddl = read("clickhouse_schema.sql");
   if (mysql_ddl.empty() || ch_ddl.empty()) {
     // The seed lives beside the repository (/work/shared/seed); fall back to the absolute path.
-    std::ifstream a("/work/shared/seed/mysql_schema.sql"), b("/work/shared/seed/clickhouse_schema.sql");
+    std::ifstream a("/work/shared/seed/mysql_schema.sql"),
+        b("/work/shared/seed/clickhouse_schema.sql");
     mysql_ddl.assign(std::istreambuf_iterator<char>(a), {});
     ch_ddl.assign(std::istreambuf_iterator<char>(b), {});
   }
@@ -368,18 +390,28 @@ TEST_F(MappingRoundTrip, SeedTablesTakeTheSeedRows) {
   testing::RunMysqlSql(
       mysql,
       "SET time_zone = '+00:00'; SET sql_mode = '';\n"
-      "INSERT INTO " + t + " (testvarchar, testchar, testtext, testblob, testmediumblob, "
-      "testlongblob, testtinyblob) VALUES ('defaults', 'ab', 'text', x'00ff', 'm', 'l', 't');\n"
-      "INSERT INTO " + t + " VALUES (NULL, -128, -32768, -8388608, -2147483648, "
-      "-9223372036854775808, 'héllo\\tworld', 'é', 'en3', 'set1,set3', '-838:59:59', '0000-00-00', "
-      "0, '2038-01-19 03:14:07', '0000-00-00 00:00:00', -1234567.25, -9876543.21, -0.05, "
-      "'line\\nbreak', x'000102', b'1111111111111111111111111111111111111111111111111111111111111111', "
-      "1, '', x'ff', '', 255, 65535, 16777215, 4294967295, 18446744073709551615);\n"
-      "INSERT INTO " + t + " VALUES (NULL, 127, 32767, 8388607, 2147483647, 9223372036854775807, "
-      "'', 'zz', 'en1', '', '838:59:59', '2105-12-31', 2155, '1970-01-01 00:00:01', "
-      "'2105-12-31 23:59:59', 1.1, 2.25, 9999999.99, '', '', b'0', 0, 'mm', 'll', 'tt', 0, 0, 0, "
-      "0, 0);\n"
-      "UPDATE " + t + " SET testint = 5 WHERE testvarchar = '';\n");
+      "INSERT INTO " +
+          t +
+          " (testvarchar, testchar, testtext, testblob, testmediumblob, "
+          "testlongblob, testtinyblob) VALUES ('defaults', 'ab', 'text', x'00ff', 'm', 'l', 't');\n"
+          "INSERT INTO " +
+          t +
+          " VALUES (NULL, -128, -32768, -8388608, -2147483648, "
+          "-9223372036854775808, 'héllo\\tworld', 'é', 'en3', 'set1,set3', '-838:59:59', "
+          "'0000-00-00', "
+          "0, '2038-01-19 03:14:07', '0000-00-00 00:00:00', -1234567.25, -9876543.21, -0.05, "
+          "'line\\nbreak', x'000102', "
+          "b'1111111111111111111111111111111111111111111111111111111111111111', "
+          "1, '', x'ff', '', 255, 65535, 16777215, 4294967295, 18446744073709551615);\n"
+          "INSERT INTO " +
+          t +
+          " VALUES (NULL, 127, 32767, 8388607, 2147483647, 9223372036854775807, "
+          "'', 'zz', 'en1', '', '838:59:59', '2105-12-31', 2155, '1970-01-01 00:00:01', "
+          "'2105-12-31 23:59:59', 1.1, 2.25, 9999999.99, '', '', b'0', 0, 'mm', 'll', 'tt', 0, 0, "
+          "0, "
+          "0, 0);\n"
+          "UPDATE " +
+          t + " SET testint = 5 WHERE testvarchar = '';\n");
 
   PlanOptions options;
   options.mode = TableMode::kChangelog;
@@ -390,10 +422,10 @@ TEST_F(MappingRoundTrip, SeedTablesTakeTheSeedRows) {
   // The only clamps: the zero DATE and DATETIME of row 2 (written as the raw zero, which 18.16
   // prints as MySQL's zero date).
   const std::string prefix = db + ".binlog_field_test_1.";
-  EXPECT_EQ(options.converter.counters->Snapshot(),
-            (std::vector<ConversionCounters::Entry>{
-                {prefix + "testdate", RangeRule::kZeroDate, 1},
-                {prefix + "testdatetime", RangeRule::kZeroDate, 1}}));
+  EXPECT_EQ(
+      options.converter.counters->Snapshot(),
+      (std::vector<ConversionCounters::Entry>{{prefix + "testdate", RangeRule::kZeroDate, 1},
+                                              {prefix + "testdatetime", RangeRule::kZeroDate, 1}}));
 
   // FLOAT(9,2) and DOUBLE(9,2) print with two decimals in MariaDB; the Float64 targets hold the
   // same numbers, so both sides print them as Decimal(.., 2). BIT(64) into Int64 keeps the bits
@@ -414,11 +446,12 @@ TEST_F(MappingRoundTrip, SeedTablesTakeTheSeedRows) {
                      {"{double}", "CAST(testdouble AS DECIMAL(12,2))"},
                      {"{blob}", "HEX(testblob)"},
                      {"{bit}", "CAST(testbit+0 AS SIGNED)"}});
-  const std::string ch_columns = with(columns, {{"{year}", "testyear"},
-                                                {"{float}", "toDecimal64(toFloat64(toFloat32(testfloat)), 2)"},
-                                                {"{double}", "toDecimal64(testdouble, 2)"},
-                                                {"{blob}", "hex(testblob)"},
-                                                {"{bit}", "testbit"}});
+  const std::string ch_columns =
+      with(columns, {{"{year}", "testyear"},
+                     {"{float}", "toDecimal64(toFloat64(toFloat32(testfloat)), 2)"},
+                     {"{double}", "toDecimal64(testdouble, 2)"},
+                     {"{blob}", "hex(testblob)"},
+                     {"{bit}", "testbit"}});
   const auto expected = MysqlRows(testing::RunMysqlSql(
       mysql, "SET time_zone = '+00:00'; SELECT " + mysql_columns + " FROM " + t + " ORDER BY id"));
   // The latest version of each row (changelog: one row per change).
@@ -432,9 +465,10 @@ TEST_F(MappingRoundTrip, SeedTablesTakeTheSeedRows) {
                       "' AND TABLE_NAME = 'binlog_field_test_1' ORDER BY ORDINAL_POSITION")))
     names.push_back(row);
   ExpectSameRows(actual, expected, names);
-  EXPECT_EQ(RunClickHouseSql(ch_, "SELECT groupArray(binlog_event_type), "
-                                  "groupArray(bifrost_data_version) FROM (SELECT * FROM " + t +
-                                      " ORDER BY bifrost_data_version) FORMAT TSV"),
+  EXPECT_EQ(RunClickHouseSql(ch_,
+                             "SELECT groupArray(binlog_event_type), "
+                             "groupArray(bifrost_data_version) FROM (SELECT * FROM " +
+                                 t + " ORDER BY bifrost_data_version) FORMAT TSV"),
             "['insert','insert','insert','update']\t[1,2,3,4]\n");
   RunClickHouseSql(ch_, "DROP DATABASE " + db);
   testing::RunMysqlSql(mysql, "DROP DATABASE " + db);
@@ -451,9 +485,11 @@ TEST_F(MappingRoundTrip, OutOfRangeValuesClampAsDocumented) {
                                   "3000000000, '25:00:00', -1), (2, '2020-00-15', NULL, -5, "
                                   "'-01:00:00', 7)");
   RunClickHouseSql(ch_, "CREATE DATABASE " + db);
-  RunClickHouseSql(ch_, "CREATE TABLE " + db + ".t (id Int32, d Date, dt Nullable(DateTime('UTC')), "
-                        "big Int32, tm DateTime('UTC'), neg UInt8, _version UInt64, _is_deleted "
-                        "UInt8) ENGINE = ReplacingMergeTree(_version) ORDER BY id");
+  RunClickHouseSql(ch_,
+                   "CREATE TABLE " + db +
+                       ".t (id Int32, d Date, dt Nullable(DateTime('UTC')), "
+                       "big Int32, tm DateTime('UTC'), neg UInt8, _version UInt64, _is_deleted "
+                       "UInt8) ENGINE = ReplacingMergeTree(_version) ORDER BY id");
   PlanOptions options;
   options.converter.counters = std::make_shared<ConversionCounters>();
   Replicate(db, "t", options);

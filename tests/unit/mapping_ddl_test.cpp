@@ -99,18 +99,17 @@ std::vector<binlog::ColumnDef> Columns() {
 TEST(MappingDdl, ReplicaOnOldServer) {
   DdlOptions options;
   EXPECT_EQ(CreateTableStatements("shop", "orders", Columns(), {"id"}, options, kOld),
-            std::vector<std::string>{
-                "CREATE TABLE IF NOT EXISTS `shop`.`orders`\n"
-                "(\n"
-                "    `id` UInt64,\n"
-                "    `region` String,\n"
-                "    `at` Nullable(DateTime('UTC')),\n"
-                "    `price` Nullable(Decimal(9, 2)),\n"
-                "    `_version` UInt64,\n"
-                "    `_is_deleted` UInt8\n"
-                ")\n"
-                "ENGINE = ReplacingMergeTree(`_version`)\n"
-                "ORDER BY (`id`)"});
+            std::vector<std::string>{"CREATE TABLE IF NOT EXISTS `shop`.`orders`\n"
+                                     "(\n"
+                                     "    `id` UInt64,\n"
+                                     "    `region` String,\n"
+                                     "    `at` Nullable(DateTime('UTC')),\n"
+                                     "    `price` Nullable(Decimal(9, 2)),\n"
+                                     "    `_version` UInt64,\n"
+                                     "    `_is_deleted` UInt8\n"
+                                     ")\n"
+                                     "ENGINE = ReplacingMergeTree(`_version`)\n"
+                                     "ORDER BY (`id`)"});
 }
 
 TEST(MappingDdl, ReplicaOnNewServerWithCompositeKeyAndPartition) {
