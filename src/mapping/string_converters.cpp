@@ -79,6 +79,14 @@ void TextToUuid(const Converter& c, const Cell& cell, Column& column, ConvertScr
   static_cast<clickhouse::ColumnUuid&>(column).AppendParsed(text);
 }
 
+// Charset unknown (no optional metadata): 36 bytes are the text form, anything else the bytes.
+void AnyToUuid(const Converter& c, const Cell& cell, Column& column, ConvertScratch& scratch) {
+  if (cell.size == 36)
+    TextToUuid(c, cell, column, scratch);
+  else
+    BinaryToUuid(c, cell, column, scratch);
+}
+
 }  // namespace
 
 bool SelectStringConverter(Converter& c, std::string& why_not) {
@@ -93,7 +101,9 @@ bool SelectStringConverter(Converter& c, std::string& why_not) {
   }
   if (c.target.code == TypeCode::kUUID && type != ColumnType::kJson &&
       type != ColumnType::kGeometry) {
-    c.fn = c.source.charset == 63 ? &BinaryToUuid : &TextToUuid;
+    c.fn = c.source.charset == 63  ? &BinaryToUuid
+           : c.source.charset == 0 ? &AnyToUuid
+                                   : &TextToUuid;
     return true;
   }
   why_not = fmt::format("{} does not take {} values", c.target.name, c.source_type);
