@@ -36,7 +36,7 @@ class Loader {
     MapReader root(ctx_, root_node, "", root_node.Mark());
     if (Section(root, "source")) ReadSource(root.Map("source"), config.source);
     if (Section(root, "target")) ReadTarget(root.Map("target"), config.target);
-    ReadTables(root, config);
+    if (Section(root, "tables")) ReadTables(root, config);
     ReadSnapshot(root.Map("snapshot"), config.snapshot);
     ReadBatch(root.Map("batch"), config.batch);
     ReadMemory(root.Map("memory"), config);
@@ -139,19 +139,34 @@ class Loader {
     m.Duration("connect_timeout", s.connect_timeout, milliseconds(100), hours(1));
     m.Duration("read_timeout", s.read_timeout, seconds(1), hours(24));
     if (s.read_timeout <= s.heartbeat_period) {
-      Problem(m, m.Has("read_timeout") ? "read_timeout" : "heartbeat_period",
-              fmt::format("{} ({}) must be longer than {} ({}), or an idle source looks dead",
-                          m.PathOf("read_timeout"), FormatDuration(s.read_timeout),
-                          m.PathOf("heartbeat_period"), FormatDuration(s.heartbeat_period)));
+      if (m.Has("read_timeout")) {
+        Problem(m, "read_timeout",
+                fmt::format("must be longer than {} ({}), or an idle source looks dead; got {}",
+                            m.PathOf("heartbeat_period"), FormatDuration(s.heartbeat_period),
+                            FormatDuration(s.read_timeout)));
+      } else {
+        Problem(m, "heartbeat_period",
+                fmt::format("must be shorter than {} ({}), or an idle source looks dead; got {}",
+                            m.PathOf("read_timeout"), FormatDuration(s.read_timeout),
+                            FormatDuration(s.heartbeat_period)));
+      }
     }
+    heartbeat_mark_ = m.MarkOf("heartbeat_period");
     MapReader r = m.Map("reconnect");
     r.Duration("initial_backoff", s.reconnect.initial_backoff, milliseconds(10), hours(1));
     r.Duration("max_backoff", s.reconnect.max_backoff, milliseconds(10), hours(24));
     if (s.reconnect.initial_backoff > s.reconnect.max_backoff) {
-      Problem(r, r.Has("max_backoff") ? "max_backoff" : "initial_backoff",
-              fmt::format("{} ({}) must not be longer than {} ({})", r.PathOf("initial_backoff"),
-                          FormatDuration(s.reconnect.initial_backoff), r.PathOf("max_backoff"),
-                          FormatDuration(s.reconnect.max_backoff)));
+      if (r.Has("max_backoff")) {
+        Problem(r, "max_backoff",
+                fmt::format("must not be shorter than {} ({}); got {}", r.PathOf("initial_backoff"),
+                            FormatDuration(s.reconnect.initial_backoff),
+                            FormatDuration(s.reconnect.max_backoff)));
+      } else {
+        Problem(r, "initial_backoff",
+                fmt::format("must not be longer than {} ({}); got {}", r.PathOf("max_backoff"),
+                            FormatDuration(s.reconnect.max_backoff),
+                            FormatDuration(s.reconnect.initial_backoff)));
+      }
     }
     r.Finish();
     m.Finish();
@@ -404,6 +419,7 @@ class Loader {
       const TableRule& rule = config.tables[j];
       if (TargetHasPlaceholders(rule.target)) continue;
       QualifiedName target = ExpandTarget(rule.target, config.target.database, "", "");
+      // Compared with the first rule writing there only, so each conflict is reported once.
       for (size_t i = 0; i < j; ++i) {
         const TableRule& earlier = config.tables[i];
         if (TargetHasPlaceholders(earlier.target) ||
@@ -423,12 +439,14 @@ class Loader {
         } else if (rule.key != earlier.key || rule.partition_by != earlier.partition_by) {
           difference = "a different key or partition_by";
         }
-        if (difference.empty()) continue;
-        AddProblem(ctx_, locations_[j].target, locations_[j].path + ".target",
-                   fmt::format("writes to {}.{} like tables[{}] (line {}) but with {}; rules that "
-                               "merge into one table must agree on mode, meta_columns, key and "
-                               "partition_by",
-                               target.database, target.table, i, earlier.line, difference));
+        if (!difference.empty()) {
+          AddProblem(ctx_, locations_[j].target, locations_[j].path + ".target",
+                     fmt::format("writes to {}.{} like tables[{}] (line {}) but with {}; rules "
+                                 "that merge into one table must agree on mode, meta_columns, key "
+                                 "and partition_by",
+                                 target.database, target.table, i, earlier.line, difference));
+        }
+        break;
       }
     }
   }
@@ -445,6 +463,7 @@ class Loader {
     m.UInt("max_rows", b.max_rows, 1, 100000000);
     m.Size("max_bytes", b.max_bytes, 1 << 10, 16ULL << 30);
     m.Duration("max_delay", b.max_delay, milliseconds(1), hours(1));
+    batch_bytes_mark_ = m.MarkOf("max_bytes");
     m.Finish();
   }
 
@@ -452,10 +471,16 @@ class Loader {
     uint64_t& limit = config.memory.max_buffered_bytes;
     m.Size("max_buffered_bytes", limit, 1 << 20, 1ULL << 40);
     if (limit < config.batch.max_bytes) {
-      Problem(m, "max_buffered_bytes",
-              fmt::format("{} ({}) must be at least batch.max_bytes ({}), or no batch could fill",
-                          m.PathOf("max_buffered_bytes"), FormatSize(limit),
-                          FormatSize(config.batch.max_bytes)));
+      if (m.Has("max_buffered_bytes")) {
+        Problem(m, "max_buffered_bytes",
+                fmt::format("must be at least batch.max_bytes ({}), or no batch could fill; got {}",
+                            FormatSize(config.batch.max_bytes), FormatSize(limit)));
+      } else {
+        AddProblem(ctx_, batch_bytes_mark_, "batch.max_bytes",
+                   fmt::format("must not exceed memory.max_buffered_bytes ({}), or no batch could "
+                               "fill; got {}",
+                               FormatSize(limit), FormatSize(config.batch.max_bytes)));
+      }
     }
     m.Finish();
   }
@@ -499,11 +524,19 @@ class Loader {
     Duration max_lag{};
     if (health.Duration("max_lag", max_lag, seconds(1), hours(24 * 30))) h.health.max_lag = max_lag;
     if (h.health.max_silence <= config.source.heartbeat_period) {
-      Problem(health, "max_silence",
-              fmt::format("{} ({}) must be longer than source.heartbeat_period ({}), or /healthz "
-                          "fails whenever the source is idle",
-                          health.PathOf("max_silence"), FormatDuration(h.health.max_silence),
-                          FormatDuration(config.source.heartbeat_period)));
+      if (health.Has("max_silence")) {
+        Problem(health, "max_silence",
+                fmt::format("must be longer than source.heartbeat_period ({}), or /healthz fails "
+                            "whenever the source is idle; got {}",
+                            FormatDuration(config.source.heartbeat_period),
+                            FormatDuration(h.health.max_silence)));
+      } else {
+        AddProblem(ctx_, heartbeat_mark_, "source.heartbeat_period",
+                   fmt::format("must be shorter than http.health.max_silence ({}), or /healthz "
+                               "fails whenever the source is idle; got {}",
+                               FormatDuration(h.health.max_silence),
+                               FormatDuration(config.source.heartbeat_period)));
+      }
     }
     health.Finish();
     m.Finish();
@@ -524,6 +557,8 @@ class Loader {
   const LoadOptions& options_;
   std::string_view source_name_;
   std::vector<RuleLocation> locations_;  // one per rule, same order as Config::tables
+  YAML::Mark heartbeat_mark_;                // source.heartbeat_period, for the health check
+  YAML::Mark batch_bytes_mark_;              // batch.max_bytes, for the memory check
 };
 
 [[noreturn]] void FailYaml(std::string_view source_name, const YAML::Exception& e) {
@@ -553,6 +588,11 @@ Config ParseConfig(std::string_view yaml, std::string_view source_name,
   if (documents.empty() || documents[0].IsNull()) {
     Fail(ErrorCode::kConfig, "{}: is empty; a config needs at least source, target and tables",
          source_name);
+  }
+  if (!documents[0].IsMap()) {
+    Fail(ErrorCode::kConfig,
+         "{}:{}:{}: the top level must be a mapping with the sections source, target, tables ...",
+         source_name, documents[0].Mark().line + 1, documents[0].Mark().column + 1);
   }
   Problems problems;
   ReadContext ctx{problems, options.env};

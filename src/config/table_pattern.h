@@ -36,6 +36,8 @@ class NameGlob {
 
   bool HasWildcards() const { return !is_literal_; }
   bool MatchesEverything() const { return symbols_.size() == 1 && symbols_[0] == kMany; }
+  // The name itself, for a glob without wildcards.
+  const std::string& ToLiteral() const { return literal_; }
   // Canonical text: special characters quoted with backticks.
   std::string ToString() const;
 

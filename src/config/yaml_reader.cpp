@@ -56,9 +56,11 @@ void AddProblem(ReadContext& ctx, const YAML::Mark& mark, std::string_view path,
 }
 
 std::optional<ScalarValue> ReadScalar(ReadContext& ctx, const YAML::Node& node,
-                                      std::string_view path, std::string_view expected) {
+                                      std::string_view path, std::string_view expected,
+                                      const YAML::Mark* null_mark) {
   if (node.IsNull()) {
-    AddProblem(ctx, node.Mark(), path,
+    // An empty value's own mark points at whatever follows it; the key is the better place.
+    AddProblem(ctx, null_mark != nullptr ? *null_mark : node.Mark(), path,
                fmt::format("has no value (expected {}; remove the key to use the default)",
                            expected));
     return std::nullopt;
@@ -128,7 +130,7 @@ YAML::Mark MapReader::MarkOf(std::string_view key) const {
   const Entry* entry = Find(key);
   if (entry == nullptr) return mark_;
   YAML::Mark mark = entry->value.Mark();
-  return mark.is_null() ? entry->key_mark : mark;
+  return mark.is_null() || entry->value.IsNull() ? entry->key_mark : mark;
 }
 
 const MapReader::Entry* MapReader::Take(std::string_view key, Presence presence) {
@@ -149,7 +151,7 @@ std::optional<ScalarValue> MapReader::Scalar(std::string_view key, std::string_v
                                              Presence presence) {
   const Entry* entry = Take(key, presence);
   if (entry == nullptr) return std::nullopt;
-  return ReadScalar(ctx_, entry->value, PathOf(key), expected);
+  return ReadScalar(ctx_, entry->value, PathOf(key), expected, &entry->key_mark);
 }
 
 bool MapReader::String(std::string_view key, std::string& out, Presence presence) {
@@ -282,7 +284,8 @@ bool MapReader::StringList(std::string_view key, std::vector<std::string>& out, 
   if (entry == nullptr) return false;
   const std::string path = PathOf(key);
   if (allow_single && (entry->value.IsScalar() || entry->value.IsNull())) {
-    std::optional<ScalarValue> scalar = ReadScalar(ctx_, entry->value, path, "a string");
+    std::optional<ScalarValue> scalar =
+        ReadScalar(ctx_, entry->value, path, "a string", &entry->key_mark);
     if (!scalar) return false;
     if (scalar->value.empty()) {
       AddProblem(ctx_, scalar->mark, path, "must not be empty");

@@ -39,9 +39,11 @@ struct ScalarValue {
 void AddProblem(ReadContext& ctx, const YAML::Mark& mark, std::string_view path,
                 std::string message);
 
-// Reads `node` as a scalar (`expected` names the type for the message if it is not one).
+// Reads `node` as a scalar (`expected` names the type for the message if it is not one). A null
+// value is reported at `null_mark` if given (its key), since an empty value has no place.
 std::optional<ScalarValue> ReadScalar(ReadContext& ctx, const YAML::Node& node,
-                                      std::string_view path, std::string_view expected);
+                                      std::string_view path, std::string_view expected,
+                                      const YAML::Mark* null_mark = nullptr);
 
 enum class Presence { kOptional, kRequired };
 
