@@ -29,6 +29,14 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return at(n, m);
 }
 
+bool IsSubsequence(std::string_view needle, std::string_view haystack) {
+  size_t i = 0;
+  for (char c : haystack) {
+    if (i < needle.size() && Lower(needle[i]) == Lower(c)) ++i;
+  }
+  return i == needle.size();
+}
+
 }  // namespace
 
 std::string ClosestMatch(std::string_view typo, std::span<const std::string_view> candidates) {
@@ -42,6 +50,15 @@ std::string ClosestMatch(std::string_view typo, std::span<const std::string_view
     if (distance < best_distance) {
       best = candidate;
       best_distance = distance;
+    }
+  }
+  if (!best.empty()) return std::string(best);
+  // Abbreviations ("lvl" for level, "cols" for columns) are far in edit distance but keep the
+  // letters in order.
+  for (std::string_view candidate : candidates) {
+    if (typo.size() < 3 || typo.size() * 2 < candidate.size()) continue;
+    if (IsSubsequence(typo, candidate) && (best.empty() || candidate.size() < best.size())) {
+      best = candidate;
     }
   }
   return std::string(best);
