@@ -62,6 +62,12 @@ void AdminServer::Start(const std::string& listen) {
   server_->new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
   server_->set_read_timeout(std::chrono::seconds(5));
   server_->set_write_timeout(std::chrono::seconds(5));
+  // httplib's default also sets SO_REUSEPORT, which would let a second rowbridge share the port
+  // silently; SO_REUSEADDR alone still allows a quick restart.
+  server_->set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   Route();
   int port = address.port;
   bool bound = port == 0 ? (port = server_->bind_to_any_port(address.host)) > 0
