@@ -23,7 +23,6 @@ using std::chrono::seconds;
 
 constexpr size_t kMaxConfigBytes = 1 << 20;
 
-constexpr auto kOptional = Presence::kOptional;
 constexpr auto kRequired = Presence::kRequired;
 
 class Loader {
