@@ -1,5 +1,6 @@
 #include "config/loader.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
@@ -22,6 +23,25 @@ using std::chrono::milliseconds;
 using std::chrono::seconds;
 
 constexpr size_t kMaxConfigBytes = 1 << 20;
+// The checks between rules are quadratic; a config needing more uses wildcards.
+constexpr size_t kMaxPatterns = 1000;
+
+// Counts documents without building them.
+class DocumentCounter : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
 
 constexpr auto kRequired = Presence::kRequired;
 
@@ -354,10 +374,19 @@ class Loader {
                  "needs at least one rule (e.g. - match: shop.orders)");
       return;
     }
+    size_t patterns = 0;
     for (size_t i = 0; i < items->size(); ++i) {
       TableRule rule;
       ReadRule((*items)[i], i, rule);
+      patterns += rule.match.size();
       config.tables.push_back(std::move(rule));
+      if (patterns > kMaxPatterns) {
+        AddProblem(ctx_, root.MarkOf("tables"), "tables",
+                   fmt::format("has more than {} patterns; use wildcards", kMaxPatterns));
+        config.tables.clear();
+        locations_.clear();
+        return;
+      }
     }
     CheckRuleOrder(config);
     CheckMergedTargets(config);
@@ -574,30 +603,41 @@ Config ParseConfig(std::string_view yaml, std::string_view source_name,
     Fail(ErrorCode::kConfig, "{}: is {} bytes; a config file may have at most {}", source_name,
          yaml.size(), FormatSize(kMaxConfigBytes));
   }
-  std::vector<YAML::Node> documents;
+  const std::string text(yaml);
+  YAML::Node root;
   try {
-    documents = YAML::LoadAll(std::string(yaml));
+    // Not YAML::LoadAll: yaml-cpp 0.7 loops forever (allocating an empty document per turn) on a
+    // stray ',' outside brackets, because its parser then never consumes the token. So count at
+    // most two documents, then load the first.
+    std::istringstream stream(text);
+    YAML::Parser parser(stream);
+    DocumentCounter counter;
+    int documents = 0;
+    while (documents < 2 && parser.HandleNextDocument(counter)) ++documents;
+    if (documents > 1) {
+      Fail(ErrorCode::kConfig,
+           "{}: holds more than one YAML document (a --- separator, or a stray character such as "
+           "',' outside brackets); a config is a single document",
+           source_name);
+    }
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     FailYaml(source_name, e);
   }
-  if (documents.size() > 1) {
-    Fail(ErrorCode::kConfig, "{}: holds {} YAML documents; a config is a single document",
-         source_name, documents.size());
-  }
-  if (documents.empty() || documents[0].IsNull()) {
+  if (!root.IsDefined() || root.IsNull()) {
     Fail(ErrorCode::kConfig, "{}: is empty; a config needs at least source, target and tables",
          source_name);
   }
-  if (!documents[0].IsMap()) {
+  if (!root.IsMap()) {
     Fail(ErrorCode::kConfig,
          "{}:{}:{}: the top level must be a mapping with the sections source, target, tables ...",
-         source_name, documents[0].Mark().line + 1, documents[0].Mark().column + 1);
+         source_name, root.Mark().line + 1, root.Mark().column + 1);
   }
   Problems problems;
   ReadContext ctx{problems, options.env};
   Config config;
   try {
-    config = Loader(ctx, options, source_name).Read(documents[0]);
+    config = Loader(ctx, options, source_name).Read(root);
   } catch (const YAML::Exception& e) {
     FailYaml(source_name, e);
   }

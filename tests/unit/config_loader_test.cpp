@@ -326,3 +326,22 @@ log:
 
 }  // namespace
 }  // namespace rowbridge::config
+
+namespace rowbridge::config {
+namespace {
+
+TEST(ConfigLoader, TooManyPatternsAreRejected) {
+  std::string text = "source: {host: h, user: u, server_id: 1}\ntarget: {host: h}\ntables:\n";
+  for (int i = 0; i <= 1000; ++i) text += fmt::format("  - match: db.t{}\n", i);
+  try {
+    ParseConfig(text, "many.yaml", WithEnv({}));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "many.yaml: 1 configuration problem:\n"
+              "  many.yaml:4:3: tables: has more than 1000 patterns; use wildcards");
+  }
+}
+
+}  // namespace
+}  // namespace rowbridge::config
