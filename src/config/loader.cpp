@@ -81,8 +81,8 @@ class Loader {
   void Warn(const YAML::Mark& mark, std::string path, std::string message) {
     if (options_.warnings == nullptr) return;
     options_.warnings->push_back(
-        config::Problem{mark.line + 1, mark.column + 1, std::move(path), std::move(message)}
-            .Render(source_name_));
+        config::Problem{mark.line + 1, mark.column + 1, std::move(path), std::move(message)}.Render(
+            source_name_));
   }
 
   // An optional string that, when given, must not be empty.
@@ -203,8 +203,9 @@ class Loader {
     // The ClickHouse convention: 9000 plain, 9440 TLS.
     t.port = t.tls.mode == TlsMode::kDisabled ? 9000 : 9440;
     m.UInt("port", t.port, 1, 65535);
-    m.Enum("compression", t.compression,
-           {{"lz4", Compression::kLz4}, {"zstd", Compression::kZstd}, {"none", Compression::kNone}});
+    m.Enum(
+        "compression", t.compression,
+        {{"lz4", Compression::kLz4}, {"zstd", Compression::kZstd}, {"none", Compression::kNone}});
     NonEmpty(m, "cluster", t.cluster);
     m.UInt("writers", t.writers, 1, 64);
     m.Duration("connect_timeout", t.connect_timeout, milliseconds(100), hours(1));
@@ -217,8 +218,9 @@ class Loader {
     if (!m.StringList(key, out)) return;
     for (const std::string& column : out) {
       if (column.size() > 64) {
-        Problem(m, key, fmt::format("column name \"{}...\" is longer than 64 characters",
-                                    column.substr(0, 16)));
+        Problem(m, key,
+                fmt::format("column name \"{}...\" is longer than 64 characters",
+                            column.substr(0, 16)));
       }
     }
   }
@@ -235,8 +237,8 @@ class Loader {
     bool name_like = !zone.empty() && zone.size() <= 64 && zone.front() != '/' &&
                      zone.find("..") == std::string::npos;
     for (char c : zone) {
-      if (!(digit(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
-            c == '-' || c == '+' || c == '/')) {
+      if (!(digit(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == '-' ||
+            c == '+' || c == '/')) {
         name_like = false;
       }
     }
@@ -281,8 +283,7 @@ class Loader {
     }
     for (const auto& [key, name] : used) {
       for (std::string_view list : {"include_columns", "key"}) {
-        const std::vector<std::string>& columns =
-            list == "key" ? rule.key : rule.include_columns;
+        const std::vector<std::string>& columns = list == "key" ? rule.key : rule.include_columns;
         if (std::find(columns.begin(), columns.end(), *name) != columns.end()) {
           Problem(m, key,
                   fmt::format("\"{}\" is also listed in {}.{}; the meta column would collide with "
@@ -338,14 +339,15 @@ class Loader {
     for (const std::string& column : rule.key) {
       if (std::find(rule.exclude_columns.begin(), rule.exclude_columns.end(), column) !=
           rule.exclude_columns.end()) {
-        Problem(m, "key", fmt::format("key column \"{}\" is excluded by {}", column,
-                                      m.PathOf("exclude_columns")));
+        Problem(m, "key",
+                fmt::format("key column \"{}\" is excluded by {}", column,
+                            m.PathOf("exclude_columns")));
       }
       if (!rule.include_columns.empty() &&
           std::find(rule.include_columns.begin(), rule.include_columns.end(), column) ==
               rule.include_columns.end()) {
-        Problem(m, "key", fmt::format("key column \"{}\" is not in {}", column,
-                                      m.PathOf("include_columns")));
+        Problem(m, "key",
+                fmt::format("key column \"{}\" is not in {}", column, m.PathOf("include_columns")));
       }
     }
     ReadMetaColumns(m.Map("meta_columns"), rule, path);
@@ -514,7 +516,8 @@ class Loader {
   }
 
   void ReadState(MapReader m, StateConfig& s) {
-    m.Enum("store", s.store, {{"clickhouse", StateStore::kClickhouse}, {"file", StateStore::kFile}});
+    m.Enum("store", s.store,
+           {{"clickhouse", StateStore::kClickhouse}, {"file", StateStore::kFile}});
     NonEmpty(m, "path", s.path);
     NonEmpty(m, "table", s.table);
     if (s.store == StateStore::kFile) {
@@ -585,8 +588,8 @@ class Loader {
   const LoadOptions& options_;
   std::string_view source_name_;
   std::vector<RuleLocation> locations_;  // one per rule, same order as Config::tables
-  YAML::Mark heartbeat_mark_;                // source.heartbeat_period, for the health check
-  YAML::Mark batch_bytes_mark_;              // batch.max_bytes, for the memory check
+  YAML::Mark heartbeat_mark_;            // source.heartbeat_period, for the health check
+  YAML::Mark batch_bytes_mark_;          // batch.max_bytes, for the memory check
 };
 
 [[noreturn]] void FailYaml(std::string_view source_name, const YAML::Exception& e) {
