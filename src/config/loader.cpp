@@ -592,10 +592,22 @@ class Loader {
   YAML::Mark batch_bytes_mark_;          // batch.max_bytes, for the memory check
 };
 
-[[noreturn]] void FailYaml(std::string_view source_name, const YAML::Exception& e) {
+[[noreturn]] void FailYaml(std::string_view source_name, std::string_view text,
+                           const YAML::Exception& e) {
   if (e.mark.is_null()) Fail(ErrorCode::kConfig, "{}: invalid YAML: {}", source_name, e.msg);
-  Fail(ErrorCode::kConfig, "{}:{}:{}: invalid YAML: {}", source_name, e.mark.line + 1,
-       e.mark.column + 1, e.msg);
+  // In flow style ({...} or [...]) braces end the value, so an unquoted ${VAR} breaks the syntax
+  // with a message that does not say so.
+  std::string hint;
+  if (e.mark.pos >= 0 && static_cast<size_t>(e.mark.pos) <= text.size()) {
+    size_t line_start = text.rfind('\n', e.mark.pos == 0 ? 0 : e.mark.pos - 1);
+    line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
+    std::string_view line = text.substr(line_start, text.find('\n', line_start) - line_start);
+    if (line.find("${") != std::string_view::npos && line.find_first_of("{[") < line.find("${")) {
+      hint = " (inside { } or [ ], put values with ${...} in quotes: \"${VAR}\")";
+    }
+  }
+  Fail(ErrorCode::kConfig, "{}:{}:{}: invalid YAML: {}{}", source_name, e.mark.line + 1,
+       e.mark.column + 1, e.msg, hint);
 }
 
 }  // namespace
@@ -625,7 +637,7 @@ Config ParseConfig(std::string_view yaml, std::string_view source_name,
     }
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    FailYaml(source_name, e);
+    FailYaml(source_name, yaml, e);
   }
   if (!root.IsDefined() || root.IsNull()) {
     Fail(ErrorCode::kConfig, "{}: is empty; a config needs at least source, target and tables",
@@ -642,7 +654,7 @@ Config ParseConfig(std::string_view yaml, std::string_view source_name,
   try {
     config = Loader(ctx, options, source_name).Read(root);
   } catch (const YAML::Exception& e) {
-    FailYaml(source_name, e);
+    FailYaml(source_name, yaml, e);
   }
   if (!problems.empty()) problems.Throw(source_name);
   return config;
