@@ -153,18 +153,26 @@ _ts_install_db() {
 # Makes $m/data a fresh MariaDB data directory. mariadb-install-db takes seconds on a busy machine,
 # so its result is kept once per MariaDB version (in TESTSERVERS_CACHE, default
 # ~/.cache/rowbridge-testservers) and copied; the copy is sparse and takes a fraction of a second.
+# Test processes start servers concurrently: a lock file lets one of them install while the others
+# wait for its result, and the finished template appears by an atomic rename, so no start ever
+# copies a half-written one (a start killed mid-install leaves only its own temp directory).
 _ts_mariadb_datadir() {
-  local m="$1" version cache template tmp
+  local m="$1" version cache template
   version="$(mariadbd --version | awk '{print $3}')"
   cache="${TESTSERVERS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rowbridge-testservers}"
   template="$cache/mariadb-datadir-$version-uid$(id -u)"
   if [[ ! -f "$template/.complete" ]] && mkdir -p "$cache" 2>/dev/null; then
-    tmp="$(mktemp -d "$cache/.install.XXXXXX")"
-    _ts_install_db "$tmp/data" "$m/install.log"
-    touch "$tmp/data/.complete"
-    # Renaming is atomic: when two starts race, one wins and the other drops its copy.
-    mv -T "$tmp/data" "$template" 2>/dev/null || true
-    rm -rf "$tmp"
+    (
+      flock -w "$TESTSERVERS_START_TIMEOUT" 9 ||
+        _ts_die "waited ${TESTSERVERS_START_TIMEOUT}s for the lock $template.lock"
+      [[ -f "$template/.complete" ]] && exit 0
+      tmp="$(mktemp -d "$cache/.install.XXXXXX")"
+      _ts_install_db "$tmp/data" "$m/install.log"
+      touch "$tmp/data/.complete"
+      rm -rf "$template"  # only a template without .complete, i.e. never a usable one
+      mv -T "$tmp/data" "$template"
+      rm -rf "$tmp"
+    ) 9>"$template.lock" || _ts_die "could not prepare the MariaDB data directory template $template"
   fi
   if [[ -f "$template/.complete" ]]; then
     cp -a --sparse=always "$template" "$m/data"
