@@ -40,6 +40,7 @@ struct MysqlAddress {
   std::string ssl_user;  // may only log in over TLS
   std::string ssl_password;
   std::string servers_dir;  // the testservers.sh directory holding this server
+  int pid = 0;              // mariadbd's process id (0 if not known), e.g. for SIGSTOP
 };
 
 struct ClickHouseAddress {
@@ -52,6 +53,7 @@ struct ClickHouseAddress {
   std::string auth_password;
   std::string readonly_user;  // readonly=1, empty password
   std::string servers_dir;
+  int pid = 0;  // clickhouse-server's process id (0 if not known)
 };
 
 // The names of the ROWBRIDGE_TEST_* variables a server needs that are unset (space separated);
@@ -90,6 +92,8 @@ std::filesystem::path TestServersScript();
 // kill tests and anything needing startup options or global settings. The destructor stops the
 // server and deletes the directory (kept when ROWBRIDGE_KEEP_TEST_SERVERS=1, or when stopping
 // failed). If the test process dies without running destructors, a watchdog still stops it.
+// "--skip-log-bin" among the options turns binary logging off. A start that fails throws
+// rowbridge::Error whose message holds the last lines of the server's error log.
 class ScopedMariaDb {
  public:
   explicit ScopedMariaDb(std::vector<std::string> mariadbd_options = {});
