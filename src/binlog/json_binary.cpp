@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "binlog/decimal.h"
+#include "binlog/json_string.h"
 #include "binlog/temporal.h"
 #include "common/byte_reader.h"
 #include "common/error.h"
@@ -54,45 +55,10 @@ uint64_t LoadLittleEndian(const uint8_t* p, size_t n) {
   return v;
 }
 
-// JSON string escaping as MySQL's double_quote(): the two-character escapes for " \ \b \f \n \r
-// \t, \u00xx (lower-case hex) for the other bytes below 0x20, everything else verbatim.
+// A JSON string exactly as MySQL prints it: its escapes, and bytes that are not UTF-8 as they are.
 void AppendJsonQuoted(const uint8_t* p, size_t n, std::string& out) {
-  out.push_back('"');
-  size_t run = 0;  // start of the pending run of verbatim bytes
-  for (size_t i = 0; i < n; ++i) {
-    const uint8_t c = p[i];
-    if (c > 0x1f && c != '"' && c != '\\') continue;
-    out.append(reinterpret_cast<const char*>(p + run), i - run);
-    run = i + 1;
-    switch (c) {
-      case '"':
-        out.append("\\\"");
-        break;
-      case '\\':
-        out.append("\\\\");
-        break;
-      case '\b':
-        out.append("\\b");
-        break;
-      case '\f':
-        out.append("\\f");
-        break;
-      case '\n':
-        out.append("\\n");
-        break;
-      case '\r':
-        out.append("\\r");
-        break;
-      case '\t':
-        out.append("\\t");
-        break;
-      default:
-        fmt::format_to(std::back_inserter(out), "\\u00{:02x}", c);
-        break;
-    }
-  }
-  out.append(reinterpret_cast<const char*>(p + run), n - run);
-  out.push_back('"');
+  AppendJsonString(std::string_view(reinterpret_cast<const char*>(p), n), out,
+                   InvalidUtf8::kVerbatim);
 }
 
 // MySQL's base64_encode: standard alphabet, '=' padding, a newline after every 76 characters.
