@@ -9,18 +9,13 @@
 
 #include "binlog/json_binary.h"
 #include "binlog/temporal.h"
+#include "support/bytes.h"
 #include "support/paths.h"
 
 namespace rowbridge::binlog {
 namespace {
 
-std::string FromHex(std::string_view hex) {
-  std::string bytes;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-    bytes.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
-  }
-  return bytes;
-}
+using ::rowbridge::testing::FromHex;
 
 std::string ReadFixture(const std::string& relative) {
   const auto path = testing::MysqlFixturesDir() / relative;

@@ -11,21 +11,13 @@
 #include "clickhouse/columns/string.h"
 #include "common/error.h"
 #include "private_clickhouse.h"
+#include "support/expect_error.h"
 #include "support/test_servers.h"
 
 namespace rowbridge::clickhouse {
 namespace {
 
-template <typename Fn>
-Error ErrorOf(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a rowbridge::Error";
-  return Error(ErrorCode::kInternal, "no error");
-}
+using ::rowbridge::testing::ErrorOf;
 
 class PrivateClickHouseTest : public ::testing::Test {
  protected:
