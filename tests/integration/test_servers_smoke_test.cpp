@@ -283,6 +283,8 @@ namespace {
 TEST(ScopedClickHouse, KeepsItsDataAndPortsAcrossRestartAndCrash) {
   ScopedClickHouse server;
   const ClickHouseAddress first = server.address();
+  EXPECT_NE(first.tls_port, 0);
+  EXPECT_TRUE(std::filesystem::is_regular_file(first.ssl_ca)) << first.ssl_ca;
   if (MissingClickHouseEnv().empty()) {
     EXPECT_NE(first.port, ClickHouseFromEnv().port);
   }
@@ -294,6 +296,7 @@ TEST(ScopedClickHouse, KeepsItsDataAndPortsAcrossRestartAndCrash) {
   server.Start();
   EXPECT_EQ(server.address().port, first.port);
   EXPECT_EQ(server.address().http_port, first.http_port);
+  EXPECT_EQ(server.address().tls_port, first.tls_port);
   server.Kill();
   EXPECT_THROW(server.Sql("SELECT 1"), Error);
   server.Start();

@@ -119,6 +119,10 @@ ClickHouseAddress ClickHouseFrom(const Lookup& get, const std::string& where) {
   a.host = get("ROWBRIDGE_TEST_CH_HOST");
   a.port = PortFrom(get("ROWBRIDGE_TEST_CH_PORT"), "ROWBRIDGE_TEST_CH_PORT");
   a.http_port = PortFrom(get("ROWBRIDGE_TEST_CH_HTTP_PORT"), "ROWBRIDGE_TEST_CH_HTTP_PORT");
+  if (const std::string tls = get("ROWBRIDGE_TEST_CH_TLS_PORT"); !tls.empty()) {
+    a.tls_port = PortFrom(tls, "ROWBRIDGE_TEST_CH_TLS_PORT");
+  }
+  a.ssl_ca = get("ROWBRIDGE_TEST_CH_SSL_CA");
   a.user = get("ROWBRIDGE_TEST_CH_USER");
   if (a.user.empty()) a.user = "default";
   a.password = get("ROWBRIDGE_TEST_CH_PASSWORD");

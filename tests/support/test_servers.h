@@ -47,6 +47,8 @@ struct ClickHouseAddress {
   std::string host;        // always 127.0.0.1
   uint16_t port = 0;       // native protocol
   uint16_t http_port = 0;  // HTTP interface
+  uint16_t tls_port = 0;   // native protocol over TLS (0 if the server has none)
+  std::string ssl_ca;      // the CA that signed the TLS certificate (for 127.0.0.1)
   std::string user;        // `default`, empty password
   std::string password;
   std::string auth_user;  // a user that has a password
