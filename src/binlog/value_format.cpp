@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iterator>
 
+#include "binlog/base64.h"
 #include "binlog/decimal.h"
 #include "binlog/json_binary.h"
 #include "binlog/json_string.h"
@@ -71,21 +72,6 @@ void AppendMysqlbinlogDate(const TemporalParts& p, std::string& out) {
 }
 
 // ---- JSON text --------------------------------------------------------------------------
-
-void AppendBase64(const uint8_t* p, size_t n, std::string& out) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  for (size_t i = 0; i < n; i += 3) {
-    const uint32_t b0 = p[i];
-    const uint32_t b1 = i + 1 < n ? p[i + 1] : 0;
-    const uint32_t b2 = i + 2 < n ? p[i + 2] : 0;
-    const uint32_t triple = (b0 << 16) | (b1 << 8) | b2;
-    out.push_back(kAlphabet[(triple >> 18) & 63]);
-    out.push_back(kAlphabet[(triple >> 12) & 63]);
-    out.push_back(i + 1 < n ? kAlphabet[(triple >> 6) & 63] : '=');
-    out.push_back(i + 2 < n ? kAlphabet[triple & 63] : '=');
-  }
-}
 
 template <typename Float>
 void AppendShortestNumber(Float value, std::string& out) {
