@@ -18,10 +18,7 @@ namespace {
 using ::rowbridge::testing::FromHex;
 
 std::string ReadFixture(const std::string& relative) {
-  const auto path = testing::MysqlFixturesDir() / relative;
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot open " << path;
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return testing::ReadFile(testing::MysqlFixturesDir() / relative);
 }
 
 TEST(BinlogValuesFixtures, JsonOpaqueDocumentsDecodeToTheDocumentedValues) {
