@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential g++ cmake ninja-build ccache pkg-config git
   libssl-dev zlib1g-dev liblz4-dev libzstd-dev libfmt-dev libspdlog-dev libcli11-dev
   libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev
-  libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev
+  libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev clang-format-14
   mariadb-server mariadb-client clickhouse-server clickhouse-client clickhouse-tools
   gnuplot-nox procps iproute2 python3 openssl tzdata
 )

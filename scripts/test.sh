@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The test command: installs what is needed, builds rowbridge with ASan+UBSan, starts throwaway
-# MariaDB and ClickHouse servers, runs every unit and integration test against them, builds the
-# libFuzzer targets with clang and runs each for a bounded time, and stops the servers again, also
-# when a test fails. Prints a summary; exits non-zero if any step failed.
+# The test command: installs what is needed, checks the formatting, builds rowbridge with
+# ASan+UBSan, starts throwaway MariaDB and ClickHouse servers, runs every unit and integration test
+# against them, builds the libFuzzer targets with clang and runs each for a bounded time, and stops
+# the servers again, also when a test fails. Prints a summary; exits non-zero if any step failed.
 #
 # Knobs (environment):
 #   ROWBRIDGE_TEST_BUILD   the ASan build directory             (default build/asan)
@@ -174,6 +174,8 @@ run_fuzzers() {
 if [[ "${ROWBRIDGE_SKIP_DEPS:-0}" != 1 ]]; then
   step "install dependencies" deps || exit 1
 fi
+# Formatting does not stop the run: the tests still say whether the code works.
+step "format (scripts/check-format.sh)" "$ROOT/scripts/check-format.sh"
 step "build (ASan+UBSan)" build_asan || exit 1
 step "start test servers" start_servers || exit 1
 step "unit and integration tests (ctest)" run_ctest

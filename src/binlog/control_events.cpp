@@ -5,19 +5,6 @@
 
 namespace rowbridge::binlog {
 
-namespace {
-
-uint64_t ReadPacked(ByteReader& r, const char* what) {
-  uint8_t first = r.U8(what);
-  if (first < 251) return first;
-  if (first == 252) return r.U16(what);
-  if (first == 253) return r.U24(what);
-  if (first == 254) return r.U64(what);
-  r.Corrupt(fmt::format("invalid {} prefix 0x{:02x}", what, first));
-}
-
-}  // namespace
-
 RotateEvent ParseRotateEvent(const Event& event, const FormatDescription& format,
                              bool maybe_checksummed) {
   ByteReader r = event.BodyReader();
@@ -83,9 +70,9 @@ HeartbeatEvent ParseHeartbeatEvent(const Event& event) {
   }
   // v2: (type, length, value) fields with packed integers, ended by type 0.
   while (!r.AtEnd()) {
-    uint64_t type = ReadPacked(r, "heartbeat field type");
+    uint64_t type = r.LengthEncoded("heartbeat field type");
     if (type == 0) break;
-    uint64_t len = ReadPacked(r, "heartbeat field length");
+    uint64_t len = r.LengthEncoded("heartbeat field length");
     if (len > r.remaining()) r.Corrupt("heartbeat field overruns the event");
     uint64_t at = r.offset();
     std::string_view value = r.Bytes(static_cast<size_t>(len), "heartbeat field");
@@ -93,7 +80,7 @@ HeartbeatEvent ParseHeartbeatEvent(const Event& event) {
       h.log_file = value;
     } else if (type == 2) {
       ByteReader v(value, at, r.context());
-      h.log_position = ReadPacked(v, "heartbeat log position");
+      h.log_position = v.LengthEncoded("heartbeat log position");
     }
   }
   return h;

@@ -16,16 +16,6 @@ Uuid ReadUuid(ByteReader& r) {
   return u;
 }
 
-// MySQL's packed integer (net_field_length): 1, 3, 4 or 9 bytes.
-uint64_t ReadPacked(ByteReader& r, const char* what) {
-  uint8_t first = r.U8(what);
-  if (first < 251) return first;
-  if (first == 252) return r.U16(what);
-  if (first == 253) return r.U24(what);
-  if (first == 254) return r.U64(what);
-  r.Corrupt(fmt::format("invalid {} prefix 0x{:02x}", what, first));
-}
-
 void ParseUntagged(ByteReader& r, GtidEvent& g) {
   g.flags = r.U8("GTID flags");
   g.sid = ReadUuid(r);
@@ -47,7 +37,7 @@ void ParseUntagged(ByteReader& r, GtidEvent& g) {
     g.original_commit_timestamp =
         (ts & kHighBit) ? r.UInt(7, "original commit timestamp") : ts & ~kHighBit;
   }
-  if (!r.AtEnd()) g.transaction_length = ReadPacked(r, "transaction length");
+  if (!r.AtEnd()) g.transaction_length = r.LengthEncoded("transaction length");
   if (r.remaining() >= 4) {
     constexpr uint32_t kHighBit = uint32_t{1} << 31;
     uint32_t v = r.U32("immediate server version");

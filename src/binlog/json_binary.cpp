@@ -8,13 +8,18 @@
 #include <iterator>
 #include <vector>
 
+#include "binlog/base64.h"
 #include "binlog/decimal.h"
+#include "binlog/json_string.h"
 #include "binlog/temporal.h"
 #include "common/byte_reader.h"
 #include "common/error.h"
 
 namespace rowbridge::binlog {
 namespace {
+
+// MySQL's base64_encode breaks its output into lines of 76 characters.
+constexpr size_t kMysqlBase64LineLength = 76;
 
 // Value type bytes of the binary format (sql-common/json_binary.h).
 enum : uint8_t {
@@ -54,67 +59,10 @@ uint64_t LoadLittleEndian(const uint8_t* p, size_t n) {
   return v;
 }
 
-// JSON string escaping as MySQL's double_quote(): the two-character escapes for " \ \b \f \n \r
-// \t, \u00xx (lower-case hex) for the other bytes below 0x20, everything else verbatim.
+// A JSON string exactly as MySQL prints it: its escapes, and bytes that are not UTF-8 as they are.
 void AppendJsonQuoted(const uint8_t* p, size_t n, std::string& out) {
-  out.push_back('"');
-  size_t run = 0;  // start of the pending run of verbatim bytes
-  for (size_t i = 0; i < n; ++i) {
-    const uint8_t c = p[i];
-    if (c > 0x1f && c != '"' && c != '\\') continue;
-    out.append(reinterpret_cast<const char*>(p + run), i - run);
-    run = i + 1;
-    switch (c) {
-      case '"':
-        out.append("\\\"");
-        break;
-      case '\\':
-        out.append("\\\\");
-        break;
-      case '\b':
-        out.append("\\b");
-        break;
-      case '\f':
-        out.append("\\f");
-        break;
-      case '\n':
-        out.append("\\n");
-        break;
-      case '\r':
-        out.append("\\r");
-        break;
-      case '\t':
-        out.append("\\t");
-        break;
-      default:
-        fmt::format_to(std::back_inserter(out), "\\u00{:02x}", c);
-        break;
-    }
-  }
-  out.append(reinterpret_cast<const char*>(p + run), n - run);
-  out.push_back('"');
-}
-
-// MySQL's base64_encode: standard alphabet, '=' padding, a newline after every 76 characters.
-void AppendMysqlBase64(const uint8_t* p, size_t n, std::string& out) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  size_t line = 0;
-  for (size_t i = 0; i < n; i += 3) {
-    if (line == 76) {
-      out.push_back('\n');
-      line = 0;
-    }
-    const uint32_t b0 = p[i];
-    const uint32_t b1 = i + 1 < n ? p[i + 1] : 0;
-    const uint32_t b2 = i + 2 < n ? p[i + 2] : 0;
-    const uint32_t triple = (b0 << 16) | (b1 << 8) | b2;
-    out.push_back(kAlphabet[(triple >> 18) & 63]);
-    out.push_back(kAlphabet[(triple >> 12) & 63]);
-    out.push_back(i + 1 < n ? kAlphabet[(triple >> 6) & 63] : '=');
-    out.push_back(i + 2 < n ? kAlphabet[triple & 63] : '=');
-    line += 4;
-  }
+  AppendJsonString(std::string_view(reinterpret_cast<const char*>(p), n), out,
+                   InvalidUtf8::kVerbatim);
 }
 
 // Converts one binary JSON document to text. Every read is bounds-checked against the enclosing
@@ -300,7 +248,7 @@ class JsonTextWriter {
       default: {
         // "base64:typeNN:<base64>"; the base64 text may hold newlines, escaped when quoted.
         std::string encoded = fmt::format("base64:type{}:", field_type);
-        AppendMysqlBase64(p, length, encoded);
+        AppendBase64(p, length, encoded, kMysqlBase64LineLength);
         if (quoted) {
           AppendJsonQuoted(reinterpret_cast<const uint8_t*>(encoded.data()), encoded.size(), out_);
         } else {

@@ -4,6 +4,7 @@
 
 #include <iterator>
 
+#include "common/civil_date.h"
 #include "common/error.h"
 
 namespace rowbridge::binlog {
@@ -229,29 +230,16 @@ void AppendDateTimeText(const TemporalParts& p, uint32_t fsp, std::string& out) 
 TemporalParts TimestampToUtcParts(const TimestampValue& ts) {
   TemporalParts parts;
   if (ts.seconds == 0 && ts.microsecond == 0) return parts;  // MySQL's zero timestamp
-  int64_t days = ts.seconds / 86400;
-  int64_t rem = ts.seconds % 86400;
-  if (rem < 0) {
-    rem += 86400;
-    days -= 1;
-  }
-  parts.hour = static_cast<uint32_t>(rem / 3600);
-  parts.minute = static_cast<uint32_t>(rem / 60 % 60);
-  parts.second = static_cast<uint32_t>(rem % 60);
+  const int64_t days = FloorDiv(ts.seconds, 86400);
+  const int64_t second_of_day = ts.seconds - days * 86400;
+  parts.hour = static_cast<uint32_t>(second_of_day / 3600);
+  parts.minute = static_cast<uint32_t>(second_of_day / 60 % 60);
+  parts.second = static_cast<uint32_t>(second_of_day % 60);
   parts.microsecond = ts.microsecond;
-  // Civil date from days since 1970-01-01, counting in 400-year eras that start on March 1st
-  // so the leap day falls at the end of each year.
-  const int64_t z = days + 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const int64_t day_of_era = z - era * 146097;
-  const int64_t year_of_era =
-      (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
-  const int64_t day_of_year =
-      day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-  const int64_t month_index = (5 * day_of_year + 2) / 153;  // 0 = March
-  parts.day = static_cast<uint32_t>(day_of_year - (153 * month_index + 2) / 5 + 1);
-  parts.month = static_cast<uint32_t>(month_index < 10 ? month_index + 3 : month_index - 9);
-  parts.year = static_cast<uint32_t>(year_of_era + era * 400 + (parts.month <= 2 ? 1 : 0));
+  const CivilDate date = CivilFromDays(days);
+  parts.year = static_cast<uint32_t>(date.year);
+  parts.month = date.month;
+  parts.day = date.day;
   return parts;
 }
 

@@ -6,19 +6,6 @@
 
 namespace rowbridge::binlog {
 
-namespace {
-
-uint64_t ReadPacked(ByteReader& r, const char* what) {
-  uint8_t first = r.U8(what);
-  if (first < 251) return first;
-  if (first == 252) return r.U16(what);
-  if (first == 253) return r.U24(what);
-  if (first == 254) return r.U64(what);
-  r.Corrupt(fmt::format("invalid {} prefix 0x{:02x}", what, first));
-}
-
-}  // namespace
-
 TransactionPayloadEvent ParseTransactionPayload(const Event& event) {
   ByteReader r = event.BodyReader();
   TransactionPayloadEvent p;
@@ -26,19 +13,19 @@ TransactionPayloadEvent ParseTransactionPayload(const Event& event) {
   uint64_t payload_size = 0;
   // (type, length, value) header fields with packed integers, ended by type 0.
   while (true) {
-    uint64_t type = ReadPacked(r, "payload header field type");
+    uint64_t type = r.LengthEncoded("payload header field type");
     if (type == 0) break;
-    uint64_t len = ReadPacked(r, "payload header field length");
+    uint64_t len = r.LengthEncoded("payload header field length");
     if (len > r.remaining()) r.Corrupt("payload header field overruns the event");
     uint64_t at = r.offset();
     ByteReader v(r.Bytes(static_cast<size_t>(len), "payload header field"), at, event.context);
     switch (type) {
       case 1:
-        payload_size = ReadPacked(v, "payload size");
+        payload_size = v.LengthEncoded("payload size");
         have_size = true;
         break;
       case 2: {
-        uint64_t c = ReadPacked(v, "payload compression type");
+        uint64_t c = v.LengthEncoded("payload compression type");
         if (c != 0 && c != 255) {
           Fail(ErrorCode::kUnsupported,
                "{} at offset {}: unknown transaction payload compression {}", event.context, at, c);
@@ -48,7 +35,7 @@ TransactionPayloadEvent ParseTransactionPayload(const Event& event) {
         break;
       }
       case 3:
-        p.uncompressed_size = ReadPacked(v, "payload uncompressed size");
+        p.uncompressed_size = v.LengthEncoded("payload uncompressed size");
         break;
       default:
         break;  // newer field: skipped by its length

@@ -7,8 +7,10 @@
 #include <cstdio>
 #include <iterator>
 
+#include "binlog/base64.h"
 #include "binlog/decimal.h"
 #include "binlog/json_binary.h"
+#include "binlog/json_string.h"
 #include "binlog/temporal.h"
 #include "binlog/value_decoder.h"
 #include "common/error.h"
@@ -71,121 +73,6 @@ void AppendMysqlbinlogDate(const TemporalParts& p, std::string& out) {
 
 // ---- JSON text --------------------------------------------------------------------------
 
-// Length of the valid UTF-8 sequence starting at p[0], or 0 if it is not valid UTF-8.
-size_t Utf8SequenceLength(const uint8_t* p, size_t n) {
-  const uint8_t c = p[0];
-  if (c < 0x80) return 1;
-  size_t length;
-  uint32_t code;
-  if (c >= 0xc2 && c <= 0xdf) {
-    length = 2;
-    code = c & 0x1f;
-  } else if (c >= 0xe0 && c <= 0xef) {
-    length = 3;
-    code = c & 0x0f;
-  } else if (c >= 0xf0 && c <= 0xf4) {
-    length = 4;
-    code = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (length > n) return 0;
-  for (size_t i = 1; i < length; ++i) {
-    if ((p[i] & 0xc0) != 0x80) return 0;
-    code = (code << 6) | (p[i] & 0x3f);
-  }
-  // Overlong forms, surrogates and code points past U+10FFFF are not valid UTF-8.
-  if ((length == 3 && code < 0x800) || (length == 4 && code < 0x10000) || code > 0x10ffff ||
-      (code >= 0xd800 && code <= 0xdfff)) {
-    return 0;
-  }
-  return length;
-}
-
-// Copies text, replacing each byte that is not part of valid UTF-8 by \u00XX. Used on text whose
-// JSON syntax is already in place (strings escaped), so only string contents can change.
-void AppendUtf8Sanitized(const uint8_t* p, size_t n, std::string& out) {
-  size_t i = 0;
-  while (i < n) {
-    const size_t length = Utf8SequenceLength(p + i, n - i);
-    if (length == 0) {
-      fmt::format_to(std::back_inserter(out), "\\u00{:02x}", p[i]);
-      ++i;
-    } else {
-      out.append(reinterpret_cast<const char*>(p + i), length);
-      i += length;
-    }
-  }
-}
-
-// A JSON string from arbitrary bytes: JSON escapes for " \ and control characters, valid UTF-8
-// verbatim, other bytes as \u00XX.
-void AppendJsonString(const uint8_t* p, size_t n, std::string& out) {
-  out.push_back('"');
-  size_t i = 0;
-  while (i < n) {
-    const uint8_t c = p[i];
-    if (c < 0x20 || c == '"' || c == '\\') {
-      switch (c) {
-        case '"':
-          out.append("\\\"");
-          break;
-        case '\\':
-          out.append("\\\\");
-          break;
-        case '\n':
-          out.append("\\n");
-          break;
-        case '\r':
-          out.append("\\r");
-          break;
-        case '\t':
-          out.append("\\t");
-          break;
-        case '\b':
-          out.append("\\b");
-          break;
-        case '\f':
-          out.append("\\f");
-          break;
-        default:
-          fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
-          break;
-      }
-      ++i;
-      continue;
-    }
-    const size_t length = Utf8SequenceLength(p + i, n - i);
-    if (length == 0) {
-      fmt::format_to(std::back_inserter(out), "\\u00{:02x}", c);
-      ++i;
-    } else {
-      out.append(reinterpret_cast<const char*>(p + i), length);
-      i += length;
-    }
-  }
-  out.push_back('"');
-}
-
-void AppendJsonString(std::string_view s, std::string& out) {
-  AppendJsonString(reinterpret_cast<const uint8_t*>(s.data()), s.size(), out);
-}
-
-void AppendBase64(const uint8_t* p, size_t n, std::string& out) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  for (size_t i = 0; i < n; i += 3) {
-    const uint32_t b0 = p[i];
-    const uint32_t b1 = i + 1 < n ? p[i + 1] : 0;
-    const uint32_t b2 = i + 2 < n ? p[i + 2] : 0;
-    const uint32_t triple = (b0 << 16) | (b1 << 8) | b2;
-    out.push_back(kAlphabet[(triple >> 18) & 63]);
-    out.push_back(kAlphabet[(triple >> 12) & 63]);
-    out.push_back(i + 1 < n ? kAlphabet[(triple >> 6) & 63] : '=');
-    out.push_back(i + 2 < n ? kAlphabet[triple & 63] : '=');
-  }
-}
-
 template <typename Float>
 void AppendShortestNumber(Float value, std::string& out) {
   if (!std::isfinite(value)) {
@@ -221,7 +108,7 @@ void AppendJsonDiffAsJson(const Cell& cell, std::string& out) {
       out.append(",\"value\":");
       text.clear();
       AppendJsonBinaryText(diff.value, diff.value_size, text);
-      AppendUtf8Sanitized(reinterpret_cast<const uint8_t*>(text.data()), text.size(), out);
+      AppendUtf8Sanitized(text, out);
     }
     out.push_back('}');
   }
@@ -461,7 +348,8 @@ void AppendJsonValue(const Cell& cell, std::string& out) {
         AppendBase64(cell.data, cell.size, out);
         out.push_back('"');
       } else {
-        AppendJsonString(cell.data, cell.size, out);
+        AppendJsonString(std::string_view(reinterpret_cast<const char*>(cell.data), cell.size),
+                         out);
       }
       return;
     case ColumnType::kGeometry:
@@ -487,7 +375,7 @@ void AppendJsonValue(const Cell& cell, std::string& out) {
       } else {
         std::string text;
         AppendJsonBinaryText(cell.data, cell.size, text);
-        AppendUtf8Sanitized(reinterpret_cast<const uint8_t*>(text.data()), text.size(), out);
+        AppendUtf8Sanitized(text, out);
       }
       return;
     case ColumnType::kNull:

@@ -11,6 +11,7 @@
 #include "binlog/binlog_file_reader.h"
 #include "binlog/control_events.h"
 #include "binlog/gtid_events.h"
+#include "binlog/json_string.h"
 #include "binlog/query_event.h"
 #include "binlog/rows_event.h"
 #include "binlog/table_map_event.h"
@@ -25,36 +26,6 @@ namespace rowbridge::cli {
 using namespace rowbridge::binlog;
 
 namespace {
-
-void AppendJsonString(std::string_view s, std::string& out) {
-  out.push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out.push_back('"');
-}
 
 const char* KindName(RowsKind kind) {
   switch (kind) {

@@ -62,10 +62,14 @@ class ByteReader {
     uint8_t first = U8(what);
     if (first < 0xfb) return first;
     switch (first) {
-      case 0xfc: return UInt(2, what);
-      case 0xfd: return UInt(3, what);
-      case 0xfe: return UInt(8, what);
-      default: Corrupt(fmt::format("invalid {} prefix 0x{:02x}", what, first));
+      case 0xfc:
+        return UInt(2, what);
+      case 0xfd:
+        return UInt(3, what);
+      case 0xfe:
+        return UInt(8, what);
+      default:
+        Corrupt(fmt::format("invalid {} prefix 0x{:02x}", what, first));
     }
   }
 

@@ -33,8 +33,7 @@ const char* ErrorCodeName(ErrorCode code);
 
 class Error : public std::runtime_error {
  public:
-  Error(ErrorCode code, const std::string& message)
-      : std::runtime_error(message), code_(code) {}
+  Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
   Error(ErrorCode code, const std::string& message, int server_code, std::string sql_state)
       : std::runtime_error(message),
         code_(code),

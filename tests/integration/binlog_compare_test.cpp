@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "support/bytes.h"
 #include "support/paths.h"
 #include "support/subprocess.h"
 #include "support/test_servers.h"
@@ -57,8 +58,7 @@ std::vector<BinlogCase> LoadCases() {
         std::find(selected.begin(), selected.end(), c.name) == selected.end()) {
       continue;
     }
-    std::ifstream in(entry.path(), std::ios::binary);
-    c.sql.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    c.sql = ReadFile(entry.path());
     cases.push_back(std::move(c));
   }
   std::sort(cases.begin(), cases.end(),

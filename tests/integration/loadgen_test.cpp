@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/bytes.h"
 #include "support/paths.h"
 #include "support/subprocess.h"
 #include "support/test_servers.h"
@@ -12,12 +13,7 @@
 namespace rowbridge::testing {
 namespace {
 
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using ::rowbridge::testing::ReadFile;
 
 std::vector<std::string> LoadgenArgs(const MysqlAddress& db, const std::string& schema,
                                      const std::string& table) {

@@ -6,16 +6,15 @@
 
 #include "common/error.h"
 #include "mysql/connection.h"
-#include "mysql_test_env.h"
+#include "support/mysql_options.h"
+#include "support/test_servers.h"
 
 namespace rowbridge::mysql {
 namespace {
 
-using testing::EnvOr;
-
 TEST(MysqlConnection, NativePasswordLoginQueryAndPing) {
-  ConnectOptions o;
-  ROWBRIDGE_REQUIRE_TEST_MYSQL(o);
+  ROWBRIDGE_REQUIRE_MYSQL();
+  ConnectOptions o = testing::MysqlConnectOptions(testing::MysqlFromEnv());
   auto c = Connection::Connect(o);
   EXPECT_TRUE(c->is_mariadb());
   EXPECT_EQ(c->auth_plugin(), "mysql_native_password");
@@ -36,8 +35,8 @@ TEST(MysqlConnection, NativePasswordLoginQueryAndPing) {
 }
 
 TEST(MysqlConnection, WrongPasswordIsServerError1045) {
-  ConnectOptions o;
-  ROWBRIDGE_REQUIRE_TEST_MYSQL(o);
+  ROWBRIDGE_REQUIRE_MYSQL();
+  ConnectOptions o = testing::MysqlConnectOptions(testing::MysqlFromEnv());
   o.password += "-wrong";
   try {
     Connection::Connect(o);
@@ -55,8 +54,8 @@ TEST(MysqlConnection, WrongPasswordIsServerError1045) {
 }
 
 TEST(MysqlConnection, QueryErrorCarriesCodeAndState) {
-  ConnectOptions o;
-  ROWBRIDGE_REQUIRE_TEST_MYSQL(o);
+  ROWBRIDGE_REQUIRE_MYSQL();
+  ConnectOptions o = testing::MysqlConnectOptions(testing::MysqlFromEnv());
   auto c = Connection::Connect(o);
   try {
     c->Query("SELECT * FROM no_such_db.no_such_table");
@@ -77,8 +76,8 @@ namespace {
 // Creates (once per process) a user authenticated by MariaDB's ed25519 plugin with a password
 // longer than 32 bytes, the case OpenSSL's Ed25519 cannot sign for.
 TEST(MysqlConnection, Ed25519Login) {
-  ConnectOptions o;
-  ROWBRIDGE_REQUIRE_TEST_MYSQL(o);
+  ROWBRIDGE_REQUIRE_MYSQL();
+  ConnectOptions o = testing::MysqlConnectOptions(testing::MysqlFromEnv());
   auto admin = Connection::Connect(o);
   auto plugin = admin->QueryRows(
       "SELECT PLUGIN_STATUS FROM information_schema.PLUGINS WHERE PLUGIN_NAME='ed25519'");
@@ -116,9 +115,9 @@ TEST(MysqlConnection, Ed25519Login) {
 }
 
 TEST(MysqlConnection, TlsRequiredAndVerifyCa) {
-  ConnectOptions o;
-  ROWBRIDGE_REQUIRE_TEST_MYSQL(o);
-  const std::string ca = testing::EnvOr("ROWBRIDGE_TEST_MYSQL_SSL_CA");
+  ROWBRIDGE_REQUIRE_MYSQL();
+  ConnectOptions o = testing::MysqlConnectOptions(testing::MysqlFromEnv());
+  const std::string ca = testing::MysqlFromEnv().ssl_ca;
   for (TlsMode mode :
        {TlsMode::kPreferred, TlsMode::kRequired, TlsMode::kVerifyCa, TlsMode::kVerifyIdentity}) {
     if (mode >= TlsMode::kVerifyCa && ca.empty()) {
@@ -137,8 +136,8 @@ TEST(MysqlConnection, TlsRequiredAndVerifyCa) {
 }
 
 TEST(MysqlConnection, TlsVerifyCaRejectsAForeignCa) {
-  ConnectOptions o;
-  ROWBRIDGE_REQUIRE_TEST_MYSQL(o);
+  ROWBRIDGE_REQUIRE_MYSQL();
+  ConnectOptions o = testing::MysqlConnectOptions(testing::MysqlFromEnv());
   // A CA that did not sign the server's certificate: a throwaway self-signed one.
   auto dir = std::filesystem::temp_directory_path() / fmt::format("rb-foreign-ca-{}", getpid());
   std::filesystem::create_directories(dir);

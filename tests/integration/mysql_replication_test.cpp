@@ -1,9 +1,9 @@
 // Replication protocol, source checks and large/streamed results against a MariaDB of the
-// suite's own (FLUSH LOGS, SET GLOBAL and SIGSTOP must not touch the shared server).
+// suite's own (FLUSH LOGS, SET GLOBAL and SIGSTOP must not touch the shared server), started by
+// ScopedMariaDb.
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <zlib.h>
 
 #include <chrono>
 #include <fstream>
@@ -11,12 +11,15 @@
 #include <set>
 #include <thread>
 
+#include "binlog/checksum.h"
+#include "binlog/event_header.h"
 #include "common/byte_reader.h"
 #include "common/error.h"
 #include "mysql/binlog_stream.h"
 #include "mysql/connection.h"
 #include "mysql/source_check.h"
-#include "mysql_own_server.h"
+#include "support/mysql_options.h"
+#include "support/test_servers.h"
 
 namespace rowbridge::mysql {
 namespace {
@@ -32,32 +35,25 @@ constexpr uint8_t kWriteRowsEventV1 = 23;
 
 struct EventHeader {
   uint8_t type = 0;
-  uint32_t server_id = 0;
   uint32_t size = 0;
-  uint32_t next_position = 0;
 };
 
+// The type and size from an event's common header (binlog::ReadEventHeader), as plain numbers.
 EventHeader ReadHeader(std::string_view event) {
   ByteReader r(event, 0, "event");
-  EventHeader h;
-  r.U32("timestamp");
-  h.type = r.U8("type");
-  h.server_id = r.U32("server id");
-  h.size = r.U32("size");
-  h.next_position = r.U32("log pos");
-  return h;
+  const binlog::EventHeader h = binlog::ReadEventHeader(r);
+  return {static_cast<uint8_t>(h.type), h.event_size};
 }
 
 // Body of an event without header and checksum.
 std::string_view Body(std::string_view event, bool crc) {
-  return event.substr(19, event.size() - 19 - (crc ? 4 : 0));
+  return event.substr(binlog::kEventHeaderSize,
+                      event.size() - binlog::kEventHeaderSize - (crc ? 4 : 0));
 }
 
 bool ChecksumMatches(std::string_view event) {
   uint32_t stored = ByteReader(event.substr(event.size() - 4)).U32();
-  uLong crc =
-      crc32(0L, reinterpret_cast<const Bytef*>(event.data()), static_cast<uInt>(event.size() - 4));
-  return stored == static_cast<uint32_t>(crc);
+  return stored == binlog::Crc32(reinterpret_cast<const uint8_t*>(event.data()), event.size() - 4);
 }
 
 long RssKiB() {
@@ -71,16 +67,16 @@ class MysqlReplication : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (server_ == nullptr) {
-      server_ =
-          new testing::OwnMariaDb({"--log-bin=mysql-bin", "--binlog-format=ROW", "--server-id=1",
-                                   "--max-allowed-packet=64M", "--log-slave-updates"});
+      // Binary logging (ROW, server_id 1) and a max_allowed_packet above 17 MiB are defaults.
+      server_ = new testing::ScopedMariaDb({"--log-slave-updates"});
     }
   }
   static void TearDownTestSuite() {
     delete server_;
     server_ = nullptr;
   }
-  std::unique_ptr<Connection> Connect() { return Connection::Connect(server_->options_for_root()); }
+  static ConnectOptions RootOptions() { return testing::MysqlConnectOptions(server_->address()); }
+  std::unique_ptr<Connection> Connect() { return Connection::Connect(RootOptions()); }
 
   BinlogStreamOptions StreamOptions() {
     BinlogStreamOptions o;
@@ -89,9 +85,9 @@ class MysqlReplication : public ::testing::Test {
     return o;
   }
 
-  static testing::OwnMariaDb* server_;
+  static testing::ScopedMariaDb* server_;
 };
-testing::OwnMariaDb* MysqlReplication::server_ = nullptr;
+testing::ScopedMariaDb* MysqlReplication::server_ = nullptr;
 
 TEST_F(MysqlReplication, StreamsAcrossRotationWithChecksums) {
   auto admin = Connect();
@@ -216,7 +212,7 @@ TEST_F(MysqlReplication, KilledDumpIsDetectedWithinTheHeartbeatBound) {
     EXPECT_TRUE(e.code() == ErrorCode::kNetwork || e.code() == ErrorCode::kServer ||
                 e.code() == ErrorCode::kTimeout)
         << e.what();
-    EXPECT_NE(std::string(e.what()).find(fmt::format("127.0.0.1:{}", server_->port())),
+    EXPECT_NE(std::string(e.what()).find(fmt::format("127.0.0.1:{}", server_->address().port)),
               std::string::npos)
         << e.what();
   }
@@ -232,7 +228,7 @@ TEST_F(MysqlReplication, SilentSourceTimesOutNamingTheSilence) {
   o.silence_multiple = 3;
   auto stream = BinlogStream::Start(Connect(), o);
   ASSERT_TRUE(stream->Next().has_value());
-  pid_t pid = server_->server_pid();
+  pid_t pid = server_->address().pid;
   ASSERT_GT(pid, 0);
   ASSERT_EQ(kill(pid, SIGSTOP), 0);
   auto stopped_at = Clock::now();
@@ -249,7 +245,7 @@ TEST_F(MysqlReplication, SilentSourceTimesOutNamingTheSilence) {
   EXPECT_EQ(code, ErrorCode::kTimeout) << message;
   EXPECT_LE(waited, 900ms + 1500ms) << message;
   EXPECT_NE(message.find("900 ms"), std::string::npos) << message;
-  EXPECT_NE(message.find(fmt::format("127.0.0.1:{}", server_->port())), std::string::npos)
+  EXPECT_NE(message.find(fmt::format("127.0.0.1:{}", server_->address().port)), std::string::npos)
       << message;
 }
 
@@ -304,7 +300,7 @@ TEST_F(MysqlReplication, UserWithoutGrantsIsToldWhichGrantsAreMissing) {
   auto admin = Connect();
   admin->Execute("DROP USER IF EXISTS 'rb_nogrant'@'127.0.0.1'");
   admin->Execute("CREATE USER 'rb_nogrant'@'127.0.0.1' IDENTIFIED BY 'pw'");
-  ConnectOptions o = server_->options_for_root();
+  ConnectOptions o = RootOptions();
   o.user = "rb_nogrant";
   o.password = "pw";
   {
@@ -372,8 +368,8 @@ TEST_F(MysqlReplication, RowsAndStatementsLargerThan16MiB) {
 }
 
 TEST(MysqlSourceWithoutBinlog, BinaryLoggingOffIsNamed) {
-  testing::OwnMariaDb server({"--server-id=1"});
-  auto c = Connection::Connect(server.options_for_root());
+  testing::ScopedMariaDb server({"--skip-log-bin"});
+  auto c = Connection::Connect(testing::MysqlConnectOptions(server.address()));
   SourceCheckResult r = CheckSource(*c, 4242);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.problems[0].find("binary logging is off"), std::string::npos) << r.problems[0];

@@ -7,7 +7,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "common/error.h"
@@ -209,6 +211,52 @@ TEST(ScopedMariaDb, RunsWithItsOwnOptionsAndSurvivesRestartAndCrash) {
   EXPECT_EQ(server.Sql("SELECT @@binlog_row_image, @@binlog_row_metadata"), "NOBLOB\tFULL\n");
 }
 
+// The pid is mariadbd's own (tests SIGSTOP it), and a restart updates it.
+TEST(ScopedMariaDb, AddressNamesTheServerProcess) {
+  ScopedMariaDb server;
+  auto command_of = [](int pid) {
+    std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+    std::string name;
+    std::getline(comm, name);
+    return name;
+  };
+  const int first = server.address().pid;
+  ASSERT_GT(first, 0);
+  EXPECT_EQ(command_of(first), "mariadbd");
+  server.Kill();
+  server.Start();
+  EXPECT_NE(server.address().pid, first);
+  EXPECT_EQ(command_of(server.address().pid), "mariadbd");
+}
+
+// A server that will not start fails the test with the reason from its error log in the message,
+// not just a pointer to a file in a directory CI may not keep.
+TEST(ScopedMariaDb, AFailedStartCarriesTheServersErrorLog) {
+  // The failed start keeps its directory for inspection; keep it out of the real TMPDIR.
+  const char* saved = std::getenv("TMPDIR");
+  const std::string saved_value = saved ? saved : "";
+  std::string scratch = std::filesystem::temp_directory_path() / "rowbridge-failstart.XXXXXX";
+  ASSERT_NE(::mkdtemp(scratch.data()), nullptr);
+  ::setenv("TMPDIR", scratch.c_str(), 1);
+  std::string message;
+  try {
+    ScopedMariaDb server({"--rowbridge-no-such-option"});
+    ADD_FAILURE() << "mariadbd started with an unknown option";
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  if (saved) {
+    ::setenv("TMPDIR", saved_value.c_str(), 1);
+  } else {
+    ::unsetenv("TMPDIR");
+  }
+  std::filesystem::remove_all(scratch);
+  EXPECT_NE(message.find("mariadb failed to start in " + scratch), std::string::npos) << message;
+  EXPECT_NE(message.find("last lines of " + scratch), std::string::npos) << message;
+  EXPECT_NE(message.find("unknown option '--rowbridge-no-such-option'"), std::string::npos)
+      << message;
+}
+
 TEST(ScopedMariaDb, DestructorStopsTheServerAndRemovesItsDirectory) {
   std::string dir;
   int port = 0;
@@ -235,6 +283,8 @@ namespace {
 TEST(ScopedClickHouse, KeepsItsDataAndPortsAcrossRestartAndCrash) {
   ScopedClickHouse server;
   const ClickHouseAddress first = server.address();
+  EXPECT_NE(first.tls_port, 0);
+  EXPECT_TRUE(std::filesystem::is_regular_file(first.ssl_ca)) << first.ssl_ca;
   if (MissingClickHouseEnv().empty()) {
     EXPECT_NE(first.port, ClickHouseFromEnv().port);
   }
@@ -246,6 +296,7 @@ TEST(ScopedClickHouse, KeepsItsDataAndPortsAcrossRestartAndCrash) {
   server.Start();
   EXPECT_EQ(server.address().port, first.port);
   EXPECT_EQ(server.address().http_port, first.http_port);
+  EXPECT_EQ(server.address().tls_port, first.tls_port);
   server.Kill();
   EXPECT_THROW(server.Sql("SELECT 1"), Error);
   server.Start();

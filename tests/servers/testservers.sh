@@ -30,6 +30,8 @@
 #   ROWBRIDGE_TEST_MYSQL_NOREPL_USER/NOREPL_PASSWORD   SELECT only, no replication grant
 #   ROWBRIDGE_TEST_MYSQL_SSL_USER/SSL_PASSWORD         may only connect over TLS
 #   ROWBRIDGE_TEST_CH_HOST/PORT/HTTP_PORT/USER/PASSWORD   (user `default`, empty password)
+#   ROWBRIDGE_TEST_CH_TLS_PORT/SSL_CA                  native protocol over TLS; the CA that
+#                                                      signed its certificate (for 127.0.0.1)
 #   ROWBRIDGE_TEST_CH_AUTH_USER/AUTH_PASSWORD          a ClickHouse user with a password
 #   ROWBRIDGE_TEST_CH_READONLY_USER                    a read-only ClickHouse user, no password
 #   ROWBRIDGE_TEST_CH_PID
@@ -153,18 +155,26 @@ _ts_install_db() {
 # Makes $m/data a fresh MariaDB data directory. mariadb-install-db takes seconds on a busy machine,
 # so its result is kept once per MariaDB version (in TESTSERVERS_CACHE, default
 # ~/.cache/rowbridge-testservers) and copied; the copy is sparse and takes a fraction of a second.
+# Test processes start servers concurrently: a lock file lets one of them install while the others
+# wait for its result, and the finished template appears by an atomic rename, so no start ever
+# copies a half-written one (a start killed mid-install leaves only its own temp directory).
 _ts_mariadb_datadir() {
-  local m="$1" version cache template tmp
+  local m="$1" version cache template
   version="$(mariadbd --version | awk '{print $3}')"
   cache="${TESTSERVERS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rowbridge-testservers}"
   template="$cache/mariadb-datadir-$version-uid$(id -u)"
   if [[ ! -f "$template/.complete" ]] && mkdir -p "$cache" 2>/dev/null; then
-    tmp="$(mktemp -d "$cache/.install.XXXXXX")"
-    _ts_install_db "$tmp/data" "$m/install.log"
-    touch "$tmp/data/.complete"
-    # Renaming is atomic: when two starts race, one wins and the other drops its copy.
-    mv -T "$tmp/data" "$template" 2>/dev/null || true
-    rm -rf "$tmp"
+    (
+      flock -w "$TESTSERVERS_START_TIMEOUT" 9 ||
+        _ts_die "waited ${TESTSERVERS_START_TIMEOUT}s for the lock $template.lock"
+      [[ -f "$template/.complete" ]] && exit 0
+      tmp="$(mktemp -d "$cache/.install.XXXXXX")"
+      _ts_install_db "$tmp/data" "$m/install.log"
+      touch "$tmp/data/.complete"
+      rm -rf "$template"  # only a template without .complete, i.e. never a usable one
+      mv -T "$tmp/data" "$template"
+      rm -rf "$tmp"
+    ) 9>"$template.lock" || _ts_die "could not prepare the MariaDB data directory template $template"
   fi
   if [[ -f "$template/.complete" ]]; then
     cp -a --sparse=always "$template" "$m/data"
@@ -333,7 +343,7 @@ _ts_start_mariadb() {
 # ClickHouse
 
 _ts_write_clickhouse_config() {
-  local c="$1" tcp="$2" http="$3" authpw="$4"
+  local c="$1" tcp="$2" http="$3" authpw="$4" tls="$5"
   cat >"$c/config.xml" <<EOF
 <?xml version="1.0"?>
 <!-- A throwaway ClickHouse for rowbridge tests; written by tests/servers/testservers.sh. -->
@@ -348,6 +358,18 @@ _ts_write_clickhouse_config() {
   <listen_host>127.0.0.1</listen_host>
   <tcp_port>$tcp</tcp_port>
   <http_port>$http</http_port>
+  <tcp_port_secure>$tls</tcp_port_secure>
+  <openSSL>
+    <server>
+      <certificateFile>$c/ssl/server-cert.pem</certificateFile>
+      <privateKeyFile>$c/ssl/server-key.pem</privateKeyFile>
+      <verificationMode>none</verificationMode>
+      <loadDefaultCAFile>false</loadDefaultCAFile>
+      <cacheSessions>true</cacheSessions>
+      <disableProtocols>sslv2,sslv3</disableProtocols>
+      <preferServerCiphers>true</preferServerCiphers>
+    </server>
+  </openSSL>
   <path>$c/data/</path>
   <tmp_path>$c/tmp/</tmp_path>
   <user_files_path>$c/user_files/</user_files_path>
@@ -420,7 +442,9 @@ _ts_wait_clickhouse() {
       tail -n 30 "$c/stdout.log" "$c/log/clickhouse-server.err.log" >&2 2>/dev/null
       return 1
     fi
-    if [[ "$(_ts_clickhouse_client "$dir" -q 'SELECT 1' 2>/dev/null)" == 1 ]]; then
+    # The TLS listener opens with the plain one; check it too so no test races it.
+    if [[ "$(_ts_clickhouse_client "$dir" -q 'SELECT 1' 2>/dev/null)" == 1 ]] &&
+      (exec 3<>"/dev/tcp/127.0.0.1/$(cat "$c/tls_port")") 2>/dev/null; then
       return 0
     fi
     sleep 0.1
@@ -450,18 +474,21 @@ _ts_start_clickhouse() {
     return 0
   fi
   [[ -s "$c/auth_password" ]] || _ts_random_password >"$c/auth_password"
-  local attempt rc tcp http
+  [[ -f "$c/ssl/server-cert.pem" ]] || _ts_make_certs "$c/ssl"
+  local attempt rc tcp http tls
   for ((attempt = 0; attempt < 5; attempt++)); do
     tcp="$(_ts_free_port "$exclude_port")"
     http="$(_ts_free_port "$exclude_port" "$tcp")"
+    tls="$(_ts_free_port "$exclude_port" "$tcp" "$http")"
     echo "$tcp" >"$c/port"
     echo "$http" >"$c/http_port"
-    _ts_write_clickhouse_config "$c" "$tcp" "$http" "$(cat "$c/auth_password")"
+    echo "$tls" >"$c/tls_port"
+    _ts_write_clickhouse_config "$c" "$tcp" "$http" "$(cat "$c/auth_password")" "$tls"
     _ts_launch_clickhouse "$c"
     rc=0
     _ts_wait_clickhouse "$dir" "$(cat "$c/pid")" || rc=$?
     ((rc == 2)) && {
-      _ts_log "port $tcp or $http was taken; retrying on others"
+      _ts_log "port $tcp, $http or $tls was taken; retrying on others"
       continue
     }
     ((rc == 0)) || _ts_die "clickhouse-server did not start (config $c/config.xml)"
@@ -499,6 +526,8 @@ _ts_write_env() {
       printf 'export ROWBRIDGE_TEST_CH_HOST=127.0.0.1\n'
       printf 'export ROWBRIDGE_TEST_CH_PORT=%q\n' "$(cat "$c/port")"
       printf 'export ROWBRIDGE_TEST_CH_HTTP_PORT=%q\n' "$(cat "$c/http_port")"
+      printf 'export ROWBRIDGE_TEST_CH_TLS_PORT=%q\n' "$(cat "$c/tls_port")"
+      printf 'export ROWBRIDGE_TEST_CH_SSL_CA=%q\n' "$c/ssl/ca.pem"
       printf 'export ROWBRIDGE_TEST_CH_USER=default\n'
       printf 'export ROWBRIDGE_TEST_CH_PASSWORD=\n'
       printf 'export ROWBRIDGE_TEST_CH_AUTH_USER=rowbridge\n'

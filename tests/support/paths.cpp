@@ -4,9 +4,13 @@
 
 namespace rowbridge::testing {
 
-std::filesystem::path SourceDir() { return ROWBRIDGE_SOURCE_DIR; }
+std::filesystem::path SourceDir() {
+  return ROWBRIDGE_SOURCE_DIR;
+}
 
-std::filesystem::path TestDataDir() { return SourceDir() / "tests" / "data"; }
+std::filesystem::path TestDataDir() {
+  return SourceDir() / "tests" / "data";
+}
 
 std::filesystem::path MysqlFixturesDir() {
   if (const char* env = std::getenv("ROWBRIDGE_MYSQL_FIXTURES")) {

@@ -17,11 +17,11 @@ std::filesystem::path MysqlFixturesDir();
 }  // namespace rowbridge::testing
 
 // GTEST_SKIP() from a helper does not stop the calling test, so this is a macro.
-#define ROWBRIDGE_REQUIRE_MYSQL_FIXTURES()                                                   \
-  do {                                                                                       \
-    if (::rowbridge::testing::MysqlFixturesDir().empty()) {                                  \
-      GTEST_SKIP() << "\n\n*** MySQL binlog fixtures NOT FOUND (looked for "                 \
-                      "../shared/fixtures/mysql-binlogs next to the repository and in "      \
-                      "$ROWBRIDGE_MYSQL_FIXTURES); this test did NOT run ***\n";             \
-    }                                                                                        \
+#define ROWBRIDGE_REQUIRE_MYSQL_FIXTURES()                                              \
+  do {                                                                                  \
+    if (::rowbridge::testing::MysqlFixturesDir().empty()) {                             \
+      GTEST_SKIP() << "\n\n*** MySQL binlog fixtures NOT FOUND (looked for "            \
+                      "../shared/fixtures/mysql-binlogs next to the repository and in " \
+                      "$ROWBRIDGE_MYSQL_FIXTURES); this test did NOT run ***\n";        \
+    }                                                                                   \
   } while (0)

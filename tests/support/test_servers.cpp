@@ -1,5 +1,6 @@
 #include "support/test_servers.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -7,7 +8,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <sstream>
 
 #include "common/error.h"
@@ -47,6 +50,14 @@ uint16_t PortFrom(const std::string& text, const char* where) {
     Fail(ErrorCode::kConfig, "{}='{}' is not a TCP port", where, text);
   }
   return static_cast<uint16_t>(port);
+}
+
+// A process id from the environment; 0 when unset or not a number (older testservers.sh).
+int PidFrom(const std::string& text) {
+  char* end = nullptr;
+  const long pid = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || pid <= 0 || pid > INT32_MAX) return 0;
+  return static_cast<int>(pid);
 }
 
 std::string Abbreviated(std::string_view text, size_t limit = 300) {
@@ -96,6 +107,7 @@ MysqlAddress MysqlFrom(const Lookup& get, const std::string& where) {
   a.ssl_user = get("ROWBRIDGE_TEST_MYSQL_SSL_USER");
   a.ssl_password = get("ROWBRIDGE_TEST_MYSQL_SSL_PASSWORD");
   a.servers_dir = get("ROWBRIDGE_TEST_SERVERS_DIR");
+  a.pid = PidFrom(get("ROWBRIDGE_TEST_MYSQL_PID"));
   if (a.host.empty() || a.user.empty() || a.datadir.empty()) {
     Fail(ErrorCode::kConfig, "{} lacks the MariaDB test server's host, user or datadir", where);
   }
@@ -107,6 +119,10 @@ ClickHouseAddress ClickHouseFrom(const Lookup& get, const std::string& where) {
   a.host = get("ROWBRIDGE_TEST_CH_HOST");
   a.port = PortFrom(get("ROWBRIDGE_TEST_CH_PORT"), "ROWBRIDGE_TEST_CH_PORT");
   a.http_port = PortFrom(get("ROWBRIDGE_TEST_CH_HTTP_PORT"), "ROWBRIDGE_TEST_CH_HTTP_PORT");
+  if (const std::string tls = get("ROWBRIDGE_TEST_CH_TLS_PORT"); !tls.empty()) {
+    a.tls_port = PortFrom(tls, "ROWBRIDGE_TEST_CH_TLS_PORT");
+  }
+  a.ssl_ca = get("ROWBRIDGE_TEST_CH_SSL_CA");
   a.user = get("ROWBRIDGE_TEST_CH_USER");
   if (a.user.empty()) a.user = "default";
   a.password = get("ROWBRIDGE_TEST_CH_PASSWORD");
@@ -114,6 +130,7 @@ ClickHouseAddress ClickHouseFrom(const Lookup& get, const std::string& where) {
   a.auth_password = get("ROWBRIDGE_TEST_CH_AUTH_PASSWORD");
   a.readonly_user = get("ROWBRIDGE_TEST_CH_READONLY_USER");
   a.servers_dir = get("ROWBRIDGE_TEST_SERVERS_DIR");
+  a.pid = PidFrom(get("ROWBRIDGE_TEST_CH_PID"));
   if (a.host.empty()) Fail(ErrorCode::kConfig, "{} lacks the ClickHouse test server's host", where);
   return a;
 }
@@ -134,15 +151,44 @@ std::filesystem::path MakeTempDir(const std::string& prefix) {
   return pattern;
 }
 
+// The last `lines` lines of the file at `path`, or "" if it cannot be read.
+std::string TailOf(const std::filesystem::path& path, size_t lines) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t start = text.size();
+  if (start > 0 && text[start - 1] == '\n') --start;
+  for (size_t found = 0; start > 0; --start) {
+    if (text[start - 1] == '\n' && ++found == lines) break;
+  }
+  return text.substr(start);
+}
+
 // `testservers.sh start` for one kind of server ("mariadb" or "clickhouse") in `dir`, stopped by a
-// watchdog if this process dies first.
+// watchdog if this process dies first. A failure names `dir` (kept for its logs) and carries the
+// end of the server's own logs, which say why it would not start.
 void StartInDir(const std::filesystem::path& dir, const std::string& kind,
                 const std::vector<std::string>& mariadbd_options) {
   std::vector<std::string> args = {"start", kind == "mariadb" ? "--no-clickhouse" : "--no-mariadb",
                                    "--owner-pid=" + std::to_string(::getpid())};
   for (const auto& option : mariadbd_options) args.push_back("--mariadb-opt=" + option);
   args.push_back(dir.string());
-  RunScript(args);
+  try {
+    RunScript(args);
+  } catch (const Error& e) {
+    const std::vector<std::filesystem::path> logs =
+        kind == "mariadb" ? std::vector<std::filesystem::path>{dir / "mariadb" / "install.log",
+                                                               dir / "mariadb" / "error.log"}
+                          : std::vector<std::filesystem::path>{
+                                dir / "clickhouse" / "stdout.log",
+                                dir / "clickhouse" / "log" / "clickhouse-server.err.log"};
+    std::string message = fmt::format("{} failed to start in {}: {}", kind, dir.string(), e.what());
+    for (const auto& log : logs) {
+      std::string tail = TailOf(log, 25);
+      if (!tail.empty()) message += fmt::format("\n--- last lines of {}:\n{}", log.string(), tail);
+    }
+    throw Error(e.code(), message);
+  }
 }
 
 // Stops everything in `dir` and removes it; for destructors, so it reports instead of throwing.

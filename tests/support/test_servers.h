@@ -40,18 +40,22 @@ struct MysqlAddress {
   std::string ssl_user;  // may only log in over TLS
   std::string ssl_password;
   std::string servers_dir;  // the testservers.sh directory holding this server
+  int pid = 0;              // mariadbd's process id (0 if not known), e.g. for SIGSTOP
 };
 
 struct ClickHouseAddress {
   std::string host;        // always 127.0.0.1
   uint16_t port = 0;       // native protocol
   uint16_t http_port = 0;  // HTTP interface
+  uint16_t tls_port = 0;   // native protocol over TLS (0 if the server has none)
+  std::string ssl_ca;      // the CA that signed the TLS certificate (for 127.0.0.1)
   std::string user;        // `default`, empty password
   std::string password;
   std::string auth_user;  // a user that has a password
   std::string auth_password;
   std::string readonly_user;  // readonly=1, empty password
   std::string servers_dir;
+  int pid = 0;  // clickhouse-server's process id (0 if not known)
 };
 
 // The names of the ROWBRIDGE_TEST_* variables a server needs that are unset (space separated);
@@ -90,6 +94,8 @@ std::filesystem::path TestServersScript();
 // kill tests and anything needing startup options or global settings. The destructor stops the
 // server and deletes the directory (kept when ROWBRIDGE_KEEP_TEST_SERVERS=1, or when stopping
 // failed). If the test process dies without running destructors, a watchdog still stops it.
+// "--skip-log-bin" among the options turns binary logging off. A start that fails throws
+// rowbridge::Error whose message holds the last lines of the server's error log.
 class ScopedMariaDb {
  public:
   explicit ScopedMariaDb(std::vector<std::string> mariadbd_options = {});

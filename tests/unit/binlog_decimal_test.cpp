@@ -8,17 +8,12 @@
 
 #include "binlog/decimal.h"
 #include "common/error.h"
+#include "support/bytes.h"
 
 namespace rowbridge::binlog {
 namespace {
 
-std::vector<uint8_t> FromHex(std::string_view hex) {
-  std::vector<uint8_t> bytes;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-    bytes.push_back(static_cast<uint8_t>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
-  }
-  return bytes;
-}
+using ::rowbridge::testing::HexBytes;
 
 // Test-only encoder: `int_digits` has exactly precision - scale digits, `frac_digits` exactly
 // scale digits.
@@ -86,14 +81,14 @@ TEST(BinlogDecimal, KnownValues) {
        "12345678901234567890123456789012345.123456789012345678901234567890"},
   };
   for (const Case& c : cases) {
-    auto bytes = FromHex(c.hex);
+    auto bytes = HexBytes(c.hex);
     EXPECT_EQ(DecimalText(bytes.data(), bytes.size(), c.precision, c.scale), c.text) << c.hex;
     EXPECT_EQ(TypedText(bytes, c.precision, c.scale), c.text) << c.hex;
   }
 }
 
 TEST(BinlogDecimal, TypedValueAndWidthChecks) {
-  auto bytes = FromHex("7fffffffcd");  // -0.50
+  auto bytes = HexBytes("7fffffffcd");  // -0.50
   DecimalValue v = DecodeDecimal(bytes.data(), bytes.size(), 10, 2);
   EXPECT_EQ(v.scale, 2);
   EXPECT_EQ(v.unscaled.Low64(), -50);
@@ -121,10 +116,10 @@ TEST(BinlogDecimal, TypedValueAndWidthChecks) {
 }
 
 TEST(BinlogDecimal, CorruptInputThrows) {
-  auto bytes = FromHex("80ffffffff");  // a 9-digit group holding 4294967295
+  auto bytes = HexBytes("80ffffffff");  // a 9-digit group holding 4294967295
   EXPECT_THROW(DecimalText(bytes.data(), bytes.size(), 10, 0), Error);
   EXPECT_THROW(DecimalText(bytes.data(), 4, 10, 2), Error);  // one byte short
-  auto leftover = FromHex("e4");  // DECIMAL(2,0) leftover byte holding 100
+  auto leftover = HexBytes("e4");  // DECIMAL(2,0) leftover byte holding 100
   EXPECT_THROW(DecimalText(leftover.data(), leftover.size(), 2, 0), Error);
   EXPECT_THROW(DecodeDecimal(bytes.data(), bytes.size(), 70, 0), Error);
 }

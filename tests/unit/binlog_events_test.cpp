@@ -26,6 +26,7 @@
 #include "binlog/transaction_payload.h"
 #include "cli/dump_binlog.h"
 #include "common/error.h"
+#include "support/bytes.h"
 
 namespace rowbridge::binlog {
 namespace {
@@ -744,8 +745,7 @@ namespace {
 TEST(BinlogMariaDb, CompressedEventsMatchMariadbBinlog) {
   auto dir = std::filesystem::path(ROWBRIDGE_SOURCE_DIR) / "tests" / "data" / "binlog";
   std::string path = (dir / "mariadb-10.11-compressed.000001").string();
-  std::ifstream in(path + ".mariadb-binlog-v", std::ios::binary);
-  std::string want((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string want = testing::ReadFile(path + ".mariadb-binlog-v");
   ASSERT_FALSE(want.empty());
   cli::BinlogDumper dumper({}, nullptr);
   dumper.DumpFile(path, true, true);

@@ -10,17 +10,12 @@
 
 #include "binlog/json_binary.h"
 #include "common/error.h"
+#include "support/bytes.h"
 
 namespace rowbridge::binlog {
 namespace {
 
-std::string FromHex(std::string_view hex) {
-  std::string bytes;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-    bytes.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
-  }
-  return bytes;
-}
+using ::rowbridge::testing::FromHex;
 
 // A value of the test encoder: its type byte, its encoded bytes and the text MySQL prints for it
 // inside a document.

@@ -9,17 +9,12 @@
 
 #include "binlog/temporal.h"
 #include "common/error.h"
+#include "support/bytes.h"
 
 namespace rowbridge::binlog {
 namespace {
 
-std::vector<uint8_t> FromHex(std::string_view hex) {
-  std::vector<uint8_t> bytes;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-    bytes.push_back(static_cast<uint8_t>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
-  }
-  return bytes;
-}
+using ::rowbridge::testing::HexBytes;
 
 TemporalParts Parts(uint32_t y, uint32_t mo, uint32_t d, uint32_t h, uint32_t mi, uint32_t s,
                     uint32_t us = 0, bool negative = false) {
@@ -36,26 +31,26 @@ TemporalParts Parts(uint32_t y, uint32_t mo, uint32_t d, uint32_t h, uint32_t mi
 }
 
 TEST(BinlogTemporal, TypedParts) {
-  auto date = FromHex("72b80f");
+  auto date = HexBytes("72b80f");
   EXPECT_EQ(DecodeDate(date.data(), date.size()), Parts(2012, 3, 18, 0, 0, 0));
-  auto time2 = FromHex("6043e5");  // time_issue.000001
+  auto time2 = HexBytes("6043e5");  // time_issue.000001
   EXPECT_EQ(DecodeTime2(time2.data(), time2.size(), 0), Parts(0, 0, 0, 507, 48, 27, 0, true));
-  auto neg_frac = FromHex("7ffffeec78");  // -00:00:01.500 (fsp 3)
+  auto neg_frac = HexBytes("7ffffeec78");  // -00:00:01.500 (fsp 3)
   EXPECT_EQ(DecodeTime2(neg_frac.data(), neg_frac.size(), 3),
             Parts(0, 0, 0, 0, 0, 1, 500000, true));
-  auto neg_micro = FromHex("7fffffffffff");  // -00:00:00.000001 (fsp 6)
+  auto neg_micro = HexBytes("7fffffffffff");  // -00:00:00.000001 (fsp 6)
   EXPECT_EQ(DecodeTime2(neg_micro.data(), neg_micro.size(), 6), Parts(0, 0, 0, 0, 0, 0, 1, true));
-  auto dt2 = FromHex("fef3ff7efb0f423f");
+  auto dt2 = HexBytes("fef3ff7efb0f423f");
   EXPECT_EQ(DecodeDateTime2(dt2.data(), dt2.size(), 6), Parts(9999, 12, 31, 23, 59, 59, 999999));
-  auto zero_dt2 = FromHex("8000000000");
+  auto zero_dt2 = HexBytes("8000000000");
   EXPECT_EQ(DecodeDateTime2(zero_dt2.data(), zero_dt2.size(), 0), Parts(0, 0, 0, 0, 0, 0));
-  auto dt = FromHex("15f569a04c120000");
+  auto dt = HexBytes("15f569a04c120000");
   EXPECT_EQ(DecodeDateTime(dt.data(), dt.size()), Parts(2012, 3, 18, 11, 30, 45));
-  auto t = FromHex("590a80");
+  auto t = HexBytes("590a80");
   EXPECT_EQ(DecodeTime(t.data(), t.size()), Parts(0, 0, 0, 838, 59, 59, 0, true));
-  auto ts2 = FromHex("7fffffff04d2");
+  auto ts2 = HexBytes("7fffffff04d2");
   EXPECT_EQ(DecodeTimestamp2(ts2.data(), ts2.size(), 4), (TimestampValue{2147483647, 123400}));
-  auto ts = FromHex("65c7654f");
+  auto ts = HexBytes("65c7654f");
   EXPECT_EQ(DecodeTimestamp(ts.data(), ts.size()), (TimestampValue{1332070245, 0}));
   uint8_t year = 0;
   EXPECT_EQ(DecodeYear(&year, 1), 0u);
@@ -115,10 +110,10 @@ TEST(BinlogTemporal, TimestampToUtcMatchesGmtime) {
 }
 
 TEST(BinlogTemporal, ShortInputAndBadPrecisionThrow) {
-  auto two = FromHex("8000");
+  auto two = HexBytes("8000");
   EXPECT_THROW(DecodeDate(two.data(), two.size()), Error);
   EXPECT_THROW(DecodeTime2(two.data(), two.size(), 0), Error);
-  auto five = FromHex("8000000000");
+  auto five = HexBytes("8000000000");
   EXPECT_THROW(DecodeDateTime2(five.data(), five.size(), 1), Error);
   EXPECT_THROW(DecodeDateTime2(five.data(), five.size(), 7), Error);
   EXPECT_THROW(DecodeTimestamp2(five.data(), five.size(), 3), Error);

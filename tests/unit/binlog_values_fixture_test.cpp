@@ -9,24 +9,16 @@
 
 #include "binlog/json_binary.h"
 #include "binlog/temporal.h"
+#include "support/bytes.h"
 #include "support/paths.h"
 
 namespace rowbridge::binlog {
 namespace {
 
-std::string FromHex(std::string_view hex) {
-  std::string bytes;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-    bytes.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
-  }
-  return bytes;
-}
+using ::rowbridge::testing::FromHex;
 
 std::string ReadFixture(const std::string& relative) {
-  const auto path = testing::MysqlFixturesDir() / relative;
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot open " << path;
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return testing::ReadFile(testing::MysqlFixturesDir() / relative);
 }
 
 TEST(BinlogValuesFixtures, JsonOpaqueDocumentsDecodeToTheDocumentedValues) {

@@ -11,19 +11,14 @@
 #include "binlog/value_decoder.h"
 #include "binlog/value_format.h"
 #include "common/error.h"
+#include "support/bytes.h"
 
 namespace rowbridge::binlog {
 namespace {
 
-using enum ColumnType;
+using ::rowbridge::testing::HexBytes;
 
-std::vector<uint8_t> FromHex(std::string_view hex) {
-  std::vector<uint8_t> bytes;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-    bytes.push_back(static_cast<uint8_t>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
-  }
-  return bytes;
-}
+using enum ColumnType;
 
 struct ValueCase {
   ColumnType type;
@@ -41,7 +36,7 @@ struct TestCell {
   Cell cell;
 
   TestCell(ColumnDef def, const char* hex) : column(std::move(def)) {
-    if (hex != nullptr) bytes = FromHex(hex);
+    if (hex != nullptr) bytes = HexBytes(hex);
     cell.column = &column;
     cell.index = 0;
     cell.is_null = hex == nullptr;

@@ -8,19 +8,12 @@
 
 #include "common/error.h"
 #include "mysql/auth.h"
+#include "support/bytes.h"
 
 namespace rowbridge::mysql {
 namespace {
 
-std::string Hex(std::string_view s) {
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
+using ::rowbridge::testing::Hex;
 
 // Expected values computed independently with Python's hashlib.
 TEST(MysqlAuth, NativePasswordProof) {

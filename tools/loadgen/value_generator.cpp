@@ -6,6 +6,8 @@
 #include <cmath>
 #include <iterator>
 
+#include "common/civil_date.h"
+
 namespace rowbridge::loadgen {
 namespace {
 
@@ -14,20 +16,6 @@ constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXY
 // The last one needs 4 bytes (utf8mb4 only).
 constexpr const char* kMultibyte[] = {"é", "ß", "中", "文", "😀"};
 constexpr size_t kThreeByteChoices = 4;
-
-// Days since 1970-01-01 → civil date (proleptic Gregorian).
-void CivilFromDays(int64_t z, int& y, unsigned& m, unsigned& d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t yy = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y = static_cast<int>(yy + (m <= 2));
-}
 
 // Members of ENUM/SET come from the table definition and may hold quotes or backslashes.
 void AppendQuoted(const std::string& text, std::string& sql) {
@@ -92,10 +80,8 @@ void ValueGenerator::AppendLiteral(const ColumnSpec& column, std::string& sql) {
       fmt::format_to(out, "{}", 1901 + Below(255));
       return;
     case ValueKind::kDate: {
-      int y;
-      unsigned m, d;
-      CivilFromDays(static_cast<int64_t>(Below(24800)), y, m, d);
-      fmt::format_to(out, "'{:04}-{:02}-{:02}'", y, m, d);
+      const CivilDate date = CivilFromDays(static_cast<int64_t>(Below(24800)));
+      fmt::format_to(out, "'{:04}-{:02}-{:02}'", date.year, date.month, date.day);
       return;
     }
     case ValueKind::kTime: {
@@ -205,12 +191,10 @@ void ValueGenerator::AppendDateTime(const ColumnSpec& column, std::string& sql) 
   // TIMESTAMP holds 1970-01-01 00:00:01 .. 2038-01-19 03:14:07 UTC; stay a day inside it on
   // both ends so that no session time zone pushes a value out.
   int64_t seconds = 86400 + static_cast<int64_t>(Below(2'145'000'000ULL - 2 * 86400));
-  int y;
-  unsigned m, d;
-  CivilFromDays(seconds / 86400, y, m, d);
+  const CivilDate date = CivilFromDays(seconds / 86400);
   int64_t sod = seconds % 86400;
-  fmt::format_to(std::back_inserter(sql), "'{:04}-{:02}-{:02} {:02}:{:02}:{:02}", y, m, d,
-                 sod / 3600, sod / 60 % 60, sod % 60);
+  fmt::format_to(std::back_inserter(sql), "'{:04}-{:02}-{:02} {:02}:{:02}:{:02}", date.year,
+                 date.month, date.day, sod / 3600, sod / 60 % 60, sod % 60);
   if (column.fsp) fmt::format_to(std::back_inserter(sql), ".{:06}", Below(1'000'000));
   sql += '\'';
 }

@@ -6,17 +6,14 @@
 #include <cstdint>
 #include <string>
 
+#include "common/civil_date.h"
+
 namespace rowbridge::clickhouse {
 
-struct CivilDate {
-  int32_t year;
-  uint32_t month;  // 1..12
-  uint32_t day;    // 1..31
-};
-
-// Days since 1970-01-01 of a valid calendar date (not checked here).
-int64_t DaysFromCivil(int32_t year, uint32_t month, uint32_t day);
-CivilDate CivilFromDays(int64_t days);
+// The calendar math itself is common/civil_date.h's; these names keep column code short.
+using ::rowbridge::CivilDate;
+using ::rowbridge::CivilFromDays;
+using ::rowbridge::DaysFromCivil;
 
 // "YYYY-MM-DD" for a day number.
 void AppendDateText(int64_t days, std::string& out);

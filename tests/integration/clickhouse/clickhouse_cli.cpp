@@ -1,64 +1,33 @@
 #include "integration/clickhouse/clickhouse_cli.h"
 
-#include <unistd.h>
-
-#include <atomic>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include "common/error.h"
+#include "support/subprocess.h"
 
 namespace rowbridge::testing {
-namespace {
-
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
-std::string ReadWholeFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-}  // namespace
 
 std::string RunClickHouseClient(const ClickHouseAddress& address, const std::string& query,
                                 const std::string& input,
                                 const std::vector<std::string>& extra_args) {
-  static std::atomic<int> counter{0};
-  auto dir = std::filesystem::temp_directory_path() /
-             ("rowbridge-chcli-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
-  std::filesystem::create_directories(dir);
-  {
-    std::ofstream in(dir / "in", std::ios::binary);
-    in.write(input.data(), static_cast<std::streamsize>(input.size()));
+  std::vector<std::string> argv = {"clickhouse-client",
+                                   "--host",
+                                   address.host,
+                                   "--port",
+                                   std::to_string(address.port),
+                                   "--user",
+                                   address.user,
+                                   "--query",
+                                   query};
+  if (!address.password.empty()) {
+    argv.push_back("--password");
+    argv.push_back(address.password);
   }
-  std::string command = "clickhouse-client --host " + ShellQuote(address.host) + " --port " +
-                        std::to_string(address.port) + " --user " + ShellQuote(address.user) +
-                        " --query " + ShellQuote(query);
-  if (!address.password.empty()) command += " --password " + ShellQuote(address.password);
-  for (const auto& arg : extra_args) command += " " + ShellQuote(arg);
-  command += " < " + ShellQuote((dir / "in").string()) + " > " +
-             ShellQuote((dir / "out").string()) + " 2> " + ShellQuote((dir / "err").string());
-  int status = std::system(command.c_str());
-  std::string out = ReadWholeFile(dir / "out");
-  std::string err = ReadWholeFile(dir / "err");
-  std::filesystem::remove_all(dir);
-  if (status != 0)
-    Fail(ErrorCode::kServer, "clickhouse-client failed (status {}) for query {}: {}", status, query,
-         err);
-  return out;
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  CommandResult result = RunCommand(argv, input);
+  if (result.exit_code != 0) {
+    Fail(ErrorCode::kServer, "clickhouse-client failed (status {}) for query {}: {}",
+         result.exit_code, query, result.err);
+  }
+  return result.out;
 }
 
 std::vector<std::vector<std::string>> SplitTsv(const std::string& text) {

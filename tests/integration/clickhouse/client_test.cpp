@@ -10,11 +10,14 @@
 #include "clickhouse/columns/numeric.h"
 #include "clickhouse/columns/string.h"
 #include "common/error.h"
+#include "support/expect_error.h"
 #include "support/test_servers.h"
 #include "tcp_proxy.h"
 
 namespace rowbridge::clickhouse {
 namespace {
+
+using ::rowbridge::testing::ErrorOf;
 
 using testing::ClickHouseAddress;
 
@@ -28,18 +31,6 @@ ClientOptions OptionsFor(const ClickHouseAddress& server) {
   o.tcp.read_timeout = std::chrono::seconds(60);
   o.tcp.write_timeout = std::chrono::seconds(60);
   return o;
-}
-
-// Runs `fn`, expecting an Error; returns it.
-template <typename Fn>
-Error ErrorOf(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a rowbridge::Error";
-  return Error(ErrorCode::kInternal, "no error");
 }
 
 const CompressionMethod kAllMethods[] = {CompressionMethod::kNone, CompressionMethod::kLz4,

@@ -11,9 +11,12 @@
 #include <string>
 
 #include "clickhouse/compression.h"
+#include "support/bytes.h"
 
 namespace rowbridge::clickhouse {
 namespace {
+
+using ::rowbridge::testing::ReadFile;
 
 namespace fs = std::filesystem;
 
@@ -27,11 +30,6 @@ const char* kCompressor = "/usr/bin/clickhouse-compressor";
                       "***\n";                                                               \
     }                                                                                        \
   } while (0)
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 void WriteFile(const fs::path& path, const std::string& data) {
   std::ofstream out(path, std::ios::binary);

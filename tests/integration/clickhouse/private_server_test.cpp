@@ -1,5 +1,5 @@
-// Client tests that need a ClickHouse of their own (private_clickhouse.h): TLS on the secure
-// native port, and the server dying in the middle of an INSERT.
+// Client tests that need a ClickHouse of their own (ScopedClickHouse): TLS on the secure native
+// port, and the server dying in the middle of an INSERT.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -10,29 +10,20 @@
 #include "clickhouse/columns/numeric.h"
 #include "clickhouse/columns/string.h"
 #include "common/error.h"
-#include "private_clickhouse.h"
+#include "support/expect_error.h"
 #include "support/test_servers.h"
 
 namespace rowbridge::clickhouse {
 namespace {
 
-template <typename Fn>
-Error ErrorOf(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a rowbridge::Error";
-  return Error(ErrorCode::kInternal, "no error");
-}
+using ::rowbridge::testing::ErrorOf;
 
 class PrivateClickHouseTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     // Same gate as the shared-server tests: without the test servers environment these are
     // skipped (or fail under ROWBRIDGE_REQUIRE_SERVERS=1) rather than run half-configured.
-    if (testing::MissingClickHouseEnv().empty()) server_ = new testing::PrivateClickHouse();
+    if (testing::MissingClickHouseEnv().empty()) server_ = new testing::ScopedClickHouse();
   }
   static void TearDownTestSuite() {
     delete server_;
@@ -43,22 +34,22 @@ class PrivateClickHouseTest : public ::testing::Test {
   static ClientOptions Plain() {
     ClientOptions o;
     o.host = "127.0.0.1";
-    o.port = server_->port();
+    o.port = server_->address().port;
     o.tcp.read_timeout = std::chrono::seconds(30);
     return o;
   }
   static ClientOptions Tls(TlsMode mode) {
     ClientOptions o = Plain();
-    o.port = server_->tls_port();
+    o.port = server_->address().tls_port;
     o.tls.mode = mode;
-    o.tls.ca_file = server_->ca_file();
+    o.tls.ca_file = server_->address().ssl_ca;
     return o;
   }
 
-  static testing::PrivateClickHouse* server_;
+  static testing::ScopedClickHouse* server_;
 };
 
-testing::PrivateClickHouse* PrivateClickHouseTest::server_ = nullptr;
+testing::ScopedClickHouse* PrivateClickHouseTest::server_ = nullptr;
 
 TEST_F(PrivateClickHouseTest, QueriesAndInsertsOverTls) {
   Client client(Tls(TlsMode::kVerifyIdentity));
@@ -100,7 +91,7 @@ TEST_F(PrivateClickHouseTest, TlsCertificateChecksAreEnforced) {
 
 TEST_F(PrivateClickHouseTest, PlainClientOnTheTlsPortFailsCleanly) {
   ClientOptions o = Plain();
-  o.port = server_->tls_port();
+  o.port = server_->address().tls_port;
   o.tcp.read_timeout = std::chrono::seconds(5);
   Error e = ErrorOf([&] { Client client(o); });
   EXPECT_TRUE(e.code() == ErrorCode::kNetwork || e.code() == ErrorCode::kTimeout ||

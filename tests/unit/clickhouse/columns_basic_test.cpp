@@ -4,19 +4,12 @@
 #include "clickhouse/columns/factory.h"
 #include "clickhouse/columns/numeric.h"
 #include "clickhouse/columns/string.h"
+#include "support/bytes.h"
 
 namespace rowbridge::clickhouse {
 namespace {
 
-std::string Hex(std::string_view bytes) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(digits[c >> 4]);
-    out.push_back(digits[c & 15]);
-  }
-  return out;
-}
+using ::rowbridge::testing::Hex;
 
 TEST(ClickHouseColumns, UInt64AndStringBlockBytes) {
   Block block;

@@ -19,19 +19,14 @@
 #include "clickhouse/columns/numeric.h"
 #include "clickhouse/columns/string.h"
 #include "clickhouse/columns/uuid.h"
+#include "support/bytes.h"
+#include "support/expect_error.h"
 
 namespace rowbridge::clickhouse {
 namespace {
 
-std::string Hex(std::string_view bytes) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(digits[c >> 4]);
-    out.push_back(digits[c & 15]);
-  }
-  return out;
-}
+using ::rowbridge::testing::CodeOf;
+using ::rowbridge::testing::Hex;
 
 std::string ColumnHex(const Column& column) {
   WireWriter out;
@@ -53,17 +48,6 @@ void ExpectReadsBack(const Column& column) {
   EXPECT_TRUE(in.AtEnd()) << column.type_name();
   ASSERT_EQ(back->Size(), column.Size());
   for (size_t r = 0; r < column.Size(); ++r) EXPECT_EQ(back->Text(r), column.Text(r));
-}
-
-template <typename F>
-ErrorCode CodeOf(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  ADD_FAILURE() << "no rowbridge::Error thrown";
-  return ErrorCode::kInternal;
 }
 
 TEST(ClickHouseColumnBytes, SmallIntegers) {

@@ -10,16 +10,15 @@
 
 #include "clickhouse/cityhash.h"
 #include "common/error.h"
+#include "support/bytes.h"
+#include "support/expect_error.h"
 #include "support/paths.h"
 
 namespace rowbridge::clickhouse {
 namespace {
 
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << path;
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using ::rowbridge::testing::CodeOf;
+using ::rowbridge::testing::ReadFile;
 
 std::string SampleText() {
   return ReadFile(testing::TestDataDir() / "clickhouse" / "sample.txt");
@@ -33,16 +32,6 @@ std::string Mixed(size_t n) {
     s[i] = (i / 512) % 2 ? static_cast<char>(rng()) : static_cast<char>('a' + (i / 64) % 7);
   }
   return s;
-}
-
-ErrorCode CodeOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  ADD_FAILURE() << "no Error thrown";
-  return ErrorCode::kInternal;
 }
 
 TEST(ClickHouseCompression, DecodesClickHouseCompressorFiles) {

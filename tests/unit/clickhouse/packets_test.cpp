@@ -7,22 +7,14 @@
 #include "clickhouse/columns/string.h"
 #include "clickhouse/compression.h"
 #include "common/error.h"
+#include "support/expect_error.h"
 
 namespace rowbridge::clickhouse {
 namespace {
 
-constexpr uint64_t kRevision1816 = 54412;  // what Debian's ClickHouse 18.16.1 announces
+using ::rowbridge::testing::ErrorOf;
 
-template <typename Fn>
-Error ErrorOf(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a rowbridge::Error";
-  return Error(ErrorCode::kInternal, "no error");
-}
+constexpr uint64_t kRevision1816 = 54412;  // what Debian's ClickHouse 18.16.1 announces
 
 std::string Bytes(std::initializer_list<int> bytes) {
   std::string s;

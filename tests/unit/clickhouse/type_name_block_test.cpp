@@ -7,21 +7,12 @@
 #include "clickhouse/columns/string.h"
 #include "clickhouse/server_features.h"
 #include "clickhouse/type_name.h"
+#include "support/expect_error.h"
 
 namespace rowbridge::clickhouse {
 namespace {
 
-template <typename F>
-ErrorCode CodeOf(F&& f, std::string* message = nullptr) {
-  try {
-    f();
-  } catch (const Error& e) {
-    if (message) *message = e.what();
-    return e.code();
-  }
-  ADD_FAILURE() << "no rowbridge::Error thrown";
-  return ErrorCode::kInternal;
-}
+using ::rowbridge::testing::CodeOf;
 
 TEST(ClickHouseTypeName, ParsesAndCanonicalizes) {
   struct Case {
