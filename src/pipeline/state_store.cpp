@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "clickhouse/columns/numeric.h"
 #include "clickhouse/columns/string.h"
 #include "common/error.h"
 #include "pipeline/connection_options.h"
@@ -139,7 +140,7 @@ std::optional<Checkpoint> ClickHouseStateStore::Load() {
       [&](clickhouse::Block& block) {
         if (block.RowCount() > 0) {
           text = std::string(clickhouse::As<clickhouse::ColumnString>(block.At(0)).At(0));
-          seq = clickhouse::As<clickhouse::ColumnNumber<uint64_t>>(block.At(1)).At(0);
+          seq = clickhouse::As<clickhouse::ColumnUInt64>(block.At(1)).At(0);
         }
         return true;
       });
