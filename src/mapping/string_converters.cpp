@@ -20,6 +20,20 @@ void BytesToText(const Converter& c, const Cell& cell, Column& column, ConvertSc
   PutText(c, cell, column, binlog::CellBytes(cell));
 }
 
+// BINARY(N) holds exactly N bytes, but row images carry it without its trailing zero bytes (the
+// server strips the pad when it packs the row); they are part of the value, so they come back.
+void PaddedBinaryToText(const Converter& c, const Cell& cell, Column& column, ConvertScratch&) {
+  const std::string_view bytes = binlog::CellBytes(cell);
+  const size_t width = c.source.meta;
+  if (bytes.size() >= width || width > 255) {
+    PutText(c, cell, column, bytes);
+    return;
+  }
+  char padded[255] = {};
+  if (!bytes.empty()) std::memcpy(padded, bytes.data(), bytes.size());
+  PutText(c, cell, column, std::string_view(padded, width));
+}
+
 void GeometryToText(const Converter& c, const Cell& cell, Column& column, ConvertScratch&) {
   if (cell.size < 4)
     Fail(ErrorCode::kCorruption, "{}: GEOMETRY value of {} bytes is shorter than its SRID",
@@ -70,8 +84,10 @@ void TextToUuid(const Converter& c, const Cell& cell, Column& column, ConvertScr
 bool SelectStringConverter(Converter& c, std::string& why_not) {
   const ColumnType type = c.source.type;
   if (c.text_sink != TextSink::kNone) {
+    const bool binary_char = type == ColumnType::kString && c.source.charset == 63;
     c.fn = type == ColumnType::kGeometry ? &GeometryToText
            : type == ColumnType::kJson   ? &JsonToText
+           : binary_char                 ? &PaddedBinaryToText
                                          : &BytesToText;
     return true;
   }

@@ -124,7 +124,7 @@ RowbridgeProcess::RowbridgeProcess(std::filesystem::path dir, PipelineConfig con
   out << "source:\n"
       << "  host: 127.0.0.1\n"
       << "  port: " << c.mysql.port << "\n"
-      << "  user: " << c.mysql.user << "\n"
+      << "  user: " << (c.source_user.empty() ? c.mysql.user : c.source_user) << "\n"
       << "  password: ${ROWBRIDGE_TEST_SOURCE_PASSWORD}\n"
       << "  server_id: " << c.server_id << "\n"
       << "  tls: {mode: disabled}\n"
@@ -161,7 +161,9 @@ void RowbridgeProcess::Start() {
   http_port_ = 0;
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
-  env_strings.push_back("ROWBRIDGE_TEST_SOURCE_PASSWORD=" + config_.mysql.password);
+  env_strings.push_back("ROWBRIDGE_TEST_SOURCE_PASSWORD=" + (config_.source_user.empty()
+                                                                  ? config_.mysql.password
+                                                                  : config_.source_password));
   std::vector<char*> env;
   for (auto& s : env_strings) env.push_back(s.data());
   env.push_back(nullptr);

@@ -32,7 +32,10 @@ struct ColumnCompare {
 };
 
 struct PipelineConfig {
-  MysqlAddress mysql;
+  MysqlAddress mysql;  // root: the tests' own SQL
+  // The account rowbridge connects as (the replication user); empty = mysql.user/password.
+  std::string source_user;
+  std::string source_password;
   ClickHouseAddress clickhouse;
   std::string target_database;
   std::string tables_yaml;  // the list under `tables:` (each item starting with "  - ")

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "common/error.h"
 #include "integration/pipeline_harness.h"
 #include "integration/pipeline_workload.h"
 #include "support/scoped_clickhouse.h"
@@ -91,8 +92,8 @@ class PipelineRunTest : public ::testing::Test {
   PipelineConfig Config(const std::string& rules) {
     PipelineConfig c;
     c.mysql = mysql_;
-    c.mysql.user = mysql_.repl_user.empty() ? mysql_.user : mysql_.repl_user;
-    c.mysql.password = mysql_.repl_user.empty() ? mysql_.password : mysql_.repl_password;
+    c.source_user = mysql_.repl_user;
+    c.source_password = mysql_.repl_password;
     c.clickhouse = ch_;
     c.target_database = target_db_;
     c.tables_yaml = rules;
@@ -365,7 +366,7 @@ TEST_F(PipelineRunTest, ValidateAndRunReportEveryIncompatibleColumnAtOnce) {
   const std::string text = validate.out + validate.err;
   EXPECT_NE(text.find(source_db_ + ".t.d"), std::string::npos) << text;
   EXPECT_NE(text.find(source_db_ + ".t.extra"), std::string::npos) << text;
-  EXPECT_EQ(text.find(config.mysql.password), std::string::npos) << "a secret was printed";
+  EXPECT_EQ(text.find(config.source_password), std::string::npos) << "a secret was printed";
 
   rb.Start();
   const int status = rb.Wait(60s);
@@ -375,7 +376,8 @@ TEST_F(PipelineRunTest, ValidateAndRunReportEveryIncompatibleColumnAtOnce) {
 
   // A source that refuses the login is a problem too, and the password is not printed.
   PipelineConfig bad = config;
-  bad.mysql.password = "wrong-password-123";
+  bad.source_user = mysql_.user;
+  bad.source_password = "wrong-password-123";
   TestDir bad_dir("pipeline-validate-bad");
   RowbridgeProcess bad_rb(bad_dir.path(), bad);
   CliResult refused = RunRowbridge({"validate", "-c", bad_rb.config_path().string()});
