@@ -49,7 +49,7 @@ std::string MysqlExpr(const ColumnCompare& c) {
     case Compare::kHex: return "COALESCE(HEX(" + q + "), 'NULL')";
     case Compare::kSeconds: return "COALESCE(DATE_FORMAT(" + q + ", '%Y-%m-%d %H:%i:%s'), 'NULL')";
     case Compare::kBitNumber: return "COALESCE(CAST(" + q + " + 0 AS CHAR), 'NULL')";
-    case Compare::kRound2: return "COALESCE(CAST(ROUND(" + q + ", 2) AS CHAR), 'NULL')";
+    case Compare::kRound2: return "COALESCE(CAST(ROUND(" + q + ", 2) + 0e0 AS CHAR), 'NULL')";
   }
   return q;
 }
@@ -298,6 +298,15 @@ void RowbridgeProcess::WaitCaughtUp(std::chrono::seconds timeout) {
   ASSERT_TRUE(done) << "rowbridge did not catch up with " << file << ":" << position
                     << " within " << timeout.count() << "s (checkpoint: " << last << "); log:\n"
                     << Tail(log(), 60);
+}
+
+CliResult RowbridgeProcess::RunCommandLine(const std::vector<std::string>& args) const {
+  ::setenv("ROWBRIDGE_TEST_SOURCE_PASSWORD",
+           (config_.source_user.empty() ? config_.mysql.password : config_.source_password).c_str(),
+           1);
+  CliResult result = RunRowbridge(args);
+  ::unsetenv("ROWBRIDGE_TEST_SOURCE_PASSWORD");
+  return result;
 }
 
 CliResult RunRowbridge(const std::vector<std::string>& args, std::chrono::seconds timeout) {

@@ -49,6 +49,12 @@ struct PipelineConfig {
   std::string extra_yaml;
 };
 
+struct CliResult {
+  int exit_code = 0;
+  std::string out;
+  std::string err;
+};
+
 class RowbridgeProcess {
  public:
   // Writes <dir>/rowbridge.yaml from `config`; logs go to <dir>/rowbridge.log.
@@ -69,6 +75,8 @@ class RowbridgeProcess {
   std::string HttpGet(const std::string& path);
 
   std::string log() const;
+  // Runs another rowbridge command (e.g. validate) with this config's environment.
+  CliResult RunCommandLine(const std::vector<std::string>& args) const;
   const PipelineConfig& config() const { return config_; }
   const std::filesystem::path& dir() const { return dir_; }
   const std::filesystem::path& config_path() const { return config_path_; }
@@ -91,11 +99,6 @@ class RowbridgeProcess {
 };
 
 // Runs the rowbridge binary with `args` and returns what it did.
-struct CliResult {
-  int exit_code = 0;
-  std::string out;
-  std::string err;
-};
 CliResult RunRowbridge(const std::vector<std::string>& args,
                        std::chrono::seconds timeout = std::chrono::seconds(120));
 

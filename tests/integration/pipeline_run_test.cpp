@@ -361,7 +361,7 @@ TEST_F(PipelineRunTest, ValidateAndRunReportEveryIncompatibleColumnAtOnce) {
       Config("  - match: " + source_db_ + ".t\n    mode: replica\n    create_table: false\n");
   RowbridgeProcess rb(dir.path(), config);  // writes the config file
 
-  CliResult validate = RunRowbridge({"validate", "-c", rb.config_path().string()});
+  CliResult validate = rb.RunCommandLine({"validate", "-c", rb.config_path().string()});
   EXPECT_NE(validate.exit_code, 0);
   const std::string text = validate.out + validate.err;
   EXPECT_NE(text.find(source_db_ + ".t.d"), std::string::npos) << text;
@@ -380,7 +380,7 @@ TEST_F(PipelineRunTest, ValidateAndRunReportEveryIncompatibleColumnAtOnce) {
   bad.source_password = "wrong-password-123";
   TestDir bad_dir("pipeline-validate-bad");
   RowbridgeProcess bad_rb(bad_dir.path(), bad);
-  CliResult refused = RunRowbridge({"validate", "-c", bad_rb.config_path().string()});
+  CliResult refused = bad_rb.RunCommandLine({"validate", "-c", bad_rb.config_path().string()});
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_EQ((refused.out + refused.err).find("wrong-password-123"), std::string::npos);
 }
