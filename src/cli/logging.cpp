@@ -17,11 +17,21 @@ class JsonMessageFlag : public spdlog::custom_flag_formatter {
               spdlog::memory_buf_t& dest) override {
     for (char c : msg.payload) {
       switch (c) {
-        case '"': dest.append(std::string_view("\\\"")); break;
-        case '\\': dest.append(std::string_view("\\\\")); break;
-        case '\n': dest.append(std::string_view("\\n")); break;
-        case '\r': dest.append(std::string_view("\\r")); break;
-        case '\t': dest.append(std::string_view("\\t")); break;
+        case '"':
+          dest.append(std::string_view("\\\""));
+          break;
+        case '\\':
+          dest.append(std::string_view("\\\\"));
+          break;
+        case '\n':
+          dest.append(std::string_view("\\n"));
+          break;
+        case '\r':
+          dest.append(std::string_view("\\r"));
+          break;
+        case '\t':
+          dest.append(std::string_view("\\t"));
+          break;
         default:
           if (static_cast<unsigned char>(c) < 0x20) {
             fmt::format_to(std::back_inserter(dest), "\\u{:04x}", static_cast<unsigned>(c));
@@ -38,11 +48,16 @@ class JsonMessageFlag : public spdlog::custom_flag_formatter {
 
 spdlog::level::level_enum LevelOf(config::LogLevel level) {
   switch (level) {
-    case config::LogLevel::kTrace: return spdlog::level::trace;
-    case config::LogLevel::kDebug: return spdlog::level::debug;
-    case config::LogLevel::kInfo: return spdlog::level::info;
-    case config::LogLevel::kWarn: return spdlog::level::warn;
-    case config::LogLevel::kError: return spdlog::level::err;
+    case config::LogLevel::kTrace:
+      return spdlog::level::trace;
+    case config::LogLevel::kDebug:
+      return spdlog::level::debug;
+    case config::LogLevel::kInfo:
+      return spdlog::level::info;
+    case config::LogLevel::kWarn:
+      return spdlog::level::warn;
+    case config::LogLevel::kError:
+      return spdlog::level::err;
   }
   return spdlog::level::info;
 }
@@ -50,8 +65,8 @@ spdlog::level::level_enum LevelOf(config::LogLevel level) {
 }  // namespace
 
 void ConfigureLogging(const config::LogConfig& log) {
-  auto logger = std::make_shared<spdlog::logger>(
-      "rowbridge", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  auto logger = std::make_shared<spdlog::logger>("rowbridge",
+                                                 std::make_shared<spdlog::sinks::stderr_sink_mt>());
   auto formatter = std::make_unique<spdlog::pattern_formatter>(spdlog::pattern_time_type::utc);
   if (log.format == config::LogFormat::kJson) {
     formatter->add_flag<JsonMessageFlag>('j').set_pattern(

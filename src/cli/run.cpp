@@ -2,10 +2,10 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <spdlog/spdlog.h>
 
 #include <atomic>
 #include <ctime>
-#include <spdlog/spdlog.h>
 #include <thread>
 
 #include "cli/logging.h"
@@ -68,8 +68,8 @@ void RunCommand(const std::string& config_file) {
   } join{done, signal_thread};
 
   spdlog::info("rowbridge {} replicating {}:{} (server_id {}) into ClickHouse {}:{}",
-               ROWBRIDGE_VERSION, config.source.host, config.source.port,
-               config.source.server_id, config.target.host, config.target.port);
+               ROWBRIDGE_VERSION, config.source.host, config.source.port, config.source.server_id,
+               config.target.host, config.target.port);
   pipeline.Run();
   if (admin) admin->Stop();
 }

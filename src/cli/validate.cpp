@@ -31,10 +31,10 @@ void Validate(const std::string& config_file) {
   for (const auto& w : warnings) std::printf("  warning: %s\n", w.c_str());
 
   std::vector<std::string> problems;
-  const std::string source_name = fmt::format("source {}:{}", config.source.host,
-                                              config.source.port);
-  const std::string target_name = fmt::format("ClickHouse {}:{}", config.target.host,
-                                              config.target.port);
+  const std::string source_name =
+      fmt::format("source {}:{}", config.source.host, config.source.port);
+  const std::string target_name =
+      fmt::format("ClickHouse {}:{}", config.target.host, config.target.port);
 
   std::unique_ptr<mysql::Connection> source;
   try {
@@ -54,8 +54,7 @@ void Validate(const std::string& config_file) {
   bool target_ok = false;
   try {
     const auto& server = catalog.client().server();
-    std::printf("%s: %s %s\n", target_name.c_str(), server.name.c_str(),
-                server.Version().c_str());
+    std::printf("%s: %s %s\n", target_name.c_str(), server.name.c_str(), server.Version().c_str());
     target_ok = true;
   } catch (const Error& e) {
     problems.push_back(fmt::format("{}: {}", target_name, e.what()));
@@ -68,8 +67,8 @@ void Validate(const std::string& config_file) {
       if (::access(dir.c_str(), W_OK) != 0)
         problems.push_back(fmt::format("state.path {}: not writable", dir.string()));
     } else if (::access(dir.parent_path().c_str(), W_OK) != 0) {
-      problems.push_back(fmt::format("state.path {}: does not exist and cannot be created",
-                                     dir.string()));
+      problems.push_back(
+          fmt::format("state.path {}: does not exist and cannot be created", dir.string()));
     }
   }
 

@@ -137,7 +137,8 @@ std::optional<Error> BatchBuffers::error() const {
 uint64_t BatchBuffers::LowestUnflushed(uint64_t reader_next_version) const {
   uint64_t lowest = reader_next_version;
   for (const auto& g : groups_) {
-    if (g->sealed != nullptr && g->sealed->rows > 0) lowest = std::min(lowest, g->sealed->first_version);
+    if (g->sealed != nullptr && g->sealed->rows > 0)
+      lowest = std::min(lowest, g->sealed->first_version);
     if (g->filling->rows > 0) lowest = std::min(lowest, g->filling->first_version);
   }
   return lowest;

@@ -1,9 +1,8 @@
 #include "pipeline/binlog_reader.h"
 
+#include <endian.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-
-#include <endian.h>
 
 #include <cctype>
 #include <cstring>
@@ -185,8 +184,8 @@ void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader&
     return;
   }
   if (event.header.timestamp != 0 && !event.in_payload) {
-    ctx_.status->RecordSourceEvent(std::chrono::system_clock::time_point(
-        std::chrono::seconds(event.header.timestamp)));
+    ctx_.status->RecordSourceEvent(
+        std::chrono::system_clock::time_point(std::chrono::seconds(event.header.timestamp)));
     ctx_.metrics->source_last_event_time.Set(event.header.timestamp);
     if (event.header.log_pos != 0) {
       std::lock_guard lock(ctx_.buffers->mutex());
@@ -362,9 +361,15 @@ bool BinlogReader::Append(SourceTable& table, std::span<const binlog::Cell> cell
   ctx_.buffers->Appended(*batch, bytes, version, now);
   BatchShare& share = batch->ShareOf(table.stats.get());
   switch (kind) {
-    case mapping::RowKind::kInsert: ++share.inserted; break;
-    case mapping::RowKind::kUpdate: ++share.updated; break;
-    case mapping::RowKind::kDelete: ++share.deleted; break;
+    case mapping::RowKind::kInsert:
+      ++share.inserted;
+      break;
+    case mapping::RowKind::kUpdate:
+      ++share.updated;
+      break;
+    case mapping::RowKind::kDelete:
+      ++share.deleted;
+      break;
   }
   share.bytes += bytes;
   share.newest_event_time = std::max(share.newest_event_time, event_time);

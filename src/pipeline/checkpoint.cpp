@@ -10,9 +10,12 @@ namespace rowbridge::pipeline {
 
 const char* GtidFlavorName(GtidFlavor flavor) {
   switch (flavor) {
-    case GtidFlavor::kNone: return "none";
-    case GtidFlavor::kMysql: return "mysql";
-    case GtidFlavor::kMariadb: return "mariadb";
+    case GtidFlavor::kNone:
+      return "none";
+    case GtidFlavor::kMysql:
+      return "mysql";
+    case GtidFlavor::kMariadb:
+      return "mariadb";
   }
   return "?";
 }
@@ -32,8 +35,10 @@ std::string Checkpoint::ToJson() const {
   j["next_version"] = next_version;
   auto stopped = nlohmann::ordered_json::array();
   for (const StoppedTable& t : stopped_tables) {
-    stopped.push_back(
-        {{"database", t.database}, {"table", t.table}, {"position", t.position}, {"reason", t.reason}});
+    stopped.push_back({{"database", t.database},
+                       {"table", t.table},
+                       {"position", t.position},
+                       {"reason", t.reason}});
   }
   j["stopped_tables"] = std::move(stopped);
   return j.dump();
@@ -59,10 +64,9 @@ Checkpoint Checkpoint::FromJson(std::string_view text, std::string_view origin) 
     c.next_version = j.at("next_version").get<uint64_t>();
     if (j.contains("stopped_tables")) {
       for (const auto& t : j.at("stopped_tables")) {
-        c.stopped_tables.push_back({t.at("database").get<std::string>(),
-                                    t.at("table").get<std::string>(),
-                                    t.at("position").get<std::string>(),
-                                    t.at("reason").get<std::string>()});
+        c.stopped_tables.push_back(
+            {t.at("database").get<std::string>(), t.at("table").get<std::string>(),
+             t.at("position").get<std::string>(), t.at("reason").get<std::string>()});
       }
     }
   } catch (const nlohmann::json::exception& e) {

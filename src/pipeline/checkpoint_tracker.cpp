@@ -17,8 +17,8 @@ void CheckpointTracker::SetFile(std::string_view file) {
 
 void CheckpointTracker::AddBoundary(uint64_t position, uint64_t next_version,
                                     const TransactionGtid& gtid) {
-  boundaries_.push_back({static_cast<uint32_t>(files_.size() - 1), position, next_version, gtid,
-                         stops_added_});
+  boundaries_.push_back(
+      {static_cast<uint32_t>(files_.size() - 1), position, next_version, gtid, stops_added_});
 }
 
 void CheckpointTracker::AddStop(StoppedTable stop) {

@@ -5,11 +5,21 @@ namespace rowbridge::pipeline {
 TlsOptions ToTlsOptions(const config::TlsConfig& tls) {
   TlsOptions out;
   switch (tls.mode) {
-    case config::TlsMode::kDisabled: out.mode = TlsMode::kDisabled; break;
-    case config::TlsMode::kPreferred: out.mode = TlsMode::kPreferred; break;
-    case config::TlsMode::kRequired: out.mode = TlsMode::kRequired; break;
-    case config::TlsMode::kVerifyCa: out.mode = TlsMode::kVerifyCa; break;
-    case config::TlsMode::kVerifyIdentity: out.mode = TlsMode::kVerifyIdentity; break;
+    case config::TlsMode::kDisabled:
+      out.mode = TlsMode::kDisabled;
+      break;
+    case config::TlsMode::kPreferred:
+      out.mode = TlsMode::kPreferred;
+      break;
+    case config::TlsMode::kRequired:
+      out.mode = TlsMode::kRequired;
+      break;
+    case config::TlsMode::kVerifyCa:
+      out.mode = TlsMode::kVerifyCa;
+      break;
+    case config::TlsMode::kVerifyIdentity:
+      out.mode = TlsMode::kVerifyIdentity;
+      break;
   }
   out.ca_file = tls.ca;
   out.cert_file = tls.cert;
@@ -43,9 +53,15 @@ clickhouse::ClientOptions TargetClientOptions(const config::TargetConfig& target
   o.tcp.write_timeout = target.query_timeout;
   o.tls = ToTlsOptions(target.tls);
   switch (target.compression) {
-    case config::Compression::kLz4: o.compression = clickhouse::CompressionMethod::kLz4; break;
-    case config::Compression::kZstd: o.compression = clickhouse::CompressionMethod::kZstd; break;
-    case config::Compression::kNone: o.compression = clickhouse::CompressionMethod::kNone; break;
+    case config::Compression::kLz4:
+      o.compression = clickhouse::CompressionMethod::kLz4;
+      break;
+    case config::Compression::kZstd:
+      o.compression = clickhouse::CompressionMethod::kZstd;
+      break;
+    case config::Compression::kNone:
+      o.compression = clickhouse::CompressionMethod::kNone;
+      break;
   }
   return o;
 }

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <thread>
-#include <unistd.h>
 
 #include "mysql/source_check.h"
 #include "pipeline/batch_buffers.h"
@@ -24,9 +24,26 @@ namespace {
 // lock waits, interrupted or killed connections, network errors reported by the server.
 bool TransientMysqlError(int code) {
   switch (code) {
-    case 1040: case 1053: case 1077: case 1152: case 1153: case 1154: case 1155: case 1156:
-    case 1157: case 1158: case 1159: case 1160: case 1161: case 1203: case 1205: case 1213:
-    case 1317: case 1927: case 2006: case 2013:
+    case 1040:
+    case 1053:
+    case 1077:
+    case 1152:
+    case 1153:
+    case 1154:
+    case 1155:
+    case 1156:
+    case 1157:
+    case 1158:
+    case 1159:
+    case 1160:
+    case 1161:
+    case 1203:
+    case 1205:
+    case 1213:
+    case 1317:
+    case 1927:
+    case 2006:
+    case 2013:
       return true;
     default:
       return false;
@@ -36,8 +53,24 @@ bool TransientMysqlError(int code) {
 // ClickHouse exception codes of a server that is overloaded, restarting or lost a connection.
 bool TransientClickHouseError(int code) {
   switch (code) {
-    case 3: case 23: case 24: case 32: case 159: case 164: case 202: case 203: case 209:
-    case 210: case 236: case 241: case 242: case 252: case 319: case 394: case 425: case 999:
+    case 3:
+    case 23:
+    case 24:
+    case 32:
+    case 159:
+    case 164:
+    case 202:
+    case 203:
+    case 209:
+    case 210:
+    case 236:
+    case 241:
+    case 242:
+    case 252:
+    case 319:
+    case 394:
+    case 425:
+    case 999:
       return true;
     default:
       return false;
@@ -151,8 +184,8 @@ bool Pipeline::Recoverable(const Error& error, Side side) const {
 
 std::string Pipeline::WaitingFor(const Error& error, Side side) const {
   if (side == Side::kSource) {
-    return fmt::format("reconnecting to source {}:{}: {}", config_.source.host,
-                       config_.source.port, error.what());
+    return fmt::format("reconnecting to source {}:{}: {}", config_.source.host, config_.source.port,
+                       error.what());
   }
   return fmt::format("reconnecting to ClickHouse {}:{}: {}", config_.target.host,
                      config_.target.port, error.what());
@@ -280,9 +313,10 @@ void Pipeline::RunSession() {
     }
     first.next_version = max_version + 1;
     store_->Save(first);
-    spdlog::info("first start: no checkpoint in {}; replicating changes from the source's current "
-                 "position {} (rows that exist already are not copied)",
-                 store_->Describe(), first.Describe());
+    spdlog::info(
+        "first start: no checkpoint in {}; replicating changes from the source's current "
+        "position {} (rows that exist already are not copied)",
+        store_->Describe(), first.Describe());
     checkpoint = first;
   }
   admin.reset();
@@ -311,9 +345,9 @@ void Pipeline::RunSession() {
       reader.Run();
       if (!shutting_down) {
         source_failed = true;
-        buffers.Abort(Error(ErrorCode::kNetwork,
-                            fmt::format("source {}:{} ended the binlog stream",
-                                        config_.source.host, config_.source.port)));
+        buffers.Abort(
+            Error(ErrorCode::kNetwork, fmt::format("source {}:{} ended the binlog stream",
+                                                   config_.source.host, config_.source.port)));
       }
     } catch (const Error& e) {
       if (!shutting_down) {

@@ -33,26 +33,32 @@ uint64_t ToNumber(const std::optional<std::string>& text, uint64_t fallback = 0)
 int TypeFamily(ColumnType type) {
   switch (type) {
     case ColumnType::kDate:
-    case ColumnType::kNewDate: return 1000;
+    case ColumnType::kNewDate:
+      return 1000;
     case ColumnType::kTime:
-    case ColumnType::kTime2: return 1001;
+    case ColumnType::kTime2:
+      return 1001;
     case ColumnType::kDateTime:
-    case ColumnType::kDateTime2: return 1002;
+    case ColumnType::kDateTime2:
+      return 1002;
     case ColumnType::kTimestamp:
-    case ColumnType::kTimestamp2: return 1003;
+    case ColumnType::kTimestamp2:
+      return 1003;
     case ColumnType::kVarchar:
-    case ColumnType::kVarString: return 1004;
+    case ColumnType::kVarString:
+      return 1004;
     case ColumnType::kBlob:
     case ColumnType::kTinyBlob:
     case ColumnType::kMediumBlob:
-    case ColumnType::kLongBlob: return 1005;
-    default: return static_cast<int>(type);
+    case ColumnType::kLongBlob:
+      return 1005;
+    default:
+      return static_cast<int>(type);
   }
 }
 
 bool EqualsNoCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) ==
                   std::tolower(static_cast<unsigned char>(y));
          });
@@ -68,10 +74,10 @@ std::string LabelsText(const std::vector<std::string>& labels) {
 }
 
 ColumnDef ColumnFromInformationSchema(std::string_view table_name, std::string name,
-                                      std::string_view data_type_text,
-                                      std::string_view column_type, bool nullable,
-                                      uint64_t octet_length, uint64_t numeric_precision,
-                                      uint64_t numeric_scale, uint64_t datetime_precision,
+                                      std::string_view data_type_text, std::string_view column_type,
+                                      bool nullable, uint64_t octet_length,
+                                      uint64_t numeric_precision, uint64_t numeric_scale,
+                                      uint64_t datetime_precision,
                                       std::optional<uint64_t> collation_id) {
   ColumnDef c;
   c.name = std::move(name);
@@ -158,8 +164,9 @@ ColumnDef ColumnFromInformationSchema(std::string_view table_name, std::string n
   } else if (data_type == "vector") {
     set(ColumnType::kVector, 4);
   } else {
-    Fail(ErrorCode::kUnsupported, "source column {}.{} has type {}, which rowbridge cannot replicate",
-         table_name, c.name, column_type);
+    Fail(ErrorCode::kUnsupported,
+         "source column {}.{} has type {}, which rowbridge cannot replicate", table_name, c.name,
+         column_type);
   }
   return c;
 }
@@ -284,8 +291,8 @@ std::optional<std::string> SchemaDifference(const std::vector<ColumnDef>& known,
       return fmt::format("{} is named {} in the binlog", label, b.name);
     }
     if (TypeFamily(k.type) != TypeFamily(b.type)) {
-      return fmt::format("{} is {} in the binlog, {} known", label,
-                         binlog::ColumnTypeName(b.type), binlog::ColumnTypeName(k.type));
+      return fmt::format("{} is {} in the binlog, {} known", label, binlog::ColumnTypeName(b.type),
+                         binlog::ColumnTypeName(k.type));
     }
     if (b.signedness_known && k.signedness_known && b.is_unsigned != k.is_unsigned) {
       return fmt::format("{} is {} in the binlog", label, b.is_unsigned ? "UNSIGNED" : "SIGNED");

@@ -1,19 +1,19 @@
 #include "pipeline/state_store.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fmt/format.h>
 
 #include "clickhouse/columns/numeric.h"
 #include "clickhouse/columns/string.h"
 #include "common/error.h"
-#include "pipeline/connection_options.h"
 #include "mapping/sql_quote.h"
+#include "pipeline/connection_options.h"
 
 namespace rowbridge::pipeline {
 
@@ -46,7 +46,9 @@ FileStateStore::FileStateStore(std::string directory, std::string job)
     : directory_(std::move(directory)),
       path_(directory_ + "/rowbridge-" + job + ".checkpoint.json") {}
 
-std::string FileStateStore::Describe() const { return "file " + path_; }
+std::string FileStateStore::Describe() const {
+  return "file " + path_;
+}
 
 std::optional<Checkpoint> FileStateStore::Load() {
   int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
@@ -154,14 +156,15 @@ void ClickHouseStateStore::Save(const Checkpoint& checkpoint) {
   EnsureTable();
   // seq orders the saves; wall-clock microseconds keep it growing across restarts, and +1 keeps
   // it growing if the clock steps back.
-  const uint64_t now_us = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(
-          std::chrono::system_clock::now().time_since_epoch())
-          .count());
+  const uint64_t now_us =
+      static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count());
   const uint64_t seq = std::max(now_us, last_seq_ + 1);
-  client().Execute(fmt::format("INSERT INTO {} (job, checkpoint, saved_at, seq) SELECT {}, {}, now(), {}",
-                               mapping::QuoteTableName(database_, table_), mapping::QuoteString(job_),
-                               mapping::QuoteString(checkpoint.ToJson()), seq));
+  client().Execute(
+      fmt::format("INSERT INTO {} (job, checkpoint, saved_at, seq) SELECT {}, {}, now(), {}",
+                  mapping::QuoteTableName(database_, table_), mapping::QuoteString(job_),
+                  mapping::QuoteString(checkpoint.ToJson()), seq));
   last_seq_ = seq;
 }
 
@@ -176,8 +179,8 @@ std::unique_ptr<StateStore> MakeStateStore(const config::Config& config) {
     database = table.substr(0, dot);
     table = table.substr(dot + 1);
   }
-  return std::make_unique<ClickHouseStateStore>(TargetClientOptions(config.target), database,
-                                                table, job);
+  return std::make_unique<ClickHouseStateStore>(TargetClientOptions(config.target), database, table,
+                                                job);
 }
 
 }  // namespace rowbridge::pipeline

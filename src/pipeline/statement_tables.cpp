@@ -136,9 +136,9 @@ class Parser {
 bool HarmlessAlterClause(Parser& p) {
   bool harmless = false;
   if (p.Accept("ADD")) {
-    harmless = p.Accept("INDEX") || p.Accept("KEY") || p.Accept("UNIQUE") ||
-               p.Accept("FULLTEXT") || p.Accept("SPATIAL") || p.Accept("FOREIGN") ||
-               p.Accept("CONSTRAINT") || p.Accept("CHECK");
+    harmless = p.Accept("INDEX") || p.Accept("KEY") || p.Accept("UNIQUE") || p.Accept("FULLTEXT") ||
+               p.Accept("SPATIAL") || p.Accept("FOREIGN") || p.Accept("CONSTRAINT") ||
+               p.Accept("CHECK");
   } else if (p.Accept("DROP")) {
     harmless = p.Accept("INDEX") || p.Accept("KEY") || p.Accept("FOREIGN") ||
                p.Accept("CONSTRAINT") || p.Accept("CHECK");

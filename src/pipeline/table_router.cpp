@@ -44,8 +44,8 @@ std::string JoinLines(const std::vector<std::string>& lines) {
 }
 
 bool AllNamed(const std::vector<binlog::ColumnDef>& columns) {
-  return !columns.empty() && std::all_of(columns.begin(), columns.end(),
-                                         [](const auto& c) { return !c.name.empty(); });
+  return !columns.empty() &&
+         std::all_of(columns.begin(), columns.end(), [](const auto& c) { return !c.name.empty(); });
 }
 
 }  // namespace
@@ -165,8 +165,8 @@ SourceTable& TableRouter::GetOrCreate(const SourceTableName& name, int rule_inde
 
 TargetTable* TableRouter::ResolveTarget(SourceTable& table, std::vector<std::string>& problems) {
   const config::TableRule& rule = *table.rule;
-  const config::QualifiedName qn = config::ExpandTarget(
-      rule.target, ctx_.config->target.database, table.name.database, table.name.table);
+  const config::QualifiedName qn = config::ExpandTarget(rule.target, ctx_.config->target.database,
+                                                        table.name.database, table.name.table);
   const std::string label = qn.database + "." + qn.table;
   auto existing = target_tables_.find(label);
   if (existing != target_tables_.end()) {
@@ -182,15 +182,16 @@ TargetTable* TableRouter::ResolveTarget(SourceTable& table, std::vector<std::str
   auto columns = ctx_.targets->ReadColumns(qn.database, qn.table);
   if (!columns) {
     if (!rule.create_table) {
-      problems.push_back(fmt::format(
-          "{}: target table {} does not exist and the rule says create_table: false",
-          table.name.ToString(), label));
+      problems.push_back(
+          fmt::format("{}: target table {} does not exist and the rule says create_table: false",
+                      table.name.ToString(), label));
       return nullptr;
     }
     if (!table.known) {
-      problems.push_back(fmt::format("{}: cannot create target table {}: the source table's "
-                                     "columns are unknown (not in information_schema)",
-                                     table.name.ToString(), label));
+      problems.push_back(
+          fmt::format("{}: cannot create target table {}: the source table's "
+                      "columns are unknown (not in information_schema)",
+                      table.name.ToString(), label));
       return nullptr;
     }
     std::vector<binlog::ColumnDef> replicated;
@@ -209,8 +210,8 @@ TargetTable* TableRouter::ResolveTarget(SourceTable& table, std::vector<std::str
     try {
       std::vector<std::string> pk;
       for (uint32_t i : table.known->primary_key) pk.push_back(table.known->columns[i].name);
-      const std::vector<std::string> key = mapping::ChooseTableKey(
-          table.name.ToString(), replicated, pk, {}, rule.key);
+      const std::vector<std::string> key =
+          mapping::ChooseTableKey(table.name.ToString(), replicated, pk, {}, rule.key);
       mapping::DdlOptions ddl;
       ddl.mode = ToPlanMode(rule.mode);
       ddl.meta = ToMetaNames(rule.meta_columns);
@@ -224,18 +225,17 @@ TargetTable* TableRouter::ResolveTarget(SourceTable& table, std::vector<std::str
         columns = mapping::CreatedColumns(replicated, key, ddl, features);
       } else {
         ctx_.targets->Execute(mapping::CreateDatabaseStatement(qn.database, ddl));
-        for (const std::string& sql : mapping::CreateTableStatements(qn.database, qn.table,
-                                                                     replicated, key, ddl,
-                                                                     features)) {
+        for (const std::string& sql : mapping::CreateTableStatements(
+                 qn.database, qn.table, replicated, key, ddl, features)) {
           ctx_.targets->Execute(sql);
         }
-        spdlog::info("created ClickHouse table {} for {} ({} mode)", label,
-                     table.name.ToString(), config::TableModeName(rule.mode));
+        spdlog::info("created ClickHouse table {} for {} ({} mode)", label, table.name.ToString(),
+                     config::TableModeName(rule.mode));
       }
     } catch (const Error& e) {
       if (e.IsTransient()) throw;
-      problems.push_back(fmt::format("{}: cannot create target table {}: {}",
-                                     table.name.ToString(), label, e.what()));
+      problems.push_back(fmt::format("{}: cannot create target table {}: {}", table.name.ToString(),
+                                     label, e.what()));
       return nullptr;
     }
     if (!ctx_.dry_run) columns = ctx_.targets->ReadColumns(qn.database, qn.table);
@@ -252,17 +252,18 @@ TargetTable* TableRouter::ResolveTarget(SourceTable& table, std::vector<std::str
   target->mode = ToPlanMode(rule.mode);
   target->version_column = rule.meta_columns.version;
   target->columns = std::move(*columns);
-  const bool has_version = std::any_of(
-      target->columns.begin(), target->columns.end(),
-      [&](const mapping::TargetColumn& c) { return c.name == target->version_column; });
+  const bool has_version =
+      std::any_of(target->columns.begin(), target->columns.end(),
+                  [&](const mapping::TargetColumn& c) { return c.name == target->version_column; });
   if (has_version && ctx_.have_checkpoint && !ctx_.dry_run) {
     target->present_versions = ctx_.targets->VersionsFrom(
         target->database, target->table, target->version_column, ctx_.resume_version);
     if (!target->present_versions.empty()) {
-      spdlog::info("{} already holds {} row(s) of versions {}..{} written after the checkpoint; "
-                   "replaying their changes skips them",
-                   label, target->present_versions.size(), target->present_versions.front(),
-                   target->present_versions.back());
+      spdlog::info(
+          "{} already holds {} row(s) of versions {}..{} written after the checkpoint; "
+          "replaying their changes skips them",
+          label, target->present_versions.size(), target->present_versions.front(),
+          target->present_versions.back());
     }
   }
   TargetTable* raw = target.get();
@@ -368,9 +369,10 @@ void TableRouter::OnStatement(std::string_view sql, std::string_view default_dat
     SourceTable& table = *it->second;
     if (st.verb == "ALTER TABLE" && table.map_has_names) {
       // The binlog names columns: the next TABLE_MAP shows whether the columns changed.
-      spdlog::info("{} at {} changes {}; its next TABLE_MAP will be checked against the known "
-                   "columns",
-                   st.verb, position, name.ToString());
+      spdlog::info(
+          "{} at {} changes {}; its next TABLE_MAP will be checked against the known "
+          "columns",
+          st.verb, position, name.ToString());
       table.suspect = true;
       continue;
     }
@@ -386,7 +388,8 @@ void TableRouter::Stop(SourceTable& table, const std::string& position, const st
   table.stopped = true;
   table.stop_reason = reason;
   spdlog::error("stopped replicating {}: {}", table.name.ToString(), reason);
-  if (table.stats) table.stats->status.RecordError("stopped: " + reason, std::chrono::system_clock::now());
+  if (table.stats)
+    table.stats->status.RecordError("stopped: " + reason, std::chrono::system_clock::now());
   if (ctx_.on_stop) ctx_.on_stop({table.name.database, table.name.table, position, reason});
 }
 

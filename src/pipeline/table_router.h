@@ -51,9 +51,9 @@ struct SourceTable {
   std::unique_ptr<TableStats> stats;
 
   // For the TABLE_MAP rows are currently decoded with.
-  const binlog::TableInfo* map = nullptr;       // the cache's entry the plan was built for
+  const binlog::TableInfo* map = nullptr;  // the cache's entry the plan was built for
   std::shared_ptr<const binlog::TableInfo> map_owner;
-  std::unique_ptr<binlog::TableInfo> decoded;   // that TABLE_MAP with enriched columns
+  std::unique_ptr<binlog::TableInfo> decoded;  // that TABLE_MAP with enriched columns
   std::optional<mapping::ConversionPlan> plan;
   TargetGroup* group = nullptr;
   std::vector<uint32_t> key_columns;  // column indices whose change makes an UPDATE a move
@@ -120,9 +120,7 @@ class TableRouter {
   // Stops a table (idempotent).
   void Stop(SourceTable& table, const std::string& position, const std::string& reason);
 
-  const std::map<SourceTableName, std::unique_ptr<SourceTable>>& tables() const {
-    return tables_;
-  }
+  const std::map<SourceTableName, std::unique_ptr<SourceTable>>& tables() const { return tables_; }
 
  private:
   // `problems` null: mid-stream, problems stop the table; `source` null: opens a connection.

@@ -71,20 +71,22 @@ std::optional<std::vector<mapping::TargetColumn>> TargetCatalog::ReadColumns(
   return columns;
 }
 
-void TargetCatalog::Execute(const std::string& sql) { client().Execute(sql); }
+void TargetCatalog::Execute(const std::string& sql) {
+  client().Execute(sql);
+}
 
 uint64_t TargetCatalog::MaxVersion(const std::string& database, const std::string& table,
                                    const std::string& version_column) {
   uint64_t max = 0;
-  client().Select(fmt::format("SELECT toUInt64(max({})) FROM {}",
-                              mapping::QuoteIdentifier(version_column),
-                              mapping::QuoteTableName(database, table)),
-                  [&](clickhouse::Block& block) {
-                    if (block.RowCount() > 0) {
-                      max = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0)).At(0);
-                    }
-                    return true;
-                  });
+  client().Select(
+      fmt::format("SELECT toUInt64(max({})) FROM {}", mapping::QuoteIdentifier(version_column),
+                  mapping::QuoteTableName(database, table)),
+      [&](clickhouse::Block& block) {
+        if (block.RowCount() > 0) {
+          max = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0)).At(0);
+        }
+        return true;
+      });
   return max;
 }
 
@@ -106,19 +108,18 @@ std::vector<uint64_t> TargetCatalog::VersionsFrom(const std::string& database,
 }
 
 void TargetCatalog::WaitForInserts(const std::string& prefix, std::chrono::milliseconds patience) {
-  const std::string condition =
-      fmt::format("query_id LIKE {}", mapping::QuoteString(prefix + "%"));
+  const std::string condition = fmt::format("query_id LIKE {}", mapping::QuoteString(prefix + "%"));
   const auto deadline = std::chrono::steady_clock::now() + patience;
   bool killed = false;
   for (;;) {
     uint64_t running = 0;
-    client().Select(fmt::format("SELECT toUInt64(count()) FROM system.processes WHERE {}",
-                                condition),
-                    [&](clickhouse::Block& block) {
-                      if (block.RowCount() > 0)
-                        running = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0)).At(0);
-                      return true;
-                    });
+    client().Select(
+        fmt::format("SELECT toUInt64(count()) FROM system.processes WHERE {}", condition),
+        [&](clickhouse::Block& block) {
+          if (block.RowCount() > 0)
+            running = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0)).At(0);
+          return true;
+        });
     if (running == 0) return;
     if (!killed && std::chrono::steady_clock::now() >= deadline) {
       spdlog::warn("{} INSERT(s) of an earlier connection still run on ClickHouse {}; killing them",

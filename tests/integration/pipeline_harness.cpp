@@ -45,11 +45,16 @@ std::string Tail(const std::string& text, size_t lines = 40) {
 std::string MysqlExpr(const ColumnCompare& c) {
   const std::string q = "`" + c.name + "`";
   switch (c.how) {
-    case Compare::kText: return "COALESCE(CAST(" + q + " AS CHAR), 'NULL')";
-    case Compare::kHex: return "COALESCE(HEX(" + q + "), 'NULL')";
-    case Compare::kSeconds: return "COALESCE(DATE_FORMAT(" + q + ", '%Y-%m-%d %H:%i:%s'), 'NULL')";
-    case Compare::kBitNumber: return "COALESCE(CAST(" + q + " + 0 AS CHAR), 'NULL')";
-    case Compare::kRound2: return "COALESCE(CAST(ROUND(" + q + ", 2) + 0e0 AS CHAR), 'NULL')";
+    case Compare::kText:
+      return "COALESCE(CAST(" + q + " AS CHAR), 'NULL')";
+    case Compare::kHex:
+      return "COALESCE(HEX(" + q + "), 'NULL')";
+    case Compare::kSeconds:
+      return "COALESCE(DATE_FORMAT(" + q + ", '%Y-%m-%d %H:%i:%s'), 'NULL')";
+    case Compare::kBitNumber:
+      return "COALESCE(CAST(" + q + " + 0 AS CHAR), 'NULL')";
+    case Compare::kRound2:
+      return "COALESCE(CAST(ROUND(" + q + ", 2) + 0e0 AS CHAR), 'NULL')";
   }
   return q;
 }
@@ -59,9 +64,12 @@ std::string ClickHouseExpr(const ColumnCompare& c) {
   switch (c.how) {
     case Compare::kText:
     case Compare::kSeconds:
-    case Compare::kBitNumber: return "ifNull(toString(" + q + "), 'NULL')";
-    case Compare::kHex: return "ifNull(hex(" + q + "), 'NULL')";
-    case Compare::kRound2: return "ifNull(toString(round(" + q + ", 2)), 'NULL')";
+    case Compare::kBitNumber:
+      return "ifNull(toString(" + q + "), 'NULL')";
+    case Compare::kHex:
+      return "ifNull(hex(" + q + "), 'NULL')";
+    case Compare::kRound2:
+      return "ifNull(toString(round(" + q + ", 2)), 'NULL')";
   }
   return q;
 }
@@ -98,8 +106,8 @@ bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeou
 
 TestDir::TestDir(const std::string& name) {
   const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/rowbridge-" + name +
-                        ".XXXXXX";
+  std::string pattern =
+      std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/rowbridge-" + name + ".XXXXXX";
   if (::mkdtemp(pattern.data()) == nullptr) Fail(ErrorCode::kIo, "mkdtemp {} failed", pattern);
   path_ = pattern;
 }
@@ -162,8 +170,8 @@ void RowbridgeProcess::Start() {
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
   env_strings.push_back("ROWBRIDGE_TEST_SOURCE_PASSWORD=" + (config_.source_user.empty()
-                                                                  ? config_.mysql.password
-                                                                  : config_.source_password));
+                                                                 ? config_.mysql.password
+                                                                 : config_.source_password));
   std::vector<char*> env;
   for (auto& s : env_strings) env.push_back(s.data());
   env.push_back(nullptr);
@@ -223,7 +231,9 @@ int RowbridgeProcess::Terminate(std::chrono::seconds timeout) {
   return status;
 }
 
-std::string RowbridgeProcess::log() const { return ReadFile(log_path_); }
+std::string RowbridgeProcess::log() const {
+  return ReadFile(log_path_);
+}
 
 uint16_t RowbridgeProcess::HttpPort(std::chrono::seconds timeout) {
   if (http_port_ != 0) return http_port_;
@@ -232,7 +242,8 @@ uint16_t RowbridgeProcess::HttpPort(std::chrono::seconds timeout) {
       [&] {
         std::smatch m;
         const std::string text = ReadFile(log_path_, log_offset_);
-        if (std::regex_search(text, m, pattern)) http_port_ = static_cast<uint16_t>(std::stoi(m[1]));
+        if (std::regex_search(text, m, pattern))
+          http_port_ = static_cast<uint16_t>(std::stoi(m[1]));
         return http_port_ != 0;
       },
       timeout);
@@ -261,8 +272,7 @@ std::optional<pipeline::Checkpoint> RowbridgeProcess::SavedCheckpoint() const {
     if (exists.rfind("1", 0) != 0) return std::nullopt;
     text = RunClickHouseSql(config_.clickhouse,
                             "SELECT checkpoint FROM `" + config_.target_database +
-                                "`.rowbridge_state FINAL WHERE job = '" + job +
-                                "' FORMAT TSVRaw");
+                                "`.rowbridge_state FINAL WHERE job = '" + job + "' FORMAT TSVRaw");
   }
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   if (text.empty()) return std::nullopt;
@@ -295,8 +305,8 @@ void RowbridgeProcess::WaitCaughtUp(std::chrono::seconds timeout) {
         return c->file > file || (c->file == file && c->position >= position);
       },
       timeout);
-  ASSERT_TRUE(done) << "rowbridge did not catch up with " << file << ":" << position
-                    << " within " << timeout.count() << "s (checkpoint: " << last << "); log:\n"
+  ASSERT_TRUE(done) << "rowbridge did not catch up with " << file << ":" << position << " within "
+                    << timeout.count() << "s (checkpoint: " << last << "); log:\n"
                     << Tail(log(), 60);
 }
 
@@ -337,11 +347,11 @@ std::string ChangelogLatestRows(const ClickHouseAddress& ch, const std::string& 
                                 const std::string& key, const std::string& event_type_column,
                                 const std::string& version_column) {
   const std::string t = "`" + database + "`.`" + table + "`";
-  return RunClickHouseSql(
-      ch, "SELECT substring(" + ClickHouseConcat(columns) + ", 2) FROM " + t + " WHERE (`" + key +
-              "`, `" + version_column + "`) IN (SELECT `" + key + "`, max(`" + version_column +
-              "`) FROM " + t + " GROUP BY `" + key + "`) AND `" + event_type_column +
-              "` != 'delete' ORDER BY `" + key + "`");
+  return RunClickHouseSql(ch, "SELECT substring(" + ClickHouseConcat(columns) + ", 2) FROM " + t +
+                                  " WHERE (`" + key + "`, `" + version_column + "`) IN (SELECT `" +
+                                  key + "`, max(`" + version_column + "`) FROM " + t +
+                                  " GROUP BY `" + key + "`) AND `" + event_type_column +
+                                  "` != 'delete' ORDER BY `" + key + "`");
 }
 
 }  // namespace rowbridge::testing

@@ -7,8 +7,8 @@
 #include <sys/types.h>
 
 #include <chrono>
-#include <functional>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,9 +20,9 @@ namespace rowbridge::testing {
 
 // How a column is compared between MariaDB and ClickHouse (both sides render text).
 enum class Compare {
-  kText,       // CAST(x AS CHAR) / toString(x): numbers, DECIMAL, DATE, DATETIME(0), TIME, ENUM, SET
-  kHex,        // HEX(x) / hex(x): every string and blob, compared byte for byte
-  kSeconds,    // DATETIME(n)/TIMESTAMP(n) with n > 0 into DateTime: the fraction is dropped
+  kText,     // CAST(x AS CHAR) / toString(x): numbers, DECIMAL, DATE, DATETIME(0), TIME, ENUM, SET
+  kHex,      // HEX(x) / hex(x): every string and blob, compared byte for byte
+  kSeconds,  // DATETIME(n)/TIMESTAMP(n) with n > 0 into DateTime: the fraction is dropped
   kBitNumber,  // BIT: the number
   kRound2,     // FLOAT(m,2) into Float64: compared rounded to 2 decimals
 };

@@ -2,6 +2,7 @@
 // every replica table (FINAL, not deleted) equals its MariaDB table row for row and every
 // changelog table holds each change exactly once — also across kill -9 of rowbridge, ClickHouse
 // and MariaDB restarts, binlog rotation and a KILLed dump connection.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,8 +10,6 @@
 #include <chrono>
 #include <random>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "common/error.h"
 #include "integration/pipeline_harness.h"
@@ -35,10 +34,9 @@ std::string Trimmed(std::string s) {
 }
 
 std::string WorkloadRules(const std::string& db) {
-  return "  - match: " + db + ".items\n    mode: replica\n" +
-         "  - match: " + db + ".events\n    mode: changelog\n" +
-         "  - match: " + db + ".every_type\n    mode: replica\n" +
-         "    conversion: {on_out_of_range: clamp}\n";
+  return "  - match: " + db + ".items\n    mode: replica\n" + "  - match: " + db +
+         ".events\n    mode: changelog\n" + "  - match: " + db +
+         ".every_type\n    mode: replica\n" + "    conversion: {on_out_of_range: clamp}\n";
 }
 
 // Every check of the workload's tables: replicas equal the source, the changelog has every
@@ -50,8 +48,8 @@ void ExpectWorkloadReplicated(const MysqlAddress& mysql, const ClickHouseAddress
             MysqlRows(mysql, source_db, "items", Workload::ItemsColumns(), "id"));
   EXPECT_EQ(ReplicaRows(ch, target_db, "every_type", Workload::EveryTypeColumns(), "id"),
             MysqlRows(mysql, source_db, "every_type", Workload::EveryTypeColumns(), "id"));
-  const std::string counts = RunClickHouseSql(
-      ch, "SELECT count(), uniqExact(_version) FROM `" + target_db + "`.events");
+  const std::string counts =
+      RunClickHouseSql(ch, "SELECT count(), uniqExact(_version) FROM `" + target_db + "`.events");
   const std::string expected = std::to_string(workload.changes("events"));
   EXPECT_EQ(Trimmed(counts), expected + "\t" + expected)
       << "changelog rows and distinct versions must both equal the committed changes";
@@ -62,8 +60,8 @@ void ExpectWorkloadReplicated(const MysqlAddress& mysql, const ClickHouseAddress
   for (const char* table : {"items", "every_type"}) {
     EXPECT_EQ(Trimmed(RunClickHouseSql(ch, std::string("SELECT count() FROM (SELECT id, _version, "
                                                        "count() AS n FROM `") +
-                                                target_db + "`." + table +
-                                                " GROUP BY id, _version HAVING n > 1)")),
+                                               target_db + "`." + table +
+                                               " GROUP BY id, _version HAVING n > 1)")),
               "0")
         << table;
   }
@@ -138,8 +136,8 @@ TEST_F(PipelineRunTest, ReplicaAndChangelogTablesMatchTheSource) {
                           "`.items VALUES (999999, 1, 'quiet', 1, NULL, '2020-01-01', NULL)");
   EXPECT_TRUE(WaitFor(
       [&] {
-        return Trimmed(RunClickHouseSql(ch_, "SELECT count() FROM `" + target_db_ +
-                                                 "`.items WHERE id = 999999")) == "1";
+        return Trimmed(RunClickHouseSql(
+                   ch_, "SELECT count() FROM `" + target_db_ + "`.items WHERE id = 999999")) == "1";
       },
       5s))
       << "a lone row did not reach ClickHouse within 5 s";
@@ -202,15 +200,16 @@ TEST_F(PipelineRunTest, SeedTableReceivesChangesThroughMetaColumns) {
           "'text {2}', X'00FF{16:02X}', {17}, {18}, 'mediumblob', 'longblob', 'tinyblob', {19}, "
           "{20}, {21}, {22}, {23});\n",
           source_db_, t, base + i, (i % 256) - 128, i * 100 - 32768, i * 1000 - 8388608,
-          i * 100000 - 2147483648LL, i * 1000000000LL - 9223372036854775807LL, i % 10,
-          i % 3 + 1, i % 24, i % 60, 1990 + i, i * 3 - 50, i * 7 - 100, i * 11 - 300, i,
-          i * 123456789LL, i % 2, i % 256, i * 200, i * 300000, i * 4000000LL,
+          i * 100000 - 2147483648LL, i * 1000000000LL - 9223372036854775807LL, i % 10, i % 3 + 1,
+          i % 24, i % 60, 1990 + i, i * 3 - 50, i * 7 - 100, i * 11 - 300, i, i * 123456789LL,
+          i % 2, i % 256, i * 200, i * 300000, i * 4000000LL,
           static_cast<uint64_t>(i) * 400000000000ULL);
       ++changes;
     }
-    sql += fmt::format("UPDATE `{}`.binlog_field_test_{} SET testvarchar = 'changed', testint = "
-                       "testint + 1 WHERE id < {};\n",
-                       source_db_, t, base + 10);
+    sql += fmt::format(
+        "UPDATE `{}`.binlog_field_test_{} SET testvarchar = 'changed', testint = "
+        "testint + 1 WHERE id < {};\n",
+        source_db_, t, base + 10);
     changes += 10;
     sql += fmt::format("DELETE FROM `{}`.binlog_field_test_{} WHERE id >= {};\n", source_db_, t,
                        base + 35);
@@ -219,37 +218,36 @@ TEST_F(PipelineRunTest, SeedTableReceivesChangesThroughMetaColumns) {
   RunMysqlSql(mysql_, sql);
   rb.WaitCaughtUp();
 
-  const std::vector<ColumnCompare> columns = {
-      {"id"},
-      {"testtinyint"},
-      {"testsmallint"},
-      {"testmediumint"},
-      {"testint"},
-      {"testbigint"},
-      {"testvarchar", Compare::kHex},
-      {"testchar", Compare::kHex},
-      {"testenum"},
-      {"testset"},
-      {"testtime"},
-      {"testdate"},
-      {"testyear"},
-      {"testtimestamp"},
-      {"testdatetime"},
-      {"testfloat", Compare::kRound2},
-      {"testdouble", Compare::kRound2},
-      {"testdecimal"},
-      {"testtext", Compare::kHex},
-      {"testblob", Compare::kHex},
-      {"testbit", Compare::kBitNumber},
-      {"testbool"},
-      {"testmediumblob", Compare::kHex},
-      {"testlongblob", Compare::kHex},
-      {"testtinyblob", Compare::kHex},
-      {"test_unsinged_tinyint"},
-      {"test_unsinged_smallint"},
-      {"test_unsinged_mediumint"},
-      {"test_unsinged_int"},
-      {"test_unsinged_bigint"}};
+  const std::vector<ColumnCompare> columns = {{"id"},
+                                              {"testtinyint"},
+                                              {"testsmallint"},
+                                              {"testmediumint"},
+                                              {"testint"},
+                                              {"testbigint"},
+                                              {"testvarchar", Compare::kHex},
+                                              {"testchar", Compare::kHex},
+                                              {"testenum"},
+                                              {"testset"},
+                                              {"testtime"},
+                                              {"testdate"},
+                                              {"testyear"},
+                                              {"testtimestamp"},
+                                              {"testdatetime"},
+                                              {"testfloat", Compare::kRound2},
+                                              {"testdouble", Compare::kRound2},
+                                              {"testdecimal"},
+                                              {"testtext", Compare::kHex},
+                                              {"testblob", Compare::kHex},
+                                              {"testbit", Compare::kBitNumber},
+                                              {"testbool"},
+                                              {"testmediumblob", Compare::kHex},
+                                              {"testlongblob", Compare::kHex},
+                                              {"testtinyblob", Compare::kHex},
+                                              {"test_unsinged_tinyint"},
+                                              {"test_unsinged_smallint"},
+                                              {"test_unsinged_mediumint"},
+                                              {"test_unsinged_int"},
+                                              {"test_unsinged_bigint"}};
   EXPECT_EQ(ChangelogLatestRows(ch_, target_db_, "binlog_field_test_1", columns, "id",
                                 "binlog_event_type", "bifrost_data_version"),
             MysqlRows(mysql_, source_db_, "binlog_field_test_1", columns, "id") +
@@ -278,9 +276,9 @@ TEST_F(PipelineRunTest, KillNineAtRandomMomentsLosesAndDuplicatesNothing) {
   std::string writer_error;
   std::thread writer([&] {
     try {
-      for (int chunk = 0; chunk < 10; ++chunk) {
-        RunMysqlSql(mysql_, chunk == 4 ? workload.BigTransaction(200) : workload.Next(25));
-        std::this_thread::sleep_for(150ms);
+      for (int chunk = 0; chunk < 16; ++chunk) {
+        RunMysqlSql(mysql_, chunk % 5 == 4 ? workload.BigTransaction(200) : workload.Next(25));
+        std::this_thread::sleep_for(300ms);
       }
     } catch (const Error& e) {
       writer_error = e.what();
@@ -289,13 +287,13 @@ TEST_F(PipelineRunTest, KillNineAtRandomMomentsLosesAndDuplicatesNothing) {
   });
   std::mt19937 rng(4242);
   int kills = 0;
-  while (writing || kills < 3) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(
-        std::uniform_int_distribution<int>(200, 1500)(rng)));
+  while (writing || kills < 4) {
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(std::uniform_int_distribution<int>(300, 1500)(rng)));
     rb.Kill();
     ++kills;
     rb.Start();
-    if (kills >= 8) break;
+    if (kills >= 10) break;
   }
   writer.join();
   ASSERT_TRUE(writer_error.empty()) << writer_error;
@@ -306,9 +304,10 @@ TEST_F(PipelineRunTest, KillNineAtRandomMomentsLosesAndDuplicatesNothing) {
        p = log.find("replaying their changes skips them", p + 1)) {
     ++replays;
   }
-  std::printf("rowbridge was killed %d times; %zu restart(s) found rows written after the "
-              "checkpoint\n",
-              kills, replays);
+  std::printf(
+      "rowbridge was killed %d times; %zu restart(s) found rows written after the "
+      "checkpoint\n",
+      kills, replays);
   ExpectWorkloadReplicated(mysql_, ch_, source_db_, target_db_, workload);
   EXPECT_EQ(rb.Terminate(), 0);
 }
@@ -346,8 +345,9 @@ TEST_F(PipelineRunTest, DdlStopsOnlyTheChangedTable) {
   // After a restart the table stays stopped; the other one goes on.
   EXPECT_EQ(rb.Terminate(), 0);
   rb.Start();
-  RunMysqlSql(mysql_, "USE `" + source_db_ + "`; INSERT INTO a VALUES (6, 3, 3); INSERT INTO b "
-                      "VALUES (4, 4);");
+  RunMysqlSql(mysql_, "USE `" + source_db_ +
+                          "`; INSERT INTO a VALUES (6, 3, 3); INSERT INTO b "
+                          "VALUES (4, 4);");
   rb.WaitCaughtUp();
   EXPECT_EQ(Trimmed(RunClickHouseSql(ch_, "SELECT count() FROM `" + target_db_ + "`.a FINAL")),
             "1");
@@ -454,9 +454,9 @@ TEST_F(PipelineRunTest, MariaDbRestartAndBinlogRotation) {
   source.Sql(workload.Next(30));
   source.Sql("FLUSH BINARY LOGS");
   source.Stop();
-  ASSERT_TRUE(WaitFor([&] { return rb.HttpGet("/status").find("reconnecting to source") !=
-                                   std::string::npos; },
-                      20s))
+  ASSERT_TRUE(WaitFor(
+      [&] { return rb.HttpGet("/status").find("reconnecting to source") != std::string::npos; },
+      20s))
       << "/status does not say what it waits for: " << rb.HttpGet("/status");
   source.Start();
   source.Sql(workload.Next(30));
@@ -482,9 +482,9 @@ TEST_F(PipelineRunTest, ClickHouseStoppedAndRestartedMidStream) {
   RunMysqlSql(mysql_, workload.Next(30));
   target.Stop();
   RunMysqlSql(mysql_, workload.Next(30));
-  ASSERT_TRUE(WaitFor([&] { return rb.HttpGet("/status").find("reconnecting to ClickHouse") !=
-                                   std::string::npos; },
-                      20s))
+  ASSERT_TRUE(WaitFor(
+      [&] { return rb.HttpGet("/status").find("reconnecting to ClickHouse") != std::string::npos; },
+      20s))
       << "/status does not say what it waits for: " << rb.HttpGet("/status");
   RunMysqlSql(mysql_, workload.BigTransaction(120));
   target.Start();

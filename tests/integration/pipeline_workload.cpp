@@ -10,11 +10,20 @@ std::string Quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
     switch (c) {
-      case '\'': out += "\\'"; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default: out.push_back(c);
+      case '\'':
+        out += "\\'";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out.push_back(c);
     }
   }
   return out + "'";
@@ -45,8 +54,8 @@ std::string Workload::Schema() const {
 }
 
 std::vector<ColumnCompare> Workload::ItemsColumns() {
-  return {{"id"},          {"grp"},      {"name", Compare::kHex}, {"qty"}, {"price"},
-          {"updated"},     {"note", Compare::kHex}};
+  return {{"id"},    {"grp"},     {"name", Compare::kHex}, {"qty"},
+          {"price"}, {"updated"}, {"note", Compare::kHex}};
 }
 
 std::vector<ColumnCompare> Workload::EventsColumns() {
@@ -54,14 +63,43 @@ std::vector<ColumnCompare> Workload::EventsColumns() {
 }
 
 std::vector<ColumnCompare> Workload::EveryTypeColumns() {
-  return {{"id"},  {"ti"},  {"tiu"},  {"si"},   {"siu"},  {"mi"},   {"miu"},  {"i"},
-          {"iu"},  {"bi"},  {"biu"},  {"f"},    {"d"},    {"dec1"}, {"dec2"}, {"dt"},
-          {"tm"},  {"tm3"}, {"dtm"},  {"dtm6", Compare::kSeconds},  {"ts"},
-          {"ts3", Compare::kSeconds}, {"yr"},   {"c", Compare::kHex},
-          {"vc", Compare::kHex},      {"bn", Compare::kHex},        {"vbn", Compare::kHex},
-          {"tx", Compare::kHex},      {"bl", Compare::kHex},        {"mtx", Compare::kHex},
-          {"lbl", Compare::kHex},     {"e"},    {"s"},    {"b1", Compare::kBitNumber},
-          {"b12", Compare::kBitNumber},         {"j", Compare::kHex}, {"u8", Compare::kHex}};
+  return {{"id"},
+          {"ti"},
+          {"tiu"},
+          {"si"},
+          {"siu"},
+          {"mi"},
+          {"miu"},
+          {"i"},
+          {"iu"},
+          {"bi"},
+          {"biu"},
+          {"f"},
+          {"d"},
+          {"dec1"},
+          {"dec2"},
+          {"dt"},
+          {"tm"},
+          {"tm3"},
+          {"dtm"},
+          {"dtm6", Compare::kSeconds},
+          {"ts"},
+          {"ts3", Compare::kSeconds},
+          {"yr"},
+          {"c", Compare::kHex},
+          {"vc", Compare::kHex},
+          {"bn", Compare::kHex},
+          {"vbn", Compare::kHex},
+          {"tx", Compare::kHex},
+          {"bl", Compare::kHex},
+          {"mtx", Compare::kHex},
+          {"lbl", Compare::kHex},
+          {"e"},
+          {"s"},
+          {"b1", Compare::kBitNumber},
+          {"b12", Compare::kBitNumber},
+          {"j", Compare::kHex},
+          {"u8", Compare::kHex}};
 }
 
 uint64_t Workload::changes(const std::string& table) const {
@@ -77,7 +115,7 @@ int64_t Workload::Pick(const std::set<int64_t>& ids) {
 }
 
 std::string Workload::Text(size_t max_length) {
-  static const std::vector<std::string> pieces = {"a", "b", "Z", "0", "9", " ", "-", "'",
+  static const std::vector<std::string> pieces = {"a",  "b",  "Z",  "0", "9", " ", "-", "'",
                                                   "\\", "\t", "\n", "é", "ß", "€", "x"};
   std::string s;
   const size_t n = static_cast<size_t>(Uniform(0, static_cast<int>(max_length)));
@@ -101,9 +139,9 @@ std::string Workload::Date() {
 }
 
 std::string Workload::DateTime(int first_year, int last_year, int fsp) {
-  std::string s = fmt::format("'{:04}-{:02}-{:02} {:02}:{:02}:{:02}", Uniform(first_year, last_year),
-                              Uniform(1, 12), Uniform(1, 28), Uniform(0, 23), Uniform(0, 59),
-                              Uniform(0, 59));
+  std::string s =
+      fmt::format("'{:04}-{:02}-{:02} {:02}:{:02}:{:02}", Uniform(first_year, last_year),
+                  Uniform(1, 12), Uniform(1, 28), Uniform(0, 23), Uniform(0, 59), Uniform(0, 59));
   if (fsp > 0) {
     s += ".";
     for (int i = 0; i < fsp; ++i) s += static_cast<char>('0' + Uniform(0, 9));
@@ -192,9 +230,9 @@ std::string Workload::EveryValues(State& s, int64_t id) {
       null_or(Date()), null_or(tm), null_or(tm3), null_or(DateTime(1971, 2100, 0)),
       null_or(DateTime(1971, 2100, 6)), null_or(DateTime(1971, 2037, 0)),
       null_or(DateTime(1971, 2037, 3)), null_or(std::to_string(Uniform(1901, 2155))),
-      null_or(Quote(Text(10))), Quote("v" + std::to_string(s.counter) + Text(20)),
-      null_or(Hex(4)), null_or(Hex(20)), null_or(Quote(Text(200))), null_or(Hex(300)),
-      null_or(Quote(Text(100))), null_or(Hex(1000)), null_or(fmt::format("'{}'", enums[Uniform(0, 2)])),
+      null_or(Quote(Text(10))), Quote("v" + std::to_string(s.counter) + Text(20)), null_or(Hex(4)),
+      null_or(Hex(20)), null_or(Quote(Text(200))), null_or(Hex(300)), null_or(Quote(Text(100))),
+      null_or(Hex(1000)), null_or(fmt::format("'{}'", enums[Uniform(0, 2)])),
       null_or(fmt::format("'{}'", set)), null_or(std::to_string(Uniform(0, 1))),
       null_or(std::to_string(Uniform(0, 4095))),
       null_or(fmt::format("'{{\"k\": {}, \"s\": {}}}'", Uniform(0, 1000),
@@ -217,8 +255,8 @@ std::string Workload::EveryChange(State& s) {
     return fmt::format(
         "UPDATE `{0}`.every_type SET vc = {1}, i = {2}, dtm = {3}, e = {4}, bl = {5} WHERE id = "
         "{6};\n",
-        db_, Quote("w" + std::to_string(s.counter)), Uniform(-1000, 1000),
-        DateTime(1971, 2100, 0), Chance(30) ? "NULL" : "'c'", Hex(50), id);
+        db_, Quote("w" + std::to_string(s.counter)), Uniform(-1000, 1000), DateTime(1971, 2100, 0),
+        Chance(30) ? "NULL" : "'c'", Hex(50), id);
   }
   s.every.erase(id);
   return fmt::format("DELETE FROM `{}`.every_type WHERE id = {};\n", db_, id);
@@ -229,9 +267,15 @@ std::string Workload::Transaction(State& s) {
   const int ops = Uniform(1, 6);
   for (int i = 0; i < ops; ++i) {
     switch (Uniform(0, 2)) {
-      case 0: sql += ItemChange(s); break;
-      case 1: sql += EventChange(s); break;
-      default: sql += EveryChange(s); break;
+      case 0:
+        sql += ItemChange(s);
+        break;
+      case 1:
+        sql += EventChange(s);
+        break;
+      default:
+        sql += EveryChange(s);
+        break;
     }
   }
   return sql;
@@ -257,9 +301,10 @@ std::string Workload::BigTransaction(size_t rows) {
     ++state_.counter;
     const int64_t id = state_.next_item++;
     state_.items.insert(id);
-    sql += fmt::format("INSERT INTO `{}`.items VALUES ({}, 7, 'big{}', {}, 1.00, "
-                       "'2020-01-01 00:00:00', NULL);\n",
-                       db_, id, i, i);
+    sql += fmt::format(
+        "INSERT INTO `{}`.items VALUES ({}, 7, 'big{}', {}, 1.00, "
+        "'2020-01-01 00:00:00', NULL);\n",
+        db_, id, i, i);
     if (!state_.events.empty() && i % 2 == 0) sql += EventChange(state_);
   }
   return sql + "COMMIT;\n";

@@ -39,8 +39,8 @@ std::string Exported(const std::string& env, const std::string& name) {
 
 ScopedClickHouse::ScopedClickHouse() {
   const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-                        "/rowbridge-clickhouse.XXXXXX";
+  std::string pattern =
+      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/rowbridge-clickhouse.XXXXXX";
   if (::mkdtemp(pattern.data()) == nullptr) {
     Fail(ErrorCode::kIo, "cannot make a temporary directory from {}: {}", pattern,
          std::strerror(errno));
@@ -62,7 +62,9 @@ ScopedClickHouse::~ScopedClickHouse() {
   }
 }
 
-void ScopedClickHouse::Stop() { Script({"stop", "--only=clickhouse", dir_.string()}); }
+void ScopedClickHouse::Stop() {
+  Script({"stop", "--only=clickhouse", dir_.string()});
+}
 
 void ScopedClickHouse::Start() {
   Script({"start", "--no-mariadb", "--owner-pid=" + std::to_string(::getpid()), dir_.string()});

@@ -32,10 +32,10 @@ TEST(PipelineCheckpoint, JsonRoundTrip) {
 TEST(PipelineCheckpoint, RejectsGarbage) {
   EXPECT_THROW(Checkpoint::FromJson("{", "t"), Error);
   EXPECT_THROW(Checkpoint::FromJson("{\"file\":\"\",\"position\":1}", "t"), Error);
-  EXPECT_THROW(Checkpoint::FromJson(
-                   R"({"file":"f","position":4,"gtid_flavor":"x","gtid":"","next_version":1})",
-                   "t"),
-               Error);
+  EXPECT_THROW(
+      Checkpoint::FromJson(
+          R"({"file":"f","position":4,"gtid_flavor":"x","gtid":"","next_version":1})", "t"),
+      Error);
   try {
     Checkpoint::FromJson("[1]", "checkpoint file /x");
     FAIL();

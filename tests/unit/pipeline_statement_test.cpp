@@ -60,8 +60,7 @@ TEST(PipelineStatementTables, StatementDmlAndOthers) {
 }
 
 TEST(PipelineSourceSchema, ParsesLabelLists) {
-  EXPECT_EQ(ParseLabelList("enum('a','b''c','')"),
-            (std::vector<std::string>{"a", "b'c", ""}));
+  EXPECT_EQ(ParseLabelList("enum('a','b''c','')"), (std::vector<std::string>{"a", "b'c", ""}));
   EXPECT_EQ(ParseLabelList("set('x,y','z')"), (std::vector<std::string>{"x,y", "z"}));
   EXPECT_THROW(ParseLabelList("enum('a"), Error);
   EXPECT_THROW(ParseLabelList("enum"), Error);
