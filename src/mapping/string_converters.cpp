@@ -30,7 +30,7 @@ void BinaryToText(const Converter& c, const Cell& cell, Column& column, ConvertS
     return;
   }
   char padded[256] = {};
-  std::memcpy(padded, bytes.data(), bytes.size());
+  if (!bytes.empty()) std::memcpy(padded, bytes.data(), bytes.size());  // data is null when empty
   PutText(c, cell, column, std::string_view(padded, width));
 }
 
