@@ -9,28 +9,15 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "clickhouse/columns/numeric.h"
 #include "clickhouse/columns/string.h"
 #include "common/error.h"
-#include "pipeline/sql_text.h"
+#include "pipeline/connection_options.h"
+#include "mapping/sql_quote.h"
 
 namespace rowbridge::pipeline {
 
 namespace {
-
-TlsOptions ToTlsOptions(const config::TlsConfig& tls) {
-  TlsOptions out;
-  switch (tls.mode) {
-    case config::TlsMode::kDisabled: out.mode = TlsMode::kDisabled; break;
-    case config::TlsMode::kPreferred: out.mode = TlsMode::kPreferred; break;
-    case config::TlsMode::kRequired: out.mode = TlsMode::kRequired; break;
-    case config::TlsMode::kVerifyCa: out.mode = TlsMode::kVerifyCa; break;
-    case config::TlsMode::kVerifyIdentity: out.mode = TlsMode::kVerifyIdentity; break;
-  }
-  out.ca_file = tls.ca;
-  out.cert_file = tls.cert;
-  out.key_file = tls.key;
-  return out;
-}
 
 [[noreturn]] void FailErrno(const std::string& what) {
   Fail(ErrorCode::kIo, "{}: {}", what, std::strerror(errno));
@@ -51,25 +38,6 @@ void WriteAll(int fd, std::string_view data, const std::string& path) {
 
 std::string JobName(const config::Config& config) {
   return std::to_string(config.source.server_id);
-}
-
-clickhouse::ClientOptions TargetClientOptions(const config::TargetConfig& target) {
-  clickhouse::ClientOptions o;
-  o.host = target.host;
-  o.port = target.port;
-  o.user = target.user;
-  o.password = target.password;
-  o.client_name = "rowbridge";
-  o.tcp.connect_timeout = target.connect_timeout;
-  o.tcp.read_timeout = target.query_timeout;
-  o.tcp.write_timeout = target.query_timeout;
-  o.tls = ToTlsOptions(target.tls);
-  switch (target.compression) {
-    case config::Compression::kLz4: o.compression = clickhouse::CompressionMethod::kLz4; break;
-    case config::Compression::kZstd: o.compression = clickhouse::CompressionMethod::kZstd; break;
-    case config::Compression::kNone: o.compression = clickhouse::CompressionMethod::kNone; break;
-  }
-  return o;
 }
 
 // ---- file ----
@@ -158,7 +126,7 @@ void ClickHouseStateStore::EnsureTable() {
   client().Execute(fmt::format(
       "CREATE TABLE IF NOT EXISTS {} (job String, checkpoint String, saved_at DateTime, seq "
       "UInt64) ENGINE = ReplacingMergeTree(seq) ORDER BY job",
-      QuoteQualified(database_, table_)));
+      mapping::QuoteTableName(database_, table_)));
   table_checked_ = true;
 }
 
@@ -168,11 +136,11 @@ std::optional<Checkpoint> ClickHouseStateStore::Load() {
   uint64_t seq = 0;
   client().Select(
       fmt::format("SELECT checkpoint, seq FROM {} FINAL WHERE job = {} ORDER BY seq DESC LIMIT 1",
-                  QuoteQualified(database_, table_), QuoteString(job_)),
+                  mapping::QuoteTableName(database_, table_), mapping::QuoteString(job_)),
       [&](clickhouse::Block& block) {
         if (block.RowCount() > 0) {
           text = std::string(clickhouse::As<clickhouse::ColumnString>(block.At(0)).At(0));
-          seq = clickhouse::As<clickhouse::ColumnNumber<uint64_t>>(block.At(1)).At(0);
+          seq = clickhouse::As<clickhouse::ColumnUInt64>(block.At(1)).At(0);
         }
         return true;
       });
@@ -191,8 +159,8 @@ void ClickHouseStateStore::Save(const Checkpoint& checkpoint) {
           .count());
   const uint64_t seq = std::max(now_us, last_seq_ + 1);
   client().Execute(fmt::format("INSERT INTO {} (job, checkpoint, saved_at, seq) SELECT {}, {}, now(), {}",
-                               QuoteQualified(database_, table_), QuoteString(job_),
-                               QuoteString(checkpoint.ToJson()), seq));
+                               mapping::QuoteTableName(database_, table_), mapping::QuoteString(job_),
+                               mapping::QuoteString(checkpoint.ToJson()), seq));
   last_seq_ = seq;
 }
 

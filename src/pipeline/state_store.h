@@ -73,9 +73,6 @@ class ClickHouseStateStore : public StateStore {
 
 // The job name for a config ("<source server_id>").
 std::string JobName(const config::Config& config);
-// The client options of the target section (host, port, user, password, TLS, timeouts,
-// compression).
-clickhouse::ClientOptions TargetClientOptions(const config::TargetConfig& target);
 std::unique_ptr<StateStore> MakeStateStore(const config::Config& config);
 
 }  // namespace rowbridge::pipeline
