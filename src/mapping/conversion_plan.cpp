@@ -63,13 +63,14 @@ const TypeDesc& Unwrapped(const TypeDesc& type) {
 }
 
 bool IsLowCardinalityNullable(const TypeDesc& type) {
-  return type.code == TypeCode::kLowCardinality &&
-         type.nested.at(0).code == TypeCode::kNullable;
+  return type.code == TypeCode::kLowCardinality && type.nested.at(0).code == TypeCode::kNullable;
 }
 
 }  // namespace
 
-std::string_view RowKindName(RowKind kind) { return kKindNames[static_cast<size_t>(kind)]; }
+std::string_view RowKindName(RowKind kind) {
+  return kKindNames[static_cast<size_t>(kind)];
+}
 
 std::vector<TargetColumn> TargetColumnsFromBlock(const clickhouse::Block& block) {
   std::vector<TargetColumn> columns;
@@ -80,9 +81,8 @@ std::vector<TargetColumn> TargetColumnsFromBlock(const clickhouse::Block& block)
 
 void ThrowIfProblems(const std::vector<std::string>& problems) {
   if (problems.empty()) return;
-  std::string message =
-      fmt::format("cannot replicate into ClickHouse: {} problem(s) in the column mapping:",
-                  problems.size());
+  std::string message = fmt::format(
+      "cannot replicate into ClickHouse: {} problem(s) in the column mapping:", problems.size());
   for (const auto& p : problems) message += "\n  " + p;
   throw Error(ErrorCode::kConfig, message);
 }
@@ -143,9 +143,10 @@ ConversionPlan ConversionPlan::Build(std::span<const ColumnDef> source,
     if (Contains(options.exclude_columns, column.name)) continue;
     for (const auto& [role, name] : meta_roles) {
       if (EqualsIgnoreCase(name, column.name))
-        problem(fmt::format("{}: the source column has the name of the meta column `{}`; rename "
-                            "the meta column or exclude the source column",
-                            qualified, name));
+        problem(
+            fmt::format("{}: the source column has the name of the meta column `{}`; rename "
+                        "the meta column or exclude the source column",
+                        qualified, name));
     }
     const int t = FindTarget(target, column.name);
     if (t == -2) {
@@ -154,16 +155,17 @@ ConversionPlan ConversionPlan::Build(std::span<const ColumnDef> source,
       continue;
     }
     if (t < 0) {
-      problem(fmt::format("{}: {} → (none): the target table has no column of this name; add it "
-                          "or exclude the column",
-                          qualified, MysqlTypeName(column)));
+      problem(
+          fmt::format("{}: {} → (none): the target table has no column of this name; add it "
+                      "or exclude the column",
+                      qualified, MysqlTypeName(column)));
       continue;
     }
     const TargetColumn& tc = target[static_cast<size_t>(t)];
     target_used[static_cast<size_t>(t)] = true;
     if (!Writable(tc)) {
-      problem(fmt::format("{}: target column `{}` is {} and cannot be written", qualified,
-                          tc.name, tc.default_kind));
+      problem(fmt::format("{}: target column `{}` is {} and cannot be written", qualified, tc.name,
+                          tc.default_kind));
       continue;
     }
     std::string why_not;
@@ -174,8 +176,8 @@ ConversionPlan ConversionPlan::Build(std::span<const ColumnDef> source,
     b.lc_nullable = IsLowCardinalityNullable(tc.type);
     b.converter = SelectConverter(column, tc.type, qualified, options.converter, why_not);
     if (b.converter.fn == nullptr) {
-      problem(fmt::format("{}: {} → {}: {}", qualified, MysqlTypeName(column), tc.type.name,
-                          why_not));
+      problem(
+          fmt::format("{}: {} → {}: {}", qualified, MysqlTypeName(column), tc.type.name, why_not));
       continue;
     }
     plan.insert_columns_.push_back(tc);

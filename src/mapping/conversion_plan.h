@@ -97,7 +97,7 @@ class TargetBlock {
  private:
   friend class ConversionPlan;
   clickhouse::Block block_;
-  std::vector<clickhouse::Column*> values_;          // value column (nested one for Nullable)
+  std::vector<clickhouse::Column*> values_;             // value column (nested one for Nullable)
   std::vector<clickhouse::ColumnNullable*> nullables_;  // the Nullable wrapper or nullptr
   size_t rows_ = 0;
 };
@@ -134,7 +134,7 @@ class ConversionPlan {
     bool lc_nullable = false;  // LowCardinality(Nullable(String)): NULL goes to the column itself
     Converter converter;       // kSource only
     clickhouse::TypeCode meta_code = clickhouse::TypeCode::kUInt8;  // meta columns
-    int16_t event_values[3] = {0, 0, 0};                           // Enum event_type
+    int16_t event_values[3] = {0, 0, 0};                            // Enum event_type
   };
 
   void AppendMissing(const Binding& b, size_t i, TargetBlock& block, const RowMeta& meta,
@@ -147,7 +147,7 @@ class ConversionPlan {
   size_t source_count_ = 0;
   std::vector<std::string> source_names_;
   std::vector<TargetColumn> insert_columns_;
-  std::vector<Binding> bindings_;  // one per insert column
+  std::vector<Binding> bindings_;   // one per insert column
   std::vector<int32_t> positions_;  // scratch: source index → position in cells (-1 = absent)
   ConvertScratch scratch_;
 };

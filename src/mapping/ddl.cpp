@@ -85,8 +85,8 @@ std::vector<TargetColumn> CreatedColumns(std::span<const binlog::ColumnDef> colu
            "column {} has the name of a meta column; rename the meta column in the configuration",
            column.name);
     created.push_back(
-        {column.name,
-         DefaultClickHouseType(column, options.types, features, Has(key, column.name)), ""});
+        {column.name, DefaultClickHouseType(column, options.types, features, Has(key, column.name)),
+         ""});
   }
   if (replica) {
     created.push_back({options.meta.version, clickhouse::MakeType(TypeCode::kUInt64), ""});
@@ -138,7 +138,8 @@ std::vector<std::string> CreateTableStatements(std::string_view database, std::s
   }
   if (replica) {
     engine_args.push_back(QuoteIdentifier(options.meta.version));
-    if (features.HasReplacingIsDeleted()) engine_args.push_back(QuoteIdentifier(options.meta.is_deleted));
+    if (features.HasReplacingIsDeleted())
+      engine_args.push_back(QuoteIdentifier(options.meta.is_deleted));
   }
   sql += clustered ? "Replicated" : "";
   sql += replica ? "ReplacingMergeTree" : "MergeTree";
@@ -155,8 +156,8 @@ std::vector<std::string> CreateTableStatements(std::string_view database, std::s
     statements.push_back("CREATE TABLE IF NOT EXISTS " + QuoteTableName(database, table) +
                          OnCluster(options) + " AS " + QuoteTableName(database, data_table) +
                          "\nENGINE = Distributed(" + QuoteString(options.cluster) + ", " +
-                         QuoteString(database) + ", " + QuoteString(data_table) + ", " +
-                         sharding + ")");
+                         QuoteString(database) + ", " + QuoteString(data_table) + ", " + sharding +
+                         ")");
   }
   return statements;
 }
@@ -165,7 +166,8 @@ std::string FinalSelectQuery(std::string_view database, std::string_view table,
                              const std::vector<std::string>& columns,
                              std::string_view is_deleted_column) {
   std::string list;
-  for (size_t i = 0; i < columns.size(); ++i) list += (i > 0 ? ", " : "") + QuoteIdentifier(columns[i]);
+  for (size_t i = 0; i < columns.size(); ++i)
+    list += (i > 0 ? ", " : "") + QuoteIdentifier(columns[i]);
   if (list.empty()) list = "*";
   return "SELECT " + list + " FROM " + QuoteTableName(database, table) + " FINAL WHERE " +
          QuoteIdentifier(is_deleted_column) + " = 0";

@@ -29,12 +29,16 @@ std::string Quote(std::string_view text, char quote) {
 
 }  // namespace
 
-std::string QuoteIdentifier(std::string_view name) { return Quote(name, '`'); }
+std::string QuoteIdentifier(std::string_view name) {
+  return Quote(name, '`');
+}
 
 std::string QuoteTableName(std::string_view database, std::string_view table) {
   return QuoteIdentifier(database) + "." + QuoteIdentifier(table);
 }
 
-std::string QuoteString(std::string_view text) { return Quote(text, '\''); }
+std::string QuoteString(std::string_view text) {
+  return Quote(text, '\'');
+}
 
 }  // namespace rowbridge::mapping

@@ -77,8 +77,12 @@ TypeDesc DefaultClickHouseType(const binlog::ColumnDef& column, const TypeMappin
     case ColumnType::kLongLong:
       type = Integer(column.is_unsigned, TypeCode::kInt64, TypeCode::kUInt64);
       break;
-    case ColumnType::kFloat: type = clickhouse::MakeType(TypeCode::kFloat32); break;
-    case ColumnType::kDouble: type = clickhouse::MakeType(TypeCode::kFloat64); break;
+    case ColumnType::kFloat:
+      type = clickhouse::MakeType(TypeCode::kFloat32);
+      break;
+    case ColumnType::kDouble:
+      type = clickhouse::MakeType(TypeCode::kFloat64);
+      break;
     case ColumnType::kNewDecimal:
       if (column.precision <= 38 || (column.precision <= 76 && UsableDecimal256(features)))
         type = clickhouse::MakeDecimal(column.precision, column.scale);
@@ -93,7 +97,9 @@ TypeDesc DefaultClickHouseType(const binlog::ColumnDef& column, const TypeMappin
                                                : TypeCode::kUInt64);
       break;
     }
-    case ColumnType::kYear: type = clickhouse::MakeType(TypeCode::kUInt16); break;
+    case ColumnType::kYear:
+      type = clickhouse::MakeType(TypeCode::kUInt16);
+      break;
     case ColumnType::kDate:
     case ColumnType::kNewDate:
       type = clickhouse::MakeType(features.HasDate32() ? TypeCode::kDate32 : TypeCode::kDate);

@@ -238,7 +238,7 @@ void Pipeline::RunSession() {
   rc.on_stop = [&](const StoppedTable& stopped) {
     metrics_.errors.WithLabels({"table_stopped"}).Increment();
     std::lock_guard lock(buffers.mutex());
-    tracker->AddStop(stopped);
+    if (tracker) tracker->AddStop(stopped);
   };
   rc.conversion_counters = std::make_shared<mapping::ConversionCounters>();
   rc.have_checkpoint = checkpoint.has_value();

@@ -123,6 +123,7 @@ clickhouse::Client& ClickHouseStateStore::client() {
 
 void ClickHouseStateStore::EnsureTable() {
   if (table_checked_) return;
+  client().Execute("CREATE DATABASE IF NOT EXISTS " + mapping::QuoteIdentifier(database_));
   client().Execute(fmt::format(
       "CREATE TABLE IF NOT EXISTS {} (job String, checkpoint String, saved_at DateTime, seq "
       "UInt64) ENGINE = ReplacingMergeTree(seq) ORDER BY job",

@@ -258,6 +258,12 @@ TargetTable* TableRouter::ResolveTarget(SourceTable& table, std::vector<std::str
   if (has_version && ctx_.have_checkpoint && !ctx_.dry_run) {
     target->present_versions = ctx_.targets->VersionsFrom(
         target->database, target->table, target->version_column, ctx_.resume_version);
+    if (!target->present_versions.empty()) {
+      spdlog::info("{} already holds {} row(s) of versions {}..{} written after the checkpoint; "
+                   "replaying their changes skips them",
+                   label, target->present_versions.size(), target->present_versions.front(),
+                   target->present_versions.back());
+    }
   }
   TargetTable* raw = target.get();
   target_tables_[label] = std::move(target);

@@ -121,10 +121,19 @@ Parts ParseTemporal(std::string_view text, bool has_date, bool has_time) {
 
 void PutFraction(std::string& out, int64_t micro, uint32_t fsp) {
   switch (fsp) {
-    case 0: return;
-    case 1: case 2: PutBigEndian(out, static_cast<uint64_t>(micro / 10000), 1); return;
-    case 3: case 4: PutBigEndian(out, static_cast<uint64_t>(micro / 100), 2); return;
-    default: PutBigEndian(out, static_cast<uint64_t>(micro), 3); return;
+    case 0:
+      return;
+    case 1:
+    case 2:
+      PutBigEndian(out, static_cast<uint64_t>(micro / 10000), 1);
+      return;
+    case 3:
+    case 4:
+      PutBigEndian(out, static_cast<uint64_t>(micro / 100), 2);
+      return;
+    default:
+      PutBigEndian(out, static_cast<uint64_t>(micro), 3);
+      return;
   }
 }
 
@@ -183,26 +192,48 @@ ColumnDef ParseMysqlType(std::string_view spec_in, std::string name) {
   auto arg = [&](size_t i) { return static_cast<uint32_t>(ParseUInt(Trim(args.at(i)))); };
   auto fsp = [&] { return args.empty() ? 0u : arg(0); };
   c.charset = 33;  // utf8
-  if (base == "TINYINT") c.type = ColumnType::kTiny;
-  else if (base == "SMALLINT") c.type = ColumnType::kShort;
-  else if (base == "MEDIUMINT") c.type = ColumnType::kInt24;
-  else if (base == "INT") c.type = ColumnType::kLong;
-  else if (base == "BIGINT") c.type = ColumnType::kLongLong;
-  else if (base == "FLOAT") { c.type = ColumnType::kFloat; c.meta = 4; }
-  else if (base == "DOUBLE") { c.type = ColumnType::kDouble; c.meta = 8; }
-  else if (base == "DECIMAL") {
+  if (base == "TINYINT")
+    c.type = ColumnType::kTiny;
+  else if (base == "SMALLINT")
+    c.type = ColumnType::kShort;
+  else if (base == "MEDIUMINT")
+    c.type = ColumnType::kInt24;
+  else if (base == "INT")
+    c.type = ColumnType::kLong;
+  else if (base == "BIGINT")
+    c.type = ColumnType::kLongLong;
+  else if (base == "FLOAT") {
+    c.type = ColumnType::kFloat;
+    c.meta = 4;
+  } else if (base == "DOUBLE") {
+    c.type = ColumnType::kDouble;
+    c.meta = 8;
+  } else if (base == "DECIMAL") {
     c.type = ColumnType::kNewDecimal;
     c.precision = static_cast<uint8_t>(arg(0));
     c.scale = static_cast<uint8_t>(arg(1));
-  } else if (base == "BIT") { c.type = ColumnType::kBit; c.meta = arg(0); }
-  else if (base == "YEAR") c.type = ColumnType::kYear;
-  else if (base == "DATE") c.type = ColumnType::kDate;
-  else if (base == "TIME") { c.type = ColumnType::kTime2; c.meta = fsp(); }
-  else if (base == "DATETIME") { c.type = ColumnType::kDateTime2; c.meta = fsp(); }
-  else if (base == "TIMESTAMP") { c.type = ColumnType::kTimestamp2; c.meta = fsp(); }
-  else if (base == "OLDTIME") c.type = ColumnType::kTime;
-  else if (base == "OLDDATETIME") c.type = ColumnType::kDateTime;
-  else if (base == "OLDTIMESTAMP") c.type = ColumnType::kTimestamp;
+  } else if (base == "BIT") {
+    c.type = ColumnType::kBit;
+    c.meta = arg(0);
+  } else if (base == "YEAR")
+    c.type = ColumnType::kYear;
+  else if (base == "DATE")
+    c.type = ColumnType::kDate;
+  else if (base == "TIME") {
+    c.type = ColumnType::kTime2;
+    c.meta = fsp();
+  } else if (base == "DATETIME") {
+    c.type = ColumnType::kDateTime2;
+    c.meta = fsp();
+  } else if (base == "TIMESTAMP") {
+    c.type = ColumnType::kTimestamp2;
+    c.meta = fsp();
+  } else if (base == "OLDTIME")
+    c.type = ColumnType::kTime;
+  else if (base == "OLDDATETIME")
+    c.type = ColumnType::kDateTime;
+  else if (base == "OLDTIMESTAMP")
+    c.type = ColumnType::kTimestamp;
   else if (base == "CHAR" || base == "BINARY") {
     c.type = ColumnType::kString;
     c.meta = arg(0) * (base == "CHAR" ? 3 : 1);
@@ -215,9 +246,15 @@ ColumnDef ParseMysqlType(std::string_view spec_in, std::string name) {
     c.type = ColumnType::kBlob;
     c.meta = 2;
     if (base == "BLOB") c.charset = 63;
-  } else if (base == "JSON") { c.type = ColumnType::kJson; c.meta = 4; c.charset = 63; }
-  else if (base == "GEOMETRY") { c.type = ColumnType::kGeometry; c.meta = 4; c.charset = 63; }
-  else if (base == "VECTOR") {
+  } else if (base == "JSON") {
+    c.type = ColumnType::kJson;
+    c.meta = 4;
+    c.charset = 63;
+  } else if (base == "GEOMETRY") {
+    c.type = ColumnType::kGeometry;
+    c.meta = 4;
+    c.charset = 63;
+  } else if (base == "VECTOR") {
     c.type = ColumnType::kVector;
     c.meta = 2;
     c.vector_dimensions = arg(0);
@@ -230,8 +267,10 @@ ColumnDef ParseMysqlType(std::string_view spec_in, std::string name) {
     c.type = ColumnType::kSet;
     c.set_values = args;
     c.meta = static_cast<uint32_t>((args.size() + 7) / 8);
-    if (c.meta > 4) c.meta = 8;
-    else if (c.meta == 3) c.meta = 4;
+    if (c.meta > 4)
+      c.meta = 8;
+    else if (c.meta == 3)
+      c.meta = 4;
   } else {
     Bad("unknown type", spec_in);
   }
@@ -262,8 +301,8 @@ std::string EncodeCellValue(const ColumnDef& c, std::string_view value) {
                            : c.type == ColumnType::kInt24 ? 3
                            : c.type == ColumnType::kLong  ? 4
                                                           : 8;
-      uint64_t bits = value.starts_with("-") ? static_cast<uint64_t>(ParseInt(value))
-                                             : ParseUInt(value);
+      uint64_t bits =
+          value.starts_with("-") ? static_cast<uint64_t>(ParseInt(value)) : ParseUInt(value);
       PutLittleEndian(out, bits, width);
       return out;
     }
@@ -317,9 +356,8 @@ std::string EncodeCellValue(const ColumnDef& c, std::string_view value) {
     }
     case ColumnType::kDateTime: {
       Parts p = ParseTemporal(value, true, true);
-      const uint64_t v = static_cast<uint64_t>(
-          ((p.year * 100 + p.month) * 100 + p.day) * 1000000 + p.hour * 10000 + p.minute * 100 +
-          p.second);
+      const uint64_t v = static_cast<uint64_t>(((p.year * 100 + p.month) * 100 + p.day) * 1000000 +
+                                               p.hour * 10000 + p.minute * 100 + p.second);
       PutLittleEndian(out, v, 8);
       return out;
     }
@@ -328,11 +366,11 @@ std::string EncodeCellValue(const ColumnDef& c, std::string_view value) {
       int64_t seconds = 0, micro = 0;
       if (value != "0") {
         Parts p = ParseTemporal(value, true, true);
-        seconds = clickhouse::DaysFromCivil(static_cast<int32_t>(p.year),
-                                            static_cast<uint32_t>(p.month),
-                                            static_cast<uint32_t>(p.day)) *
-                      86400 +
-                  p.hour * 3600 + p.minute * 60 + p.second;
+        seconds =
+            clickhouse::DaysFromCivil(static_cast<int32_t>(p.year), static_cast<uint32_t>(p.month),
+                                      static_cast<uint32_t>(p.day)) *
+                86400 +
+            p.hour * 3600 + p.minute * 60 + p.second;
         micro = p.micro;
       }
       if (c.type == ColumnType::kTimestamp) {

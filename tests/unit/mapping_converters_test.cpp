@@ -23,7 +23,7 @@ struct Case {
   const char* mysql;
   const char* value;
   const char* target;
-  const char* expected;  // ClickHouse text; bytes < 0x20 written as \xNN
+  const char* expected;   // ClickHouse text; bytes < 0x20 written as \xNN
   const char* rule = "";  // RangeRuleName, or "" for none
   const char* zone = "";  // converter time zone; "" = UTC
 };
@@ -68,8 +68,7 @@ const Case kCases[] = {
     {"BIGINT", "-9223372036854775808", "Int64", "-9223372036854775808"},
     {"BIGINT", "-1", "UInt64", "0", "negative_to_unsigned"},
     {"BIGINT UNSIGNED", "18446744073709551615", "UInt64", "18446744073709551615"},
-    {"BIGINT UNSIGNED", "18446744073709551615", "Int64", "9223372036854775807",
-     "integer_overflow"},
+    {"BIGINT UNSIGNED", "18446744073709551615", "Int64", "9223372036854775807", "integer_overflow"},
     {"BIGINT UNSIGNED", "18446744073709551615", "Int128", "18446744073709551615"},
     {"BIGINT", "-5", "Int128", "-5"},
     {"BIGINT", "-5", "Int256", "-5"},
@@ -140,8 +139,8 @@ const Case kCases[] = {
     {"DECIMAL(10,0)", "-1234567890", "Int64", "-1234567890"},
     {"DECIMAL(10,0)", "1234567890", "Int16", "32767", "integer_overflow"},
     {"DECIMAL(10,0)", "-5", "UInt32", "0", "negative_to_unsigned"},
-    {"DECIMAL(65,0)", "99999999999999999999999999999999999999999999999999999999999999999",
-     "Int128", "170141183460469231731687303715884105727", "integer_overflow"},
+    {"DECIMAL(65,0)", "99999999999999999999999999999999999999999999999999999999999999999", "Int128",
+     "170141183460469231731687303715884105727", "integer_overflow"},
     // ---- DATE ----
     {"DATE", "2024-02-29", "Date", "2024-02-29"},
     {"DATE", "2024-02-29", "Date32", "2024-02-29"},
@@ -159,8 +158,7 @@ const Case kCases[] = {
     {"DATE", "0000-00-00", "String", "0000-00-00"},
     {"DATE", "2024-02-29", "String", "2024-02-29"},
     {"DATE", "2024-02-29", "DateTime", "2024-02-29 00:00:00"},
-    {"DATE", "2024-07-01", "DateTime('Europe/Berlin')", "2024-06-30 22:00:00", "",
-     "Europe/Berlin"},
+    {"DATE", "2024-07-01", "DateTime('Europe/Berlin')", "2024-06-30 22:00:00", "", "Europe/Berlin"},
     {"DATE", "2024-02-29", "DateTime64(3)", "2024-02-29 00:00:00.000"},
     {"DATE", "1969-07-20", "DateTime64(0)", "1969-07-20 00:00:00"},
     {"DATE", "1969-07-20", "DateTime", "1970-01-01 00:00:00", "date_before_range"},
@@ -168,8 +166,7 @@ const Case kCases[] = {
     {"DATETIME", "2024-01-02 03:04:05", "DateTime", "2024-01-02 03:04:05"},
     {"DATETIME", "1970-01-01 00:00:00", "DateTime", "1970-01-01 00:00:00"},  // seed default
     {"DATETIME(6)", "2024-01-02 03:04:05.123456", "DateTime", "2024-01-02 03:04:05"},
-    {"DATETIME(6)", "2024-01-02 03:04:05.123456", "DateTime64(6)",
-     "2024-01-02 03:04:05.123456"},
+    {"DATETIME(6)", "2024-01-02 03:04:05.123456", "DateTime64(6)", "2024-01-02 03:04:05.123456"},
     {"DATETIME(6)", "2024-01-02 03:04:05.123456", "DateTime64(3)", "2024-01-02 03:04:05.123"},
     {"DATETIME(2)", "2024-01-02 03:04:05.12", "DateTime64(9)", "2024-01-02 03:04:05.120000000"},
     {"DATETIME(3)", "1960-05-06 07:08:09.5", "DateTime64(3)", "1960-05-06 07:08:09.500"},
@@ -181,8 +178,7 @@ const Case kCases[] = {
     {"DATETIME", "0000-00-00 00:00:00", "DateTime64(3)", "1970-01-01 00:00:00.000", "zero_date"},
     {"DATETIME", "1969-12-31 23:59:59", "DateTime", "1970-01-01 00:00:00", "date_before_range"},
     {"DATETIME", "2106-01-01 00:00:00", "DateTime", "2105-12-31 23:59:59", "date_after_range"},
-    {"DATETIME", "2300-01-01 00:00:00", "DateTime64(0)", "2299-12-31 23:59:59",
-     "date_after_range"},
+    {"DATETIME", "2300-01-01 00:00:00", "DateTime64(0)", "2299-12-31 23:59:59", "date_after_range"},
     {"DATETIME", "1899-12-31 23:59:59", "DateTime64(0)", "1900-01-01 00:00:00",
      "date_before_range"},
     {"DATETIME", "2262-04-12 00:00:00", "DateTime64(9)", "2262-04-11 23:47:15.000000000",
@@ -194,16 +190,14 @@ const Case kCases[] = {
     {"DATETIME", "2024-03-31 02:30:00", "DateTime", "2024-03-31 01:30:00", "", "Europe/Berlin"},
     {"DATETIME", "2024-10-27 02:30:00", "DateTime", "2024-10-27 00:30:00", "", "Europe/Berlin"},
     {"DATETIME", "2060-07-01 12:00:00", "DateTime", "2060-07-01 10:00:00", "", "Europe/Berlin"},
-    {"DATETIME", "2024-07-01 12:00:00", "DateTime", "2024-07-01 16:00:00", "",
-     "America/New_York"},
+    {"DATETIME", "2024-07-01 12:00:00", "DateTime", "2024-07-01 16:00:00", "", "America/New_York"},
     {"DATETIME", "2024-07-01 12:00:00", "String", "2024-07-01 12:00:00", "", "Europe/Berlin"},
     {"DATETIME", "2024-07-01 12:00:00", "Date", "2024-07-01", "", "Asia/Tokyo"},
     // ---- TIMESTAMP (instant) ----
     {"TIMESTAMP", "2024-01-02 03:04:05", "DateTime", "2024-01-02 03:04:05"},
     {"TIMESTAMP", "2024-01-02 03:04:05", "DateTime", "2024-01-02 03:04:05", "", "Europe/Berlin"},
     {"TIMESTAMP(3)", "2024-01-02 03:04:05.678", "DateTime64(3)", "2024-01-02 03:04:05.678"},
-    {"TIMESTAMP(6)", "2038-01-19 03:14:07.999999", "DateTime64(6)",
-     "2038-01-19 03:14:07.999999"},
+    {"TIMESTAMP(6)", "2038-01-19 03:14:07.999999", "DateTime64(6)", "2038-01-19 03:14:07.999999"},
     {"TIMESTAMP", "2024-01-02 03:04:05", "String", "2024-01-02 03:04:05"},
     {"TIMESTAMP", "2024-01-02 03:04:05", "String", "2024-01-02 04:04:05", "", "Europe/Berlin"},
     {"TIMESTAMP(2)", "2024-01-02 03:04:05.5", "String", "2024-01-02 03:04:05.50"},
@@ -239,6 +233,9 @@ const Case kCases[] = {
     {"VARCHAR(10)", "abcdef", "FixedString(3)", "abc", "string_too_long"},
     {"TEXT", "line1\nline2", "String", "line1\\x0Aline2"},
     {"BLOB", "hex:00ff10", "String", "\\x00\xff\\x10"},
+    {"BINARY(4)", "hex:6100", "String", "a\\x00\\x00\\x00"},
+    {"BINARY(4)", "hex:61626364", "String", "abcd"},
+    {"VARBINARY(4)", "hex:6100", "String", "a\\x00"},
     {"BINARY(16)", "hex:00112233445566778899aabbccddeeff", "UUID",
      "00112233-4455-6677-8899-aabbccddeeff"},
     {"BINARY(16)", "hex:001122334455667788990000000000", "UUID",

@@ -72,19 +72,31 @@ PlanOptions Options(TableMode mode) {
 
 TEST(MappingPlan, SeedTableAcceptsTheSeedRowsUnchanged) {
   const auto source = Source({
-      {"id", "BIGINT UNSIGNED NOT NULL"}, {"testtinyint", "TINYINT NOT NULL"},
-      {"testsmallint", "SMALLINT NOT NULL"}, {"testmediumint", "MEDIUMINT NOT NULL"},
-      {"testint", "INT NOT NULL"}, {"testbigint", "BIGINT NOT NULL"},
-      {"testvarchar", "VARCHAR(400) NOT NULL"}, {"testchar", "CHAR(2) NOT NULL"},
+      {"id", "BIGINT UNSIGNED NOT NULL"},
+      {"testtinyint", "TINYINT NOT NULL"},
+      {"testsmallint", "SMALLINT NOT NULL"},
+      {"testmediumint", "MEDIUMINT NOT NULL"},
+      {"testint", "INT NOT NULL"},
+      {"testbigint", "BIGINT NOT NULL"},
+      {"testvarchar", "VARCHAR(400) NOT NULL"},
+      {"testchar", "CHAR(2) NOT NULL"},
       {"testenum", "ENUM('en1','en2','en3') NOT NULL"},
-      {"testset", "SET('set1','set2','set3') NOT NULL"}, {"testtime", "TIME NOT NULL"},
-      {"testdate", "DATE NOT NULL"}, {"testyear", "YEAR NOT NULL"},
-      {"testtimestamp", "TIMESTAMP NOT NULL"}, {"testdatetime", "DATETIME NOT NULL"},
-      {"testfloat", "FLOAT NOT NULL"}, {"testdouble", "DOUBLE NOT NULL"},
-      {"testdecimal", "DECIMAL(9,2) NOT NULL"}, {"testtext", "TEXT NOT NULL"},
-      {"testblob", "BLOB NOT NULL"}, {"testbit", "BIT(64) NOT NULL"},
-      {"testbool", "TINYINT NOT NULL"}, {"testmediumblob", "BLOB NOT NULL"},
-      {"testlongblob", "BLOB NOT NULL"}, {"testtinyblob", "BLOB NOT NULL"},
+      {"testset", "SET('set1','set2','set3') NOT NULL"},
+      {"testtime", "TIME NOT NULL"},
+      {"testdate", "DATE NOT NULL"},
+      {"testyear", "YEAR NOT NULL"},
+      {"testtimestamp", "TIMESTAMP NOT NULL"},
+      {"testdatetime", "DATETIME NOT NULL"},
+      {"testfloat", "FLOAT NOT NULL"},
+      {"testdouble", "DOUBLE NOT NULL"},
+      {"testdecimal", "DECIMAL(9,2) NOT NULL"},
+      {"testtext", "TEXT NOT NULL"},
+      {"testblob", "BLOB NOT NULL"},
+      {"testbit", "BIT(64) NOT NULL"},
+      {"testbool", "TINYINT NOT NULL"},
+      {"testmediumblob", "BLOB NOT NULL"},
+      {"testlongblob", "BLOB NOT NULL"},
+      {"testtinyblob", "BLOB NOT NULL"},
       {"test_unsinged_tinyint", "TINYINT UNSIGNED NOT NULL"},
       {"test_unsinged_smallint", "SMALLINT UNSIGNED NOT NULL"},
       {"test_unsinged_mediumint", "MEDIUMINT UNSIGNED NOT NULL"},
@@ -92,17 +104,37 @@ TEST(MappingPlan, SeedTableAcceptsTheSeedRowsUnchanged) {
       {"test_unsinged_bigint", "BIGINT UNSIGNED NOT NULL"},
   });
   const auto target = Target({
-      {"id", "UInt64"}, {"testtinyint", "Int8"}, {"testsmallint", "Int16"},
-      {"testmediumint", "Int32"}, {"testint", "Int32"}, {"testbigint", "Int64"},
-      {"testvarchar", "String"}, {"testchar", "String"}, {"testenum", "String"},
-      {"testset", "String"}, {"testtime", "String"}, {"testdate", "Date"},
-      {"testyear", "Int16"}, {"testtimestamp", "DateTime"}, {"testdatetime", "DateTime"},
-      {"testfloat", "Float64"}, {"testdouble", "Float64"}, {"testdecimal", "String"},
-      {"testtext", "String"}, {"testblob", "String"}, {"testbit", "Int64"}, {"testbool", "Int8"},
-      {"testmediumblob", "String"}, {"testlongblob", "String"}, {"testtinyblob", "String"},
-      {"test_unsinged_tinyint", "UInt8"}, {"test_unsinged_smallint", "UInt16"},
-      {"test_unsinged_mediumint", "UInt32"}, {"test_unsinged_int", "UInt32"},
-      {"test_unsinged_bigint", "UInt64"}, {"binlog_event_type", "String"},
+      {"id", "UInt64"},
+      {"testtinyint", "Int8"},
+      {"testsmallint", "Int16"},
+      {"testmediumint", "Int32"},
+      {"testint", "Int32"},
+      {"testbigint", "Int64"},
+      {"testvarchar", "String"},
+      {"testchar", "String"},
+      {"testenum", "String"},
+      {"testset", "String"},
+      {"testtime", "String"},
+      {"testdate", "Date"},
+      {"testyear", "Int16"},
+      {"testtimestamp", "DateTime"},
+      {"testdatetime", "DateTime"},
+      {"testfloat", "Float64"},
+      {"testdouble", "Float64"},
+      {"testdecimal", "String"},
+      {"testtext", "String"},
+      {"testblob", "String"},
+      {"testbit", "Int64"},
+      {"testbool", "Int8"},
+      {"testmediumblob", "String"},
+      {"testlongblob", "String"},
+      {"testtinyblob", "String"},
+      {"test_unsinged_tinyint", "UInt8"},
+      {"test_unsinged_smallint", "UInt16"},
+      {"test_unsinged_mediumint", "UInt32"},
+      {"test_unsinged_int", "UInt32"},
+      {"test_unsinged_bigint", "UInt64"},
+      {"binlog_event_type", "String"},
       {"bifrost_data_version", "Int64"},
   });
   PlanOptions options = Options(TableMode::kChangelog);
@@ -114,20 +146,70 @@ TEST(MappingPlan, SeedTableAcceptsTheSeedRowsUnchanged) {
   ASSERT_EQ(plan.insert_columns().size(), target.size());
   TargetBlock block = plan.NewBlock();
 
-  const Row row(source, {"40000000000", "-1",  "-2",  "-3",  "-4",  "-5",  "varchar",
-                         "ab",          "2",   "5",   "-12:34:56",  "2024-02-29",
-                         "1989",        "2024-01-02 03:04:05",      "1970-01-01 00:00:00",
-                         "1.1",         "2.25", "-0.05", "text",   "hex:00ff",
-                         "18446744073709551615", "1",  "m",   "l",   "t",
-                         "255",         "65535", "16777215", "4294967295",
+  const Row row(source, {"40000000000",
+                         "-1",
+                         "-2",
+                         "-3",
+                         "-4",
+                         "-5",
+                         "varchar",
+                         "ab",
+                         "2",
+                         "5",
+                         "-12:34:56",
+                         "2024-02-29",
+                         "1989",
+                         "2024-01-02 03:04:05",
+                         "1970-01-01 00:00:00",
+                         "1.1",
+                         "2.25",
+                         "-0.05",
+                         "text",
+                         "hex:00ff",
+                         "18446744073709551615",
+                         "1",
+                         "m",
+                         "l",
+                         "t",
+                         "255",
+                         "65535",
+                         "16777215",
+                         "4294967295",
                          "18446744073709551615"});
   plan.AppendRow(row.cells, block, {RowKind::kUpdate, 7});
   EXPECT_EQ(block.rows(), 1u);
-  const std::vector<std::string> expected = {
-      "40000000000", "-1", "-2", "-3", "-4", "-5", "varchar", "ab", "en2", "set1,set3",
-      "-12:34:56", "2024-02-29", "1989", "2024-01-02 03:04:05", "1970-01-01 00:00:00", "1.1",
-      "2.25", "-0.05", "text", std::string("\0\xff", 2), "-1", "1", "m", "l", "t", "255",
-      "65535", "16777215", "4294967295", "18446744073709551615", "update", "7"};
+  const std::vector<std::string> expected = {"40000000000",
+                                             "-1",
+                                             "-2",
+                                             "-3",
+                                             "-4",
+                                             "-5",
+                                             "varchar",
+                                             "ab",
+                                             "en2",
+                                             "set1,set3",
+                                             "-12:34:56",
+                                             "2024-02-29",
+                                             "1989",
+                                             "2024-01-02 03:04:05",
+                                             "1970-01-01 00:00:00",
+                                             "1.1",
+                                             "2.25",
+                                             "-0.05",
+                                             "text",
+                                             std::string("\0\xff", 2),
+                                             "-1",
+                                             "1",
+                                             "m",
+                                             "l",
+                                             "t",
+                                             "255",
+                                             "65535",
+                                             "16777215",
+                                             "4294967295",
+                                             "18446744073709551615",
+                                             "update",
+                                             "7"};
   EXPECT_EQ(RowText(block, 0), expected);
   EXPECT_TRUE(options.converter.counters->Snapshot().empty());
   EXPECT_EQ(plan.InsertQuery("bifrost_test", "binlog_field_test_1").substr(0, 73),
@@ -216,9 +298,11 @@ TEST(MappingPlan, ReplicaRowsCarryVersionAndDeleteFlag) {
 
 TEST(MappingPlan, ReplicaRefusesPartialImagesNamingBinlogRowImage) {
   const auto source = Source({{"id", "INT NOT NULL"}, {"a", "INT"}, {"b", "INT"}});
-  const auto target = Target(
-      {{"id", "Int32"}, {"a", "Int32"}, {"b", "Int32"}, {"_version", "UInt64"},
-       {"_is_deleted", "UInt8"}});
+  const auto target = Target({{"id", "Int32"},
+                              {"a", "Int32"},
+                              {"b", "Int32"},
+                              {"_version", "UInt64"},
+                              {"_is_deleted", "UInt8"}});
   PlanOptions options = Options(TableMode::kReplica);
   options.key_columns = {"id"};
   ConversionPlan plan = ConversionPlan::Build(source, target, options);
@@ -230,8 +314,7 @@ TEST(MappingPlan, ReplicaRefusesPartialImagesNamingBinlogRowImage) {
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ErrorCode::kConfig);
       EXPECT_NE(std::string(e.what()).find("binlog_row_image"), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("lacks column(s) a, b"), std::string::npos)
-          << e.what();
+      EXPECT_NE(std::string(e.what()).find("lacks column(s) a, b"), std::string::npos) << e.what();
     }
     block.Clear();
   }
@@ -269,8 +352,7 @@ TEST(MappingPlan, NullIntoNotNullableFollowsItsRule) {
   ConversionPlan plan = ConversionPlan::Build(source, target, options);
   TargetBlock block = plan.NewBlock();
   plan.AppendRow(Row(source, {"NULL", "NULL"}).cells, block, {RowKind::kInsert, 1});
-  EXPECT_EQ(RowText(block, 0),
-            (std::vector<std::string>{"0", "1970-01-01", "insert", "1"}));
+  EXPECT_EQ(RowText(block, 0), (std::vector<std::string>{"0", "1970-01-01", "insert", "1"}));
   EXPECT_EQ(options.converter.counters->Count("db.t.id", RangeRule::kNullIntoNotNull), 1u);
   EXPECT_EQ(options.converter.counters->Count("db.t.d", RangeRule::kNullIntoNotNull), 1u);
 
@@ -288,8 +370,8 @@ TEST(MappingPlan, NullIntoNotNullableFollowsItsRule) {
 
 TEST(MappingPlan, IncludeExcludeAndCaseInsensitiveNames) {
   const auto source = Source({{"ID", "INT"}, {"secret", "VARCHAR(4)"}, {"x", "INT"}});
-  const auto target = Target({{"id", "Int64"}, {"x", "Int64"}, {"_event_type", "String"},
-                              {"_version", "UInt64"}});
+  const auto target =
+      Target({{"id", "Int64"}, {"x", "Int64"}, {"_event_type", "String"}, {"_version", "UInt64"}});
   PlanOptions options = Options(TableMode::kChangelog);
   options.exclude_columns = {"secret"};
   ConversionPlan plan = ConversionPlan::Build(source, target, options);

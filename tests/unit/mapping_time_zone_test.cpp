@@ -13,8 +13,7 @@ namespace rowbridge::mapping {
 namespace {
 
 int64_t Utc(int y, int mo, int d, int h = 0, int mi = 0, int s = 0) {
-  return clickhouse::DaysFromCivil(y, static_cast<uint32_t>(mo), static_cast<uint32_t>(d)) *
-             86400 +
+  return clickhouse::DaysFromCivil(y, static_cast<uint32_t>(mo), static_cast<uint32_t>(d)) * 86400 +
          h * 3600 + mi * 60 + s;
 }
 
@@ -97,8 +96,8 @@ TEST(MappingTimeZone, PosixStrings) {
 }
 
 TEST(MappingTimeZone, BadNamesAndMissingZonesAreConfigErrors) {
-  for (const char* name : {"../etc/passwd", "/etc/localtime", "Europe/../../x", "No/Such_Zone",
-                           "a b"}) {
+  for (const char* name :
+       {"../etc/passwd", "/etc/localtime", "Europe/../../x", "No/Such_Zone", "a b"}) {
     try {
       TimeZone::Load(name);
       ADD_FAILURE() << name;

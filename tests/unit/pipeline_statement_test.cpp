@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "common/error.h"
 #include "pipeline/source_schema.h"
 #include "pipeline/statement_tables.h"
 
