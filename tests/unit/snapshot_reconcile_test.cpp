@@ -137,7 +137,8 @@ TEST(KeyCompare, TypesOrderAsTheServer) {
   EXPECT_EQ(cmp("DECIMAL(10,2)", "12.00", "12"), 0);
   EXPECT_EQ(cmp("DECIMAL(10,2)", "-1.00", "0.01"), -1);
   EXPECT_EQ(cmp("DATETIME(6)", "2024-01-01 00:00:00.000001", "2024-01-01 00:00:00"), 1);
-  EXPECT_EQ(cmp("TIME(1)", "-00:00:01.5", "-00:00:01.4"), -1);
+  EXPECT_EQ(cmp("TIME(6)", "-00:00:01.500000", "-00:00:01.400000"), -1);
+  EXPECT_EQ(cmp("TIME", "-01:00:00", "00:59:59"), -1);
   EXPECT_EQ(cmp("DATE", "2024-02-01", "2024-01-31"), 1);
   EXPECT_EQ(cmp("VARBINARY(10)", "ab", "abc"), -1);
   EXPECT_EQ(cmp("BINARY(4)", "hex:61620000", "hex:6162"), 0);
