@@ -32,6 +32,7 @@ std::span<const Cell> Reconciler::Key(std::span<const Cell> row, std::vector<Cel
 }
 
 Reconciler::Region Reconciler::RegionOf(std::span<const Cell> key, const ChunkBounds& bounds) {
+  if (bounds.everything_emitted) return Region::kEmitted;
   if (!bounds.lo.empty() && CompareKeys(key, bounds.lo, collator_) <= 0) return Region::kEmitted;
   if (!bounds.hi.empty() && CompareKeys(key, bounds.hi, collator_) > 0) return Region::kLater;
   return Region::kThisChunk;

@@ -40,6 +40,8 @@ struct WindowChange {
 struct ChunkBounds {
   std::span<const binlog::Cell> lo;  // exclusive; empty = no lower bound
   std::span<const binlog::Cell> hi;  // inclusive; empty = no upper bound (the last chunk)
+  // After the table's last chunk: every key is in the emitted region (the stream's rule).
+  bool everything_emitted = false;
 };
 
 struct Emitted {
