@@ -2,6 +2,7 @@
 
 #include "cli/dump_binlog.h"
 #include "cli/run.h"
+#include "cli/snapshot.h"
 #include "cli/validate.h"
 
 namespace rowbridge::cli {
@@ -10,6 +11,7 @@ namespace rowbridge::cli {
 void RegisterCommands(CLI::App& app) {
   RegisterDumpBinlog(app);
   RegisterRun(app);
+  RegisterSnapshot(app);
   RegisterValidate(app);
 }
 

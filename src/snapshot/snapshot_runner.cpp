@@ -1,0 +1,775 @@
+#include "snapshot/snapshot_runner.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "clickhouse/client.h"
+#include "clickhouse/columns/numeric.h"
+#include "common/error.h"
+#include "mapping/conversion_plan.h"
+#include "mapping/sql_quote.h"
+#include "mapping/text_cell.h"
+#include "mysql/connection.h"
+#include "mysql/source_check.h"
+#include "pipeline/batch_buffers.h"
+#include "pipeline/connection_options.h"
+#include "pipeline/state_store.h"
+#include "pipeline/table_router.h"
+#include "pipeline/target_tables.h"
+#include "snapshot/binlog_window.h"
+#include "snapshot/chunk_sql.h"
+#include "snapshot/key_compare.h"
+#include "snapshot/progress.h"
+#include "snapshot/reconcile.h"
+#include "snapshot/row_arena.h"
+
+namespace rowbridge::snapshot {
+
+namespace {
+
+using binlog::Cell;
+using binlog::ColumnDef;
+using binlog::ColumnType;
+
+mapping::TableMode ToPlanMode(config::TableMode mode) {
+  return mode == config::TableMode::kReplica ? mapping::TableMode::kReplica
+                                             : mapping::TableMode::kChangelog;
+}
+
+// The columns as the text protocol delivers them: MySQL's binary JSON arrives as JSON text, so a
+// JSON column is read as the LONGTEXT it prints as.
+std::vector<ColumnDef> TextColumns(const std::vector<ColumnDef>& columns) {
+  std::vector<ColumnDef> out = columns;
+  for (ColumnDef& c : out) {
+    if (c.type == ColumnType::kJson) {
+      c.type = c.wire_type = ColumnType::kBlob;
+      c.meta = 4;
+      if (c.charset == 63 || c.charset == 0) c.charset = 45;  // utf8mb4_general_ci
+    }
+  }
+  return out;
+}
+
+// The key a table is chunked by: the primary key, else the first unique key whose columns are all
+// NOT NULL. Empty if there is none.
+std::vector<uint32_t> ChooseChunkKey(mysql::Connection& sql, const pipeline::SourceTableSchema& s) {
+  if (!s.primary_key.empty()) return s.primary_key;
+  auto rows = sql.QueryRows(fmt::format(
+      "SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = {} "
+      "AND TABLE_NAME = {} AND NON_UNIQUE = 0 ORDER BY INDEX_NAME, SEQ_IN_INDEX",
+      mapping::QuoteString(s.name.database), mapping::QuoteString(s.name.table)));
+  std::map<std::string, std::vector<uint32_t>> indexes;
+  std::vector<std::string> order;
+  for (auto& row : rows) {
+    if (row.size() < 2 || !row[0] || !row[1]) continue;
+    if (!indexes.count(*row[0])) order.push_back(*row[0]);
+    auto& key = indexes[*row[0]];
+    bool found = false;
+    for (uint32_t i = 0; i < s.columns.size(); ++i) {
+      if (s.columns[i].name == *row[1]) {
+        key.push_back(i);
+        found = true;
+      }
+    }
+    if (!found) key.push_back(UINT32_MAX);
+  }
+  for (const std::string& name : order) {
+    const auto& key = indexes[name];
+    const bool usable = std::all_of(key.begin(), key.end(), [&](uint32_t i) {
+      return i != UINT32_MAX && !s.columns[i].nullable;
+    });
+    if (usable) return key;
+  }
+  return {};
+}
+
+BinlogPoint PointOf(const mysql::BinlogPosition& p) { return {p.file, p.position}; }
+
+struct CopiedTable {
+  pipeline::SourceTable* source = nullptr;
+  std::string label;
+  std::vector<ColumnDef> text_columns;
+  std::vector<uint32_t> key;  // empty: one chunk (keyless_single_chunk)
+  std::vector<std::string> key_quoted;
+  std::vector<KeyCollation> collations;
+  std::string select_list;
+  std::string from;
+  std::string order_by;
+  mapping::PlanOptions plan_options;
+  std::string insert_sql;
+  uint64_t base = 0;  // first version of the table's band
+
+  std::mutex mutex;
+  TableProgress progress;  // as saved
+  TableProgressCounters* counters = nullptr;
+};
+
+struct WriteJob {
+  CopiedTable* table = nullptr;
+  std::optional<mapping::TargetBlock> block;
+  UnitRecord unit;
+  uint64_t inserted = 0, updated = 0, deleted = 0;
+  std::promise<void> done;
+};
+
+}  // namespace
+
+struct SnapshotRunner::Impl {
+  Impl(SnapshotRunner& owner)
+      : runner(owner),
+        config(owner.config_),
+        options(owner.options_),
+        pipeline_metrics(owner.metrics_),
+        progress(owner.metrics_) {}
+
+  SnapshotRunner& runner;
+  const config::Config& config;
+  const SnapshotOptions& options;
+  server::PipelineMetrics pipeline_metrics;
+  Progress progress;
+  std::string job;
+  std::unique_ptr<SnapshotStateStore> store;
+  RunRecord run;
+  std::vector<std::unique_ptr<CopiedTable>> tables;
+  std::unique_ptr<pipeline::TargetCatalog> catalog;
+  std::unique_ptr<pipeline::BatchBuffers> buffers;
+  std::unique_ptr<pipeline::TableRouter> router;
+  bool mariadb = false;
+  std::string insert_prefix;
+  std::atomic<uint64_t> rows_this_run{0};
+
+  // First error of any thread; everything stops when set.
+  std::mutex error_mutex;
+  std::optional<Error> error;
+  void SetError(const Error& e) {
+    std::lock_guard lock(error_mutex);
+    if (!error) error = e;
+    runner.stop_ = true;
+    queue_cv.notify_all();
+  }
+  bool stopping() const { return runner.stop_.load(); }
+
+  // The writers' queue.
+  std::mutex queue_mutex;
+  std::condition_variable queue_cv;
+  std::deque<std::unique_ptr<WriteJob>> queue;
+  bool queue_closed = false;
+
+  mysql::ConnectOptions SourceOptions() const {
+    return pipeline::SourceConnectOptions(config.source);
+  }
+
+  void Prepare();
+  void SettleInFlight(CopiedTable& t);
+  void CopyTables(uint32_t reader);
+  void Copy(CopiedTable& t, uint32_t reader);
+  void CatchUp(CopiedTable& t, const BinlogPoint& end, uint32_t reader);
+  void Writer();
+  std::future<void> Submit(std::unique_ptr<WriteJob> job);
+  void Finish(CopiedTable& t, const UnitRecord& unit, uint64_t inserted, uint64_t updated,
+              uint64_t deleted);
+};
+
+SnapshotRunner::SnapshotRunner(config::Config config, SnapshotOptions options,
+                               server::MetricsRegistry& metrics, server::StatusBoard& status)
+    : config_(std::move(config)), options_(std::move(options)), metrics_(metrics), status_(status) {}
+
+SnapshotRunner::~SnapshotRunner() = default;
+
+void SnapshotRunner::Impl::Prepare() {
+  job = pipeline::JobName(config);
+  insert_prefix = fmt::format("rowbridge-{}-snapshot-", job);
+  store = MakeSnapshotStateStore(config, job);
+  catalog = std::make_unique<pipeline::TargetCatalog>(pipeline::TargetClientOptions(config.target));
+  catalog->WaitForInserts(insert_prefix, std::chrono::seconds(10));
+
+  auto admin = mysql::Connection::Connect(SourceOptions());
+  mariadb = admin->is_mariadb();
+  const mysql::SourceCheckResult check = mysql::RequireSourceReady(*admin, config.source.server_id);
+  if (check.facts.binlog_row_image != "FULL") {
+    Fail(ErrorCode::kConfig,
+         "source {} has binlog_row_image={}: the copy reconciles chunks with full row images; set "
+         "binlog_row_image=FULL",
+         admin->peer(), check.facts.binlog_row_image);
+  }
+
+  buffers = std::make_unique<pipeline::BatchBuffers>(pipeline::BatchLimits{});
+  pipeline::RouterContext rc;
+  rc.config = &config;
+  rc.targets = catalog.get();
+  rc.buffers = buffers.get();
+  rc.connect_source = [this] { return mysql::Connection::Connect(SourceOptions()); };
+  rc.make_stats = [this](const pipeline::SourceTableName& name, const pipeline::TargetTable& t) {
+    return std::make_unique<pipeline::TableStats>(pipeline_metrics, runner.status_, name.database,
+                                                  name.table, t.database, t.table);
+  };
+  rc.on_stop = [](const pipeline::StoppedTable&) {};
+  rc.conversion_counters = std::make_shared<mapping::ConversionCounters>();
+  router = std::make_unique<pipeline::TableRouter>(rc);
+  std::vector<std::string> problems;
+  router->Prepare(*admin, problems);
+  mapping::ThrowIfProblems(problems);
+
+  // The run record: a new copy reserves its version band above what the targets hold.
+  std::optional<RunRecord> saved = store->LoadRun();
+  if (saved) {
+    run = *saved;
+  } else {
+    uint64_t max_version = 0;
+    for (pipeline::TargetTable* t : router->targets()) {
+      const bool has_version = std::any_of(t->columns.begin(), t->columns.end(), [&](const auto& c) {
+        return c.name == t->version_column;
+      });
+      if (has_version)
+        max_version = std::max(max_version, catalog->MaxVersion(t->database, t->table, t->version_column));
+    }
+    run.version_base = max_version + 1;
+    run.start = PointOf(mysql::CurrentBinlogPosition(*admin));
+    store->SaveRun(run);
+    spdlog::info("snapshot: new copy from {}, versions from {} ({})", run.start.ToString(),
+                 run.version_base, store->Describe());
+  }
+
+  std::map<std::string, TableProgress> saved_tables = store->LoadTables();
+  uint32_t next_number = 0;
+  for (const auto& [name, p] : saved_tables) next_number = std::max(next_number, p.number + 1);
+
+  for (const auto& [name, source] : router->tables()) {
+    if (source->stopped || source->target == nullptr || !source->known) continue;
+    auto t = std::make_unique<CopiedTable>();
+    t->source = source.get();
+    t->label = name.ToString();
+    const pipeline::SourceTableSchema& schema = *source->known;
+    t->text_columns = TextColumns(schema.columns);
+    t->key = ChooseChunkKey(*admin, schema);
+    if (t->key.empty() && !options.keyless_single_chunk) {
+      problems.push_back(fmt::format(
+          "{}: has neither a primary key nor a unique key over NOT NULL columns, so it cannot be "
+          "copied in consistent chunks; add a key, or allow copying it as one chunk "
+          "(rowbridge snapshot --keyless-single-chunk; see docs/snapshot.md for the caveat)",
+          t->label));
+      continue;
+    }
+    std::vector<const ColumnDef*> key_defs;
+    for (uint32_t i : t->key) {
+      key_defs.push_back(&t->text_columns[i]);
+      t->key_quoted.push_back(mapping::QuoteIdentifier(t->text_columns[i].name));
+    }
+    t->collations = LoadKeyCollations(*admin, key_defs);
+    for (size_t i = 0; i < t->text_columns.size(); ++i) {
+      if (i) t->select_list += ", ";
+      t->select_list += mapping::TextSelectExpression(
+          t->text_columns[i], mapping::QuoteIdentifier(t->text_columns[i].name));
+    }
+    t->from = mapping::QuoteTableName(name.database, name.table);
+    for (size_t i = 0; i < t->key_quoted.size(); ++i)
+      t->order_by += (i ? ", " : " ORDER BY ") + t->key_quoted[i];
+
+    const config::TableRule& rule = *source->rule;
+    mapping::PlanOptions& o = t->plan_options;
+    o.source_database = name.database;
+    o.source_table = name.table;
+    o.mode = ToPlanMode(rule.mode);
+    o.meta.version = rule.meta_columns.version;
+    o.meta.is_deleted = rule.meta_columns.is_deleted;
+    o.meta.event_type = rule.meta_columns.event_type;
+    o.include_columns = rule.include_columns;
+    o.exclude_columns = rule.exclude_columns;
+    for (uint32_t i : t->key) o.key_columns.push_back(t->text_columns[i].name);
+    o.converter.zone = mapping::TimeZone::Load(rule.conversion.datetime_timezone);
+    o.converter.policies = rule.conversion.on_out_of_range == config::OutOfRange::kError
+                               ? mapping::RangePolicies::AllError()
+                               : mapping::RangePolicies();
+    o.converter.counters = rc.conversion_counters;
+    mapping::ConversionPlan plan =
+        mapping::ConversionPlan::Build(t->text_columns, source->target->columns, o);
+    t->insert_sql = plan.InsertQuery(source->target->database, source->target->table);
+
+    auto it = saved_tables.find(t->label);
+    if (it != saved_tables.end()) {
+      t->progress = it->second;
+    } else {
+      t->progress.table = t->label;
+      t->progress.number = next_number++;
+    }
+    t->base = run.version_base + uint64_t{t->progress.number} * kTableBand;
+    if (uint64_t{t->progress.number} * kTableBand >= kVersionBand)
+      Fail(ErrorCode::kConfig, "more than {} tables in one copy", kVersionBand / kTableBand);
+    t->counters = &progress.Add(t->label);
+    t->counters->rows_done = t->progress.rows_done;
+    t->counters->rows_at_start = t->progress.rows_done;
+    t->counters->done = t->progress.state == "copied" || t->progress.state == "done";
+    // The estimate: the statistics' row count, exact for small tables.
+    auto est = admin->QueryValue(fmt::format(
+        "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = {} AND "
+        "TABLE_NAME = {}",
+        mapping::QuoteString(name.database), mapping::QuoteString(name.table)));
+    uint64_t estimate = est ? std::strtoull(est->c_str(), nullptr, 10) : 0;
+    if (estimate < 200000) {
+      auto count = admin->QueryValue("SELECT COUNT(*) FROM " + t->from);
+      estimate = count ? std::strtoull(count->c_str(), nullptr, 10) : 0;
+    }
+    t->counters->estimated = estimate;
+    tables.push_back(std::move(t));
+  }
+  mapping::ThrowIfProblems(problems);
+}
+
+// A unit a crash left in flight: in the target (all its rows) = done; absent = redo it.
+void SnapshotRunner::Impl::SettleInFlight(CopiedTable& t) {
+  if (!t.progress.in_flight) return;
+  const UnitRecord unit = *t.progress.in_flight;
+  const pipeline::TargetTable& target = *t.source->target;
+  uint64_t present = 0;
+  catalog->client().Select(
+      fmt::format("SELECT toUInt64(count()) FROM {} WHERE {} BETWEEN {} AND {}",
+                  mapping::QuoteTableName(target.database, target.table),
+                  mapping::QuoteIdentifier(target.version_column), unit.first_version,
+                  unit.last_version),
+      [&](clickhouse::Block& block) {
+        if (block.RowCount() > 0)
+          present = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0)).At(0);
+        return true;
+      });
+  if (present == unit.rows) {
+    spdlog::info("snapshot {}: the chunk in flight at the last stop is in {} ({} rows)", t.label,
+                 target.label, present);
+    Finish(t, unit, 0, 0, 0);
+  } else if (present == 0) {
+    spdlog::info("snapshot {}: the chunk in flight at the last stop is not in {}; copying it again",
+                 t.label, target.label);
+    std::lock_guard lock(t.mutex);
+    t.progress.in_flight.reset();
+    store->SaveTable(t.progress);
+  } else {
+    Fail(ErrorCode::kCorruption,
+         "snapshot {}: {} holds {} of the {} rows of the chunk that was in flight (versions {}..{}); "
+         "a partial INSERT needs a person: delete those versions from {} and run again",
+         t.label, target.label, present, unit.rows, unit.first_version, unit.last_version,
+         target.label);
+  }
+}
+
+// The writer finished a unit (or it had no rows): the table's progress moves past it.
+void SnapshotRunner::Impl::Finish(CopiedTable& t, const UnitRecord& unit, uint64_t inserted,
+                                  uint64_t updated, uint64_t deleted) {
+  std::lock_guard lock(t.mutex);
+  TableProgress& p = t.progress;
+  p.in_flight.reset();
+  if (unit.last_version >= unit.first_version && unit.rows > 0)
+    p.next_seq = unit.last_version - t.base + 1;
+  p.rows_done += unit.chunk_rows;
+  p.chunks_done += 1;
+  p.high = unit.high;
+  if (!unit.last_key.empty()) p.last_key = unit.last_key;
+  if (unit.last && p.state != "done") p.state = "copied";
+  store->SaveTable(p);
+  t.counters->rows_done = p.rows_done;
+  if (unit.last) t.counters->done = true;
+  rows_this_run += unit.chunk_rows;
+  if (t.source->stats) t.source->stats->status.AddRows(inserted, updated, deleted);
+}
+
+std::future<void> SnapshotRunner::Impl::Submit(std::unique_ptr<WriteJob> job) {
+  std::future<void> f = job->done.get_future();
+  {
+    std::lock_guard lock(queue_mutex);
+    queue.push_back(std::move(job));
+  }
+  queue_cv.notify_one();
+  return f;
+}
+
+void SnapshotRunner::Impl::Writer() {
+  std::unique_ptr<clickhouse::Client> client;
+  uint64_t n = 0;
+  for (;;) {
+    std::unique_ptr<WriteJob> job;
+    {
+      std::unique_lock lock(queue_mutex);
+      queue_cv.wait(lock, [&] { return !queue.empty() || queue_closed || error.has_value(); });
+      if (queue.empty()) return;
+      job = std::move(queue.front());
+      queue.pop_front();
+    }
+    try {
+      if (error) Fail(ErrorCode::kInternal, "the copy is stopping after an error");
+      if (!client) client = std::make_unique<clickhouse::Client>(pipeline::TargetClientOptions(config.target));
+      clickhouse::QueryOptions qo;
+      qo.query_id = fmt::format("{}{}-{}-{}", insert_prefix, std::hash<std::thread::id>{}(std::this_thread::get_id()) % 100000, n++,
+                                job->unit.first_version);
+      client->BeginInsert(job->table->insert_sql, qo);
+      client->SendBlock(job->block->block());
+      client->EndInsert();
+      Finish(*job->table, job->unit, job->inserted, job->updated, job->deleted);
+      job->done.set_value();
+    } catch (const Error& e) {
+      client.reset();
+      SetError(e);
+      job->done.set_exception(std::current_exception());
+    } catch (...) {
+      SetError(Error(ErrorCode::kInternal, "unexpected exception in a snapshot writer"));
+      job->done.set_exception(std::current_exception());
+    }
+  }
+}
+
+namespace {
+
+// The cells of a row image that the plan for `columns` accepts.
+struct Plans {
+  const mapping::PlanOptions* options = nullptr;
+  const std::vector<mapping::TargetColumn>* target = nullptr;
+  std::string insert_sql;
+  std::vector<std::pair<const ColumnDef*, std::unique_ptr<mapping::ConversionPlan>>> plans;
+
+  void Add(const ColumnDef* base, mapping::ConversionPlan plan) {
+    plans.emplace_back(base, std::make_unique<mapping::ConversionPlan>(std::move(plan)));
+  }
+  mapping::ConversionPlan& For(std::span<const Cell> row, size_t column_count) {
+    const ColumnDef* base = row.empty() ? nullptr : row[0].column - row[0].index;
+    for (auto& [b, plan] : plans)
+      if (b == base) return *plan;
+    auto plan = std::make_unique<mapping::ConversionPlan>(mapping::ConversionPlan::Build(
+        std::span<const ColumnDef>(base, column_count), *target, *options));
+    if (!plans.empty() && plan->insert_columns().size() != plans[0].second->insert_columns().size())
+      Fail(ErrorCode::kInternal, "two plans of one table insert different columns");
+    plans.emplace_back(base, std::move(plan));
+    return *plans.back().second;
+  }
+};
+
+}  // namespace
+
+void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
+  SettleInFlight(t);
+  TableProgress cursor;
+  {
+    std::lock_guard lock(t.mutex);
+    cursor = t.progress;
+  }
+  if (cursor.state == "copied" || cursor.state == "done") return;
+  spdlog::info("snapshot {}: copying{} (chunks of {} rows, key {})", t.label,
+               cursor.chunks_done ? fmt::format(" from chunk {}", cursor.chunks_done + 1) : "",
+               config.snapshot.chunk_rows,
+               t.key.empty() ? "none: one chunk" : fmt::format("({})", fmt::join(t.key_quoted, ", ")));
+
+  auto sql = mysql::Connection::Connect(SourceOptions());
+  sql->Execute("SET SESSION time_zone = '+00:00'");
+  sql->Execute("SET SESSION character_set_results = binary");
+  sql->Execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+
+  std::map<std::string, KeyCollation> collation_of;
+  for (size_t i = 0; i < t.key.size(); ++i) collation_of[t.text_columns[t.key[i]].name] = t.collations[i];
+  TextCollator collator = [&](const ColumnDef& c, std::string_view a, std::string_view b) {
+    const KeyCollation& k = collation_of.at(c.name);
+    std::string q = "SELECT STRCMP(";
+    Cell ca, cb;
+    ca.column = cb.column = &c;
+    ca.data = reinterpret_cast<const uint8_t*>(a.data());
+    ca.size = a.size();
+    cb.data = reinterpret_cast<const uint8_t*>(b.data());
+    cb.size = b.size();
+    AppendKeyLiteral(ca, k, q);
+    q += " COLLATE " + k.collation + ", ";
+    AppendKeyLiteral(cb, k, q);
+    q += " COLLATE " + k.collation + ")";
+    return std::stoi(sql->QueryValue(q).value_or("0"));
+  };
+
+  const std::vector<ColumnDef>& known = t.source->known->columns;
+  BinlogWindow window(SourceOptions(), config.source.server_id + 1 + reader, t.source->name.database,
+                      t.source->name.table, known);
+  Reconciler reconciler(t.key, collator);
+  mapping::TextRowEncoder encoder(t.text_columns, t.label);
+  Plans plans;
+  plans.options = &t.plan_options;
+  plans.target = &t.source->target->columns;
+  plans.Add(t.text_columns.data(), mapping::ConversionPlan::Build(t.text_columns, *plans.target,
+                                                                  t.plan_options));
+  mapping::ConversionPlan& text_plan = *plans.plans[0].second;
+
+  RowArena chunk, window_rows;
+  std::vector<WindowChange> changes;
+  std::vector<Emitted> emitted;
+  std::vector<std::string> lo_storage(t.key.size()), hi_storage(t.key.size());
+  std::vector<Cell> lo, hi;
+  std::future<void> previous;
+  const uint64_t limit = std::max<uint64_t>(1, config.snapshot.chunk_rows);
+
+  for (;;) {
+    if (stopping()) break;
+    // Where the chunk starts: after the last key emitted.
+    lo.clear();
+    for (size_t i = 0; i < cursor.last_key.size() && i < t.key.size(); ++i) {
+      Cell c;
+      CellFromHex(cursor.last_key[i], t.text_columns[t.key[i]], t.key[i], lo_storage[i], c);
+      lo.push_back(c);
+    }
+    std::string query = "SELECT " + t.select_list + " FROM " + t.from;
+    if (!lo.empty()) query += " WHERE " + AfterKeyCondition(t.key_quoted, lo, t.collations);
+    if (!t.key.empty()) query += t.order_by + " LIMIT " + std::to_string(limit);
+
+    BinlogPoint low = cursor.high, high;
+    chunk.Clear();
+    if (mariadb) {
+      // The consistent snapshot's exact binlog position: the SELECT sees the table as of `high`.
+      sql->Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
+      auto rows = sql->QueryRows("SHOW STATUS LIKE 'binlog_snapshot_%'");
+      for (auto& r : rows) {
+        if (r.size() < 2 || !r[0] || !r[1]) continue;
+        if (*r[0] == "Binlog_snapshot_file") high.file = *r[1];
+        if (*r[0] == "Binlog_snapshot_position") high.position = std::stoull(*r[1]);
+      }
+      if (high.empty()) Fail(ErrorCode::kConfig, "source {} does not report binlog_snapshot_file", sql->peer());
+    } else {
+      if (low.empty()) low = PointOf(mysql::CurrentBinlogPosition(*sql));
+      sql->Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
+    }
+    {
+      mysql::ResultSet rs = sql->Query(query);
+      if (rs.column_count() != t.text_columns.size())
+        Fail(ErrorCode::kProtocol, "{}: the chunk SELECT returned {} columns, {} expected", t.label,
+             rs.column_count(), t.text_columns.size());
+      while (rs.Next()) chunk.Add(encoder.EncodeRow(rs));
+    }
+    sql->Execute("COMMIT");
+    if (!mariadb) high = PointOf(mysql::CurrentBinlogPosition(*sql));
+    if (low.empty()) low = high;  // the first chunk on MariaDB: exact, nothing before it
+
+    const bool last = t.key.empty() || chunk.size() < limit;
+    hi.clear();
+    UnitRecord unit;
+    if (!last) {
+      std::span<const Cell> row = chunk.Row(chunk.size() - 1);
+      for (size_t i = 0; i < t.key.size(); ++i) {
+        unit.last_key.push_back(CellHex(row[t.key[i]]));
+        Cell c;
+        CellFromHex(unit.last_key.back(), t.text_columns[t.key[i]], t.key[i], hi_storage[i], c);
+        hi.push_back(c);
+      }
+    }
+    window.Read(low, high, window_rows, changes);
+    if (t.key.empty() && !changes.empty() && !mariadb) {
+      spdlog::warn("snapshot {}: {} changes during the copy of this keyless table are not "
+                   "reconciled (docs/snapshot.md, keyless tables)", t.label, changes.size());
+      changes.clear();
+    }
+    ChunkBounds bounds{lo, hi, false};
+    reconciler.Reconcile(chunk, changes, bounds, emitted);
+
+    // One block: window changes (a version each), then the chunk rows (one version).
+    auto job = std::make_unique<WriteJob>();
+    job->table = &t;
+    uint64_t seq = cursor.next_seq;
+    unit.first_version = t.base + seq;
+    job->block.emplace(text_plan.NewBlock());
+    bool chunk_version_used = false;
+    for (const Emitted& e : emitted) {
+      uint64_t version;
+      if (e.from == Emitted::From::kWindow) {
+        version = t.base + seq++;
+        (e.kind == mapping::RowKind::kInsert ? job->inserted
+         : e.kind == mapping::RowKind::kUpdate ? job->updated
+                                               : job->deleted)++;
+      } else {
+        chunk_version_used = true;
+        version = 0;  // set below
+        continue;
+      }
+      plans.For(e.row, t.text_columns.size()).AppendRow(e.row, *job->block, {e.kind, version});
+    }
+    if (chunk_version_used) {
+      const uint64_t version = t.base + seq++;
+      for (const Emitted& e : emitted) {
+        if (e.from != Emitted::From::kChunk) continue;
+        plans.For(e.row, t.text_columns.size()).AppendRow(e.row, *job->block, {mapping::RowKind::kInsert, version});
+        ++job->inserted;
+      }
+    }
+    if (seq - cursor.next_seq >= kTableBand)
+      Fail(ErrorCode::kInternal, "{}: the table's version band is used up", t.label);
+    unit.last_version = t.base + seq - 1;
+    unit.rows = job->block->rows();
+    unit.chunk_rows = chunk.size();
+    unit.high = high;
+    unit.last = last;
+    job->unit = unit;
+
+    // The previous unit must be written (and recorded) before this one is recorded in flight.
+    if (previous.valid()) previous.get();
+    if (stopping()) break;
+    if (unit.rows == 0) {
+      Finish(t, unit, 0, 0, 0);
+    } else {
+      {
+        std::lock_guard lock(t.mutex);
+        t.progress.in_flight = unit;
+        store->SaveTable(t.progress);
+      }
+      if (options.before_insert) options.before_insert(t.label, cursor.chunks_done);
+      previous = Submit(std::move(job));
+    }
+    // The cursor moves on as if the unit were written; the writer confirms it.
+    cursor.next_seq = seq;
+    cursor.chunks_done += 1;
+    cursor.high = high;
+    if (!unit.last_key.empty()) cursor.last_key = unit.last_key;
+    if (last) break;
+  }
+  if (previous.valid()) previous.get();
+}
+
+// After every table is copied: the table's window up to `end`, every change emitted.
+void SnapshotRunner::Impl::CatchUp(CopiedTable& t, const BinlogPoint& end, uint32_t reader) {
+  TableProgress p;
+  {
+    std::lock_guard lock(t.mutex);
+    p = t.progress;
+  }
+  if (p.state == "done") return;
+  if (p.state != "copied") Fail(ErrorCode::kInternal, "{} is not copied yet", t.label);
+  SettleInFlight(t);
+  {
+    std::lock_guard lock(t.mutex);
+    p = t.progress;
+  }
+  UnitRecord unit;
+  unit.high = end;
+  unit.last = true;
+  if (p.high < end) {
+    BinlogWindow window(SourceOptions(), config.source.server_id + 1 + reader,
+                        t.source->name.database, t.source->name.table, t.source->known->columns);
+    RowArena rows, empty;
+    std::vector<WindowChange> changes;
+    std::vector<Emitted> emitted;
+    window.Read(p.high, end, rows, changes);
+    Reconciler reconciler(t.key, nullptr);
+    reconciler.Reconcile(empty, changes, {{}, {}, true}, emitted);
+    if (!emitted.empty()) {
+      Plans plans;
+      plans.options = &t.plan_options;
+      plans.target = &t.source->target->columns;
+      auto job = std::make_unique<WriteJob>();
+      job->table = &t;
+      uint64_t seq = p.next_seq;
+      unit.first_version = t.base + seq;
+      for (const Emitted& e : emitted) {
+        mapping::ConversionPlan& plan = plans.For(e.row, t.source->known->columns.size());
+        if (!job->block) job->block.emplace(plan.NewBlock());
+        plan.AppendRow(e.row, *job->block, {e.kind, t.base + seq++});
+        (e.kind == mapping::RowKind::kInsert ? job->inserted
+         : e.kind == mapping::RowKind::kUpdate ? job->updated
+                                               : job->deleted)++;
+      }
+      unit.last_version = t.base + seq - 1;
+      unit.rows = job->block->rows();
+      job->unit = unit;
+      {
+        std::lock_guard lock(t.mutex);
+        t.progress.in_flight = unit;
+        store->SaveTable(t.progress);
+      }
+      Submit(std::move(job)).get();
+    }
+  }
+  std::lock_guard lock(t.mutex);
+  t.progress.in_flight.reset();
+  t.progress.high = end;
+  t.progress.state = "done";
+  store->SaveTable(t.progress);
+}
+
+SnapshotResult SnapshotRunner::Run() {
+  Impl impl(*this);
+  impl.Prepare();
+  SnapshotResult result;
+  result.tables = impl.tables.size();
+  result.next_version = impl.run.version_base + kVersionBand;
+  if (impl.run.done) {
+    result.already_done = true;
+    result.end = impl.run.end;
+    spdlog::info("snapshot: already done (at {}); nothing to copy", impl.run.end.ToString());
+    return result;
+  }
+  status_.SetState(server::PipelineState::kSnapshot, "initial copy");
+  impl.progress.Start(options_.progress_bar, options_.progress_interval);
+
+  std::vector<std::thread> writers;
+  const uint32_t writer_count = std::max<uint32_t>(1, config_.snapshot.writers);
+  for (uint32_t i = 0; i < writer_count; ++i) writers.emplace_back([&] { impl.Writer(); });
+
+  auto run_readers = [&](const std::function<void(CopiedTable&, uint32_t)>& work) {
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> readers;
+    const uint32_t reader_count =
+        std::max<uint32_t>(1, std::min<uint32_t>(config_.snapshot.readers,
+                                                 static_cast<uint32_t>(impl.tables.size())));
+    for (uint32_t r = 0; r < reader_count; ++r) {
+      readers.emplace_back([&, r] {
+        for (;;) {
+          const size_t i = next++;
+          if (i >= impl.tables.size() || impl.stopping()) return;
+          try {
+            work(*impl.tables[i], r);
+          } catch (const Error& e) {
+            impl.SetError(Error(e.code(), fmt::format("snapshot {}: {}", impl.tables[i]->label, e.what())));
+            return;
+          } catch (const std::exception& e) {
+            impl.SetError(Error(ErrorCode::kInternal, fmt::format("snapshot {}: {}", impl.tables[i]->label, e.what())));
+            return;
+          }
+        }
+      });
+    }
+    for (auto& t : readers) t.join();
+  };
+
+  run_readers([&](CopiedTable& t, uint32_t r) { impl.Copy(t, r); });
+  bool copied = !impl.stopping();
+  BinlogPoint end;
+  if (copied) {
+    if (options_.before_final_position) options_.before_final_position();
+    auto admin = mysql::Connection::Connect(impl.SourceOptions());
+    end = PointOf(mysql::CurrentBinlogPosition(*admin));
+    for (auto& t : impl.tables) {
+      std::lock_guard lock(t->mutex);
+      if (end < t->progress.high) end = t->progress.high;
+    }
+    run_readers([&](CopiedTable& t, uint32_t r) { impl.CatchUp(t, end, r); });
+  }
+  {
+    std::lock_guard lock(impl.queue_mutex);
+    impl.queue_closed = true;
+  }
+  impl.queue_cv.notify_all();
+  for (auto& w : writers) w.join();
+  impl.progress.Stop();
+  if (impl.error) {
+    status_.SetState(server::PipelineState::kFailed, impl.error->what());
+    throw *impl.error;
+  }
+  result.rows = impl.rows_this_run;
+  if (stop_ || !copied) {
+    spdlog::info("snapshot: stopped after {} rows; run again to resume", result.rows);
+    return result;
+  }
+  impl.run.end = end;
+  impl.run.done = true;
+  impl.store->SaveRun(impl.run);
+  result.end = end;
+  spdlog::info("snapshot: done, {} rows in {} tables; the stream continues at {} with version {}",
+               result.rows, result.tables, end.ToString(), result.next_version);
+  return result;
+}
+
+}  // namespace rowbridge::snapshot

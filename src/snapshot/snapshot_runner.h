@@ -1,0 +1,74 @@
+// SnapshotRunner: the initial copy of every table the configuration's rules match
+// (docs/snapshot.md). `rowbridge snapshot` runs it alone; `rowbridge run` runs it before the stream
+// on a first start, and hands over at the position it returns.
+//
+//   1. resolve the tables like the pipeline does (pipeline::TableRouter: schema, target table
+//      created if allowed, conversion plans), and the key each table is chunked by: the primary
+//      key, else a unique key over NOT NULL columns, else the table is refused (or, with
+//      keyless_single_chunk, copied as one chunk: see the caveat in docs/snapshot.md);
+//   2. load the progress (snapshot_state.h), or start a new copy: the version band begins above
+//      every version the targets hold; settle units a crash left in flight;
+//   3. `readers` threads copy tables, one table per thread at a time, chunk after chunk: each chunk
+//      is SELECTed (text protocol, keyset pagination) at a known binlog position, reconciled with
+//      the table's binlog window (reconcile.h) and handed to `writers` ClickHouse threads as one
+//      INSERT block; the next chunk is read while the previous one is written;
+//   4. when every table is copied, each one is brought to one common position E by applying its
+//      window up to E: the copy then equals the source as of E, and the stream continues at E with
+//      versions from version_base + 2^48.
+//
+// Progress is logged (bar or lines) and exported as metrics; per-table row counts also appear in
+// /status (server::StatusBoard tables).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "config/config.h"
+#include "server/metrics.h"
+#include "server/status.h"
+#include "snapshot/snapshot_state.h"
+
+namespace rowbridge::snapshot {
+
+struct SnapshotOptions {
+  bool keyless_single_chunk = false;
+  bool progress_bar = false;  // live bar (a terminal) instead of log lines
+  std::chrono::milliseconds progress_interval{1000};
+  // Tests: called once every table is copied, before the final position E is read.
+  std::function<void()> before_final_position;
+  // Tests: called after each unit's in-flight record is saved, before its INSERT is sent.
+  std::function<void(const std::string& table, uint64_t chunk)> before_insert;
+};
+
+struct SnapshotResult {
+  BinlogPoint end;            // where the stream continues
+  uint64_t next_version = 0;  // the first version the stream hands out
+  uint64_t rows = 0;          // rows copied in this run
+  uint64_t tables = 0;
+  bool already_done = false;  // an earlier run had finished
+};
+
+class SnapshotRunner {
+ public:
+  SnapshotRunner(config::Config config, SnapshotOptions options, server::MetricsRegistry& metrics,
+                 server::StatusBoard& status);
+  ~SnapshotRunner();
+
+  // Runs (or resumes) the copy to its end. Throws the first error any thread met.
+  SnapshotResult Run();
+  // Thread-safe: stops after the units in flight are written (a later Run resumes).
+  void RequestStop() { stop_ = true; }
+
+ private:
+  struct Impl;
+  config::Config config_;
+  SnapshotOptions options_;
+  server::MetricsRegistry& metrics_;
+  server::StatusBoard& status_;
+  std::atomic<bool> stop_{false};
+};
+
+}  // namespace rowbridge::snapshot
