@@ -1,8 +1,10 @@
 #include "cli/commands.h"
 
+#include "cli/dump_binlog.h"
+
 namespace rowbridge::cli {
 
 // Commands are registered from their own files; add a line here for each new one.
-void RegisterCommands(CLI::App& app) { (void)app; }
+void RegisterCommands(CLI::App& app) { RegisterDumpBinlog(app); }
 
 }  // namespace rowbridge::cli
