@@ -20,9 +20,14 @@ BlockInfo ReadBlockInfo(WireReader& in) {
   BlockInfo info;
   while (uint64_t field = in.VarUInt()) {
     switch (field) {
-      case 1: info.is_overflows = in.Fixed<uint8_t>() != 0; break;
-      case 2: info.bucket_num = in.Fixed<int32_t>(); break;
-      default: Fail(ErrorCode::kCorruption, "ClickHouse block info: unknown field number {}", field);
+      case 1:
+        info.is_overflows = in.Fixed<uint8_t>() != 0;
+        break;
+      case 2:
+        info.bucket_num = in.Fixed<int32_t>();
+        break;
+      default:
+        Fail(ErrorCode::kCorruption, "ClickHouse block info: unknown field number {}", field);
     }
   }
   return info;

@@ -29,10 +29,14 @@ constexpr SimpleType kSimpleTypes[] = {
 
 uint32_t MaxDecimalPrecision(TypeCode code) {
   switch (code) {
-    case TypeCode::kDecimal32: return 9;
-    case TypeCode::kDecimal64: return 18;
-    case TypeCode::kDecimal128: return 38;
-    default: return 76;
+    case TypeCode::kDecimal32:
+      return 9;
+    case TypeCode::kDecimal64:
+      return 18;
+    case TypeCode::kDecimal128:
+      return 38;
+    default:
+      return 76;
   }
 }
 
@@ -99,8 +103,8 @@ class Parser {
       Expect('(');
       uint32_t scale = Number();
       Expect(')');
-      TypeCode code = ident == "Decimal32"   ? TypeCode::kDecimal32
-                      : ident == "Decimal64" ? TypeCode::kDecimal64
+      TypeCode code = ident == "Decimal32"    ? TypeCode::kDecimal32
+                      : ident == "Decimal64"  ? TypeCode::kDecimal64
                       : ident == "Decimal128" ? TypeCode::kDecimal128
                                               : TypeCode::kDecimal256;
       return CheckedDecimal(MaxDecimalPrecision(code), scale);
@@ -167,12 +171,11 @@ class Parser {
          nested.code == TypeCode::kArray))
       Invalid(fmt::format("Nullable cannot contain {}", nested.name));
     if (wrapper == TypeCode::kLowCardinality) {
-      const TypeDesc& inner =
-          nested.code == TypeCode::kNullable ? nested.nested.front() : nested;
-      bool ok = inner.code == TypeCode::kString || inner.code == TypeCode::kFixedString ||
-                inner.code == TypeCode::kDate || inner.code == TypeCode::kDateTime ||
-                (IsSimple(inner.code) && inner.code != TypeCode::kUUID &&
-                 inner.code != TypeCode::kBool);
+      const TypeDesc& inner = nested.code == TypeCode::kNullable ? nested.nested.front() : nested;
+      bool ok =
+          inner.code == TypeCode::kString || inner.code == TypeCode::kFixedString ||
+          inner.code == TypeCode::kDate || inner.code == TypeCode::kDateTime ||
+          (IsSimple(inner.code) && inner.code != TypeCode::kUUID && inner.code != TypeCode::kBool);
       if (!ok) Invalid(fmt::format("LowCardinality cannot contain {}", nested.name));
     }
   }
@@ -249,7 +252,9 @@ class Parser {
 
 }  // namespace
 
-TypeDesc ParseTypeName(std::string_view text) { return Parser(text).ParseAll(); }
+TypeDesc ParseTypeName(std::string_view text) {
+  return Parser(text).ParseAll();
+}
 
 std::string FormatTypeName(const TypeDesc& type) {
   std::string out;
@@ -259,7 +264,8 @@ std::string FormatTypeName(const TypeDesc& type) {
     case TypeCode::kDecimal128:
     case TypeCode::kDecimal256:
       return fmt::format("Decimal({}, {})", type.precision, type.scale);
-    case TypeCode::kFixedString: return fmt::format("FixedString({})", type.width);
+    case TypeCode::kFixedString:
+      return fmt::format("FixedString({})", type.width);
     case TypeCode::kDateTime:
       if (type.timezone.empty()) return "DateTime";
       out = "DateTime(";
@@ -284,10 +290,12 @@ std::string FormatTypeName(const TypeDesc& type) {
       }
       out.push_back(')');
       return out;
-    case TypeCode::kNullable: return "Nullable(" + FormatTypeName(type.nested.at(0)) + ")";
+    case TypeCode::kNullable:
+      return "Nullable(" + FormatTypeName(type.nested.at(0)) + ")";
     case TypeCode::kLowCardinality:
       return "LowCardinality(" + FormatTypeName(type.nested.at(0)) + ")";
-    case TypeCode::kArray: return "Array(" + FormatTypeName(type.nested.at(0)) + ")";
+    case TypeCode::kArray:
+      return "Array(" + FormatTypeName(type.nested.at(0)) + ")";
     default:
       for (const auto& t : kSimpleTypes)
         if (t.code == type.code) return std::string(t.name);
@@ -359,8 +367,7 @@ TypeDesc MakeEnum(TypeCode code, std::vector<std::pair<std::string, int16_t>> it
 }
 
 TypeDesc MakeWrapper(TypeCode code, TypeDesc nested) {
-  if (code != TypeCode::kNullable && code != TypeCode::kLowCardinality &&
-      code != TypeCode::kArray)
+  if (code != TypeCode::kNullable && code != TypeCode::kLowCardinality && code != TypeCode::kArray)
     Fail(ErrorCode::kInternal, "MakeWrapper: type code {} wraps nothing", static_cast<int>(code));
   TypeDesc t;
   t.code = code;

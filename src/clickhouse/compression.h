@@ -1,0 +1,101 @@
+// ClickHouse's compressed-block framing, used on the wire for Data packets when a query enables
+// compression (and in .bin files on disk). One frame is:
+//
+//   16 bytes  CityHash128 v1.0.2 of everything after it (low 64 bits first, little-endian)
+//    1 byte   method: 0x02 none, 0x82 LZ4 (also LZ4HC), 0x90 ZSTD
+//    4 bytes  compressed size, little-endian, INCLUDING this 9-byte method+sizes header
+//    4 bytes  uncompressed size, little-endian
+//    ...      payload (compressed size - 9 bytes)
+//
+// A stream is a sequence of frames; one Data packet's block may span several.
+//
+// Decompression trusts nothing: sizes are bounded by FrameLimits before any allocation, the
+// checksum is verified before the payload is decoded, and the decoded size must match the header
+// exactly. Damage throws Error(kCorruption); an intact frame whose codec we do not implement
+// (Delta, T64, ... which ClickHouse only uses on disk) throws Error(kUnsupported).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace rowbridge::clickhouse {
+
+enum class CompressionMethod : uint8_t {
+  kNone = 0x02,
+  kLz4 = 0x82,
+  kZstd = 0x90,
+};
+
+// "none", "lz4", "zstd".
+const char* CompressionMethodName(CompressionMethod method);
+// Parses "none" / "lz4" / "zstd" (any case); throws Error(kInvalidArgument) otherwise.
+CompressionMethod ParseCompressionMethod(std::string_view name);
+
+inline constexpr size_t kChecksumSize = 16;
+inline constexpr size_t kFrameHeaderSize = 9;  // method byte + compressed size + uncompressed size
+inline constexpr size_t kFramePrefixSize = kChecksumSize + kFrameHeaderSize;
+
+struct FrameLimits {
+  // ClickHouse itself refuses compressed frames above 1 GiB. A server sends frames of at most
+  // its 1 MiB network buffer, so the default bound is generous and still keeps a corrupt size
+  // field from allocating gigabytes.
+  uint32_t max_compressed_size = 64u << 20;  // includes the 9-byte header
+  uint32_t max_uncompressed_size = 64u << 20;
+};
+
+// The 25-byte prefix of a frame, with sizes validated against FrameLimits. `payload_size` is
+// how many bytes follow the prefix.
+struct FrameHeader {
+  uint8_t method = 0;
+  uint32_t compressed_size = 0;  // as stored: header + payload
+  uint32_t uncompressed_size = 0;
+  size_t payload_size() const { return compressed_size - kFrameHeaderSize; }
+};
+
+// Parses the first kFramePrefixSize bytes of `prefix` (which must hold at least that many).
+// `where` names the stream in error messages.
+FrameHeader ParseFrameHeader(std::string_view prefix, const FrameLimits& limits,
+                             std::string_view where);
+
+// Compresses and decompresses frames. Holds the LZ4/ZSTD contexts so that a long-lived
+// connection reuses them; not thread-safe. Output buffers are appended to / resized, never
+// shrunk, so callers can reuse them without reallocating.
+class FrameCodec {
+ public:
+  // `zstd_level` is used only for ZSTD (ClickHouse's default network level is 1).
+  explicit FrameCodec(CompressionMethod method = CompressionMethod::kLz4, int zstd_level = 1);
+  ~FrameCodec();
+  FrameCodec(const FrameCodec&) = delete;
+  FrameCodec& operator=(const FrameCodec&) = delete;
+
+  CompressionMethod method() const { return method_; }
+  int zstd_level() const { return zstd_level_; }
+
+  // Appends frames holding `data` to `out`, cutting the input into pieces of at most
+  // `max_frame_input` bytes (ClickHouse cuts at its 1 MiB buffer). Empty input appends nothing.
+  void Compress(std::string_view data, std::string& out, size_t max_frame_input = 1u << 20);
+
+  // Verifies and decodes one whole frame (prefix + payload, exactly) into `out`, replacing its
+  // contents. The header must already have been checked by ParseFrameHeader.
+  void Decompress(const FrameHeader& header, std::string_view frame, std::string& out,
+                  std::string_view where);
+
+  // Decodes a buffer holding a sequence of whole frames (e.g. a clickhouse-compressor file),
+  // appending the decompressed bytes to `out`. Truncation throws Error(kCorruption).
+  void DecompressAll(std::string_view frames, std::string& out, const FrameLimits& limits,
+                     std::string_view where);
+
+ private:
+  void CompressOne(std::string_view piece, std::string& out);
+
+  CompressionMethod method_;
+  int zstd_level_;
+  struct Contexts;
+  std::unique_ptr<Contexts> contexts_;
+  std::string scratch_;
+};
+
+}  // namespace rowbridge::clickhouse
