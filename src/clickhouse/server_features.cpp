@@ -32,16 +32,29 @@ std::string ServerVersion::ToString() const {
 void ServerFeatures::CheckType(const TypeDesc& type) const {
   bool ok = true;
   switch (type.code) {
-    case TypeCode::kLowCardinality: ok = HasLowCardinality(); break;
-    case TypeCode::kDateTime64: ok = HasDateTime64(); break;
+    case TypeCode::kLowCardinality:
+      ok = HasLowCardinality();
+      break;
+    case TypeCode::kDateTime64:
+      ok = HasDateTime64();
+      break;
     case TypeCode::kInt128:
     case TypeCode::kInt256:
     case TypeCode::kUInt256:
-    case TypeCode::kDecimal256: ok = HasBigIntegers(); break;
-    case TypeCode::kUInt128: ok = HasUInt128(); break;
-    case TypeCode::kDate32: ok = HasDate32(); break;
-    case TypeCode::kBool: ok = HasBool(); break;
-    default: break;
+    case TypeCode::kDecimal256:
+      ok = HasBigIntegers();
+      break;
+    case TypeCode::kUInt128:
+      ok = HasUInt128();
+      break;
+    case TypeCode::kDate32:
+      ok = HasDate32();
+      break;
+    case TypeCode::kBool:
+      ok = HasBool();
+      break;
+    default:
+      break;
   }
   if (!ok)
     Fail(ErrorCode::kUnsupported, "ClickHouse {} has no type {}", version_.ToString(), type.name);

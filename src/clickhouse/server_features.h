@@ -4,7 +4,8 @@
 // Version thresholds and where they come from (checked by hand against the 18.16.1 test server
 // where marked "verified"; the rest from the ClickHouse changelog / pull requests):
 //   UUID, Decimal(P<=38), Enum, FixedString, Nullable, Array   present in 18.16 (verified)
-//   LowCardinality   18.12..18.16 experimental: CREATE needs allow_experimental_low_cardinality_type=1
+//   LowCardinality   18.12..18.16 experimental: CREATE needs
+//   allow_experimental_low_cardinality_type=1
 //                    (verified on 18.16: "LowCardinality type is not allowed. Set setting
 //                    allow_experimental_low_cardinality_type = 1"); allowed by default from 19.1
 //                    (19.1 changelog; not verified here)

@@ -23,15 +23,32 @@ void AppendQuoted(std::string_view text, std::string& out) {
   out.push_back('\'');
   for (char c : text) {
     switch (c) {
-      case '\'': out.append("\\'"); break;
-      case '\\': out.append("\\\\"); break;
-      case '\b': out.append("\\b"); break;
-      case '\f': out.append("\\f"); break;
-      case '\n': out.append("\\n"); break;
-      case '\r': out.append("\\r"); break;
-      case '\t': out.append("\\t"); break;
-      case '\0': out.append("\\0"); break;
-      default: out.push_back(c);
+      case '\'':
+        out.append("\\'");
+        break;
+      case '\\':
+        out.append("\\\\");
+        break;
+      case '\b':
+        out.append("\\b");
+        break;
+      case '\f':
+        out.append("\\f");
+        break;
+      case '\n':
+        out.append("\\n");
+        break;
+      case '\r':
+        out.append("\\r");
+        break;
+      case '\t':
+        out.append("\\t");
+        break;
+      case '\0':
+        out.append("\\0");
+        break;
+      default:
+        out.push_back(c);
     }
   }
   out.push_back('\'');

@@ -4,7 +4,9 @@ namespace rowbridge::clickhouse {
 namespace {
 
 // Floor division and modulo, because C++ rounds toward zero and pre-1970 values are negative.
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+int64_t FloorDiv(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
 
 void AppendDigits(int64_t v, int width, std::string& out) {
   char buf[20];
@@ -26,9 +28,9 @@ void AppendDigits(int64_t v, int width, std::string& out) {
 int64_t DaysFromCivil(int32_t year, uint32_t month, uint32_t day) {
   int64_t y = static_cast<int64_t>(year) - (month <= 2 ? 1 : 0);
   int64_t era = FloorDiv(y, 400);
-  int64_t year_of_era = y - era * 400;                                      // [0, 399]
-  int64_t month_from_march = (static_cast<int64_t>(month) + 9) % 12;       // March = 0
-  int64_t day_of_year = (153 * month_from_march + 2) / 5 + day - 1;         // [0, 365]
+  int64_t year_of_era = y - era * 400;                                // [0, 399]
+  int64_t month_from_march = (static_cast<int64_t>(month) + 9) % 12;  // March = 0
+  int64_t day_of_year = (153 * month_from_march + 2) / 5 + day - 1;   // [0, 365]
   int64_t day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
   return era * 146097 + day_of_era - 719468;  // 719468 = days from 0000-03-01 to 1970-01-01
 }
@@ -42,8 +44,8 @@ CivilDate CivilFromDays(int64_t days) {
   int64_t day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
   int64_t month_from_march = (5 * day_of_year + 2) / 153;
   auto day = static_cast<uint32_t>(day_of_year - (153 * month_from_march + 2) / 5 + 1);
-  auto month = static_cast<uint32_t>(month_from_march < 10 ? month_from_march + 3
-                                                           : month_from_march - 9);
+  auto month =
+      static_cast<uint32_t>(month_from_march < 10 ? month_from_march + 3 : month_from_march - 9);
   int64_t year = year_of_era + era * 400 + (month <= 2 ? 1 : 0);
   return {static_cast<int32_t>(year), month, day};
 }

@@ -9,12 +9,14 @@ ColumnDate::ColumnDate() : FixedWidthColumn<uint16_t>("Date") {}
 
 void ColumnDate::AppendDays(int64_t days) {
   if (days < 0 || days > 0xffff)
-    Fail(ErrorCode::kConversion, "day number {} is outside ClickHouse Date (1970-01-01..2149-06-06)",
-         days);
+    Fail(ErrorCode::kConversion,
+         "day number {} is outside ClickHouse Date (1970-01-01..2149-06-06)", days);
   AppendRaw(static_cast<uint16_t>(days));
 }
 
-void ColumnDate::AppendText(size_t row, std::string& out) const { AppendDateText(Raw(row), out); }
+void ColumnDate::AppendText(size_t row, std::string& out) const {
+  AppendDateText(Raw(row), out);
+}
 
 ColumnDate32::ColumnDate32() : FixedWidthColumn<int32_t>("Date32") {}
 

@@ -24,7 +24,9 @@ Wide256 ToWide(T v) {
   }
 }
 
-Wide256 Magnitude(const Wide256& v) { return v.IsNegative() ? Negate(v) : v; }
+Wide256 Magnitude(const Wide256& v) {
+  return v.IsNegative() ? Negate(v) : v;
+}
 
 }  // namespace
 
@@ -42,8 +44,7 @@ ColumnDecimal<T>::ColumnDecimal(uint32_t precision, uint32_t scale)
 
 template <typename T>
 void ColumnDecimal<T>::OutOfRange(std::string_view value) const {
-  Fail(ErrorCode::kConversion, "value {} (unscaled) does not fit {}", value,
-       this->type_name());
+  Fail(ErrorCode::kConversion, "value {} (unscaled) does not fit {}", value, this->type_name());
 }
 
 template <typename T>
@@ -89,37 +90,44 @@ void ColumnDecimal<T>::AppendParsed(std::string_view text) {
     negative = rest.front() == '-';
     rest.remove_prefix(1);
   }
-  Wide256 v;
-  uint32_t fraction_digits = 0;
-  bool seen_point = false;
-  bool seen_digit = false;
-  for (char c : rest) {
-    if (c == '.' && !seen_point) {
-      seen_point = true;
-      continue;
-    }
-    if (c < '0' || c > '9')
-      Fail(ErrorCode::kConversion, "'{}' is not a decimal number (for {})", text,
-           this->type_name());
-    seen_digit = true;
-    if (seen_point) {
-      if (fraction_digits == scale_) {
-        if (c != '0')
-          Fail(ErrorCode::kConversion, "'{}' has more than {} fractional digits (for {})", text,
-               scale_, this->type_name());
-        continue;
-      }
-      ++fraction_digits;
-    }
-    if (!MulAdd(v, 10, static_cast<uint64_t>(c - '0')) || CompareUnsigned(v, limit_) >= 0)
-      Fail(ErrorCode::kConversion, "'{}' does not fit {}", text, this->type_name());
-  }
-  if (!seen_digit)
+  size_t point = rest.find('.');
+  std::string_view integer = rest.substr(0, point);
+  std::string_view fraction =
+      point == std::string_view::npos ? std::string_view{} : rest.substr(point + 1);
+  auto all_digits = [](std::string_view digits) {
+    for (char c : digits)
+      if (c < '0' || c > '9') return false;
+    return true;
+  };
+  if ((integer.empty() && fraction.empty()) || !all_digits(integer) || !all_digits(fraction))
     Fail(ErrorCode::kConversion, "'{}' is not a decimal number (for {})", text, this->type_name());
-  for (; fraction_digits < scale_; ++fraction_digits) {
-    if (!MulAdd(v, 10, 0) || CompareUnsigned(v, limit_) >= 0)
-      Fail(ErrorCode::kConversion, "'{}' does not fit {}", text, this->type_name());
+  // Digits beyond the scale must be zeros: dropping anything else would change the value.
+  if (fraction.size() > scale_) {
+    if (fraction.find_first_not_of('0', scale_) != std::string_view::npos)
+      Fail(ErrorCode::kConversion, "'{}' has more than {} fractional digits (for {})", text, scale_,
+           this->type_name());
+    fraction = fraction.substr(0, scale_);
   }
+  while (integer.size() > 1 && integer.front() == '0') integer.remove_prefix(1);
+  size_t padding = scale_ - fraction.size();
+
+  // Up to 18 significant digits fit an int64 exactly: the common case, without 256-bit math.
+  if (integer.size() + scale_ <= 18) {
+    int64_t v = 0;
+    for (char c : integer) v = v * 10 + (c - '0');
+    for (char c : fraction) v = v * 10 + (c - '0');
+    for (size_t i = 0; i < padding; ++i) v *= 10;
+    AppendUnscaled(negative ? -v : v);
+    return;
+  }
+  Wide256 v;
+  auto push = [&](uint64_t digit) {
+    if (!MulAdd(v, 10, digit) || CompareUnsigned(v, limit_) >= 0)
+      Fail(ErrorCode::kConversion, "'{}' does not fit {}", text, this->type_name());
+  };
+  for (char c : integer) push(static_cast<uint64_t>(c - '0'));
+  for (char c : fraction) push(static_cast<uint64_t>(c - '0'));
+  for (size_t i = 0; i < padding; ++i) push(0);
   AppendUnscaled(negative ? Negate(v) : v);
 }
 

@@ -36,8 +36,9 @@ void ColumnEnum<T>::Append(int16_t value) {
 
 template <typename T>
 void ColumnEnum<T>::AppendName(std::string_view name) {
-  auto it = std::lower_bound(name_order_.begin(), name_order_.end(), name,
-                             [this](size_t i, std::string_view n) { return items_[i].first < n; });
+  auto it = std::lower_bound(
+      name_order_.begin(), name_order_.end(), name,
+      [this](size_t i, std::string_view n) { return std::string_view(items_[i].first) < n; });
   if (it == name_order_.end() || items_[*it].first != name)
     Fail(ErrorCode::kConversion, "{} has no name '{}'", this->type_name(), name);
   this->AppendRaw(static_cast<T>(items_[*it].second));
@@ -49,8 +50,8 @@ std::string_view ColumnEnum<T>::NameAt(size_t row) const {
   auto it = std::lower_bound(items_.begin(), items_.end(), value,
                              [](const auto& item, int16_t v) { return item.second < v; });
   if (it == items_.end() || it->second != value)
-    Fail(ErrorCode::kCorruption, "{} column holds undeclared value {} at row {}",
-         this->type_name(), static_cast<int>(value), row);
+    Fail(ErrorCode::kCorruption, "{} column holds undeclared value {} at row {}", this->type_name(),
+         static_cast<int>(value), row);
   return it->first;
 }
 

@@ -13,7 +13,9 @@ constexpr uint64_t kHasAdditionalKeys = uint64_t{1} << 9;
 constexpr uint64_t kNeedUpdateDictionary = uint64_t{1} << 10;
 constexpr uint64_t kMaxDictionaryKeys = uint64_t{1} << 32;
 
-size_t HashOf(std::string_view s) { return std::hash<std::string_view>{}(s); }
+size_t HashOf(std::string_view s) {
+  return std::hash<std::string_view>{}(s);
+}
 
 template <typename Index>
 void AppendIndexes(const std::vector<uint32_t>& keys, std::string& out) {
@@ -71,7 +73,9 @@ uint32_t ColumnLowCardinalityString::Intern(std::string_view value) {
   return index;
 }
 
-void ColumnLowCardinalityString::Append(std::string_view value) { keys_.push_back(Intern(value)); }
+void ColumnLowCardinalityString::Append(std::string_view value) {
+  keys_.push_back(Intern(value));
+}
 
 void ColumnLowCardinalityString::AppendNull() {
   if (!nullable_) Fail(ErrorCode::kInternal, "NULL appended to {} column", type_name());
@@ -111,9 +115,15 @@ void ColumnLowCardinalityString::WriteData(WireWriter& out) const {
   dictionary_.WriteData(out);
   out.Fixed<uint64_t>(keys_.size());
   switch (index_type) {
-    case 0: AppendIndexes<uint8_t>(keys_, out.mutable_data()); break;
-    case 1: AppendIndexes<uint16_t>(keys_, out.mutable_data()); break;
-    default: AppendIndexes<uint32_t>(keys_, out.mutable_data()); break;
+    case 0:
+      AppendIndexes<uint8_t>(keys_, out.mutable_data());
+      break;
+    case 1:
+      AppendIndexes<uint16_t>(keys_, out.mutable_data());
+      break;
+    default:
+      AppendIndexes<uint32_t>(keys_, out.mutable_data());
+      break;
   }
 }
 

@@ -83,8 +83,12 @@ void AppendShortestFloat(F v, std::string& out) {
 
 }  // namespace
 
-void AppendFloatText(double v, std::string& out) { AppendShortestFloat(v, out); }
-void AppendFloatText(float v, std::string& out) { AppendShortestFloat(v, out); }
+void AppendFloatText(double v, std::string& out) {
+  AppendShortestFloat(v, out);
+}
+void AppendFloatText(float v, std::string& out) {
+  AppendShortestFloat(v, out);
+}
 
 template <typename T>
 ColumnNumber<T>::ColumnNumber() : FixedWidthColumn<T>(NumberTypeName<T>()) {}

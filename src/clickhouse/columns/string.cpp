@@ -62,7 +62,9 @@ void ColumnString::ReadData(WireReader& in, size_t rows) {
   }
 }
 
-void ColumnString::AppendText(size_t row, std::string& out) const { out.append(At(row)); }
+void ColumnString::AppendText(size_t row, std::string& out) const {
+  out.append(At(row));
+}
 
 ColumnFixedString::ColumnFixedString(size_t width)
     : Column("FixedString(" + std::to_string(width) + ")"), width_(width) {
@@ -95,6 +97,8 @@ void ColumnFixedString::ReadData(WireReader& in, size_t rows) {
   }
 }
 
-void ColumnFixedString::AppendText(size_t row, std::string& out) const { out.append(At(row)); }
+void ColumnFixedString::AppendText(size_t row, std::string& out) const {
+  out.append(At(row));
+}
 
 }  // namespace rowbridge::clickhouse

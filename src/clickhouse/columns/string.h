@@ -35,7 +35,7 @@ class ColumnString : public Column {
   ColumnPtr CloneEmpty() const override { return std::make_unique<ColumnString>(); }
 
  private:
-  std::string wire_;           // VarUInt(length) + bytes per row
+  std::string wire_;            // VarUInt(length) + bytes per row
   std::vector<uint64_t> ends_;  // end offset in wire_ of each row's record
 };
 

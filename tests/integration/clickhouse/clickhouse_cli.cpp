@@ -61,8 +61,8 @@ std::string RunClickHouseClient(const ClickHouseCliAddress& address, const std::
   std::string err = ReadWholeFile(dir / "err");
   std::filesystem::remove_all(dir);
   if (status != 0)
-    Fail(ErrorCode::kServer, "clickhouse-client failed (status {}) for query {}: {}", status,
-         query, err);
+    Fail(ErrorCode::kServer, "clickhouse-client failed (status {}) for query {}: {}", status, query,
+         err);
   return out;
 }
 
@@ -90,15 +90,32 @@ std::string EscapeTsv(const std::string& value) {
   std::string out;
   for (char c : value) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\0': out += "\\0"; break;
-      case '\'': out += "\\'"; break;
-      default: out += c;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\0':
+        out += "\\0";
+        break;
+      case '\'':
+        out += "\\'";
+        break;
+      default:
+        out += c;
     }
   }
   return out;

@@ -8,6 +8,7 @@
 
 #include "clickhouse/block.h"
 #include "clickhouse/columns/array.h"
+#include "clickhouse/columns/civil_time.h"
 #include "clickhouse/columns/date.h"
 #include "clickhouse/columns/decimal.h"
 #include "clickhouse/columns/enum.h"
@@ -17,7 +18,6 @@
 #include "clickhouse/columns/numeric.h"
 #include "clickhouse/columns/string.h"
 #include "clickhouse/columns/uuid.h"
-#include "clickhouse/columns/civil_time.h"
 #include "integration/clickhouse/clickhouse_cli.h"
 
 namespace rowbridge::clickhouse {
@@ -26,7 +26,8 @@ namespace {
 using testing::ClickHouseCliAddress;
 using testing::RunClickHouseClient;
 
-const std::vector<std::string> kAllowLowCardinality = {"--allow_experimental_low_cardinality_type=1"};
+const std::vector<std::string> kAllowLowCardinality = {
+    "--allow_experimental_low_cardinality_type=1"};
 
 std::vector<Block> ReadAllBlocks(const std::string& bytes) {
   BufferWireReader in(bytes);
@@ -114,12 +115,24 @@ TEST(ClickHouseColumnsNative, IntegersAndFloats) {
   auto& u64 = b.AddColumn("u64", std::make_unique<ColumnUInt64>());
   auto& f32 = b.AddColumn("f32", std::make_unique<ColumnFloat32>());
   auto& f64 = b.AddColumn("f64", std::make_unique<ColumnFloat64>());
-  const double doubles[] = {0.1, -1e21, 1e21, 1e-7, 123456.789, 1e20, 1e-6,
-                            -0.0, std::numeric_limits<double>::infinity(), 5e-324,
-                            1.7976931348623157e308, 1.2345678901234569e23, 3.0};
-  const float floats[] = {0.1f, -1e21f, 1e21f, 1e-7f, 123456.79f, 1e20f, 1e-6f, -0.0f,
-                          -std::numeric_limits<float>::infinity(), 1e-45f, 3.4028235e38f,
-                          16777216.0f, 3.0f};
+  const double doubles[] = {0.1,
+                            -1e21,
+                            1e21,
+                            1e-7,
+                            123456.789,
+                            1e20,
+                            1e-6,
+                            -0.0,
+                            std::numeric_limits<double>::infinity(),
+                            5e-324,
+                            1.7976931348623157e308,
+                            1.2345678901234569e23,
+                            3.0};
+  const float floats[] = {0.1f,   -1e21f,        1e21f,
+                          1e-7f,  123456.79f,    1e20f,
+                          1e-6f,  -0.0f,         -std::numeric_limits<float>::infinity(),
+                          1e-45f, 3.4028235e38f, 16777216.0f,
+                          3.0f};
   for (size_t r = 0; r < std::size(doubles); ++r) {
     bool low = r % 2 == 0;
     i8.Append(low ? std::numeric_limits<int8_t>::min() : static_cast<int8_t>(r));
@@ -217,11 +230,10 @@ TEST(ClickHouseColumnsNative, StringsNullablesArrays) {
   auto& ns = b.AddColumn("ns", std::make_unique<ColumnNullable>(std::make_unique<ColumnString>()));
   auto& nd = b.AddColumn("nd", std::make_unique<ColumnNullable>(std::make_unique<ColumnDate>()));
   auto& ai = b.AddColumn("ai", std::make_unique<ColumnArray>(std::make_unique<ColumnInt32>()));
-  auto& as = b.AddColumn("as", std::make_unique<ColumnArray>(
-                                   std::make_unique<ColumnNullable>(std::make_unique<ColumnString>())));
-  auto& aas = b.AddColumn(
-      "aas", std::make_unique<ColumnArray>(
-                 std::make_unique<ColumnArray>(std::make_unique<ColumnString>())));
+  auto& as = b.AddColumn("as", std::make_unique<ColumnArray>(std::make_unique<ColumnNullable>(
+                                   std::make_unique<ColumnString>())));
+  auto& aas = b.AddColumn("aas", std::make_unique<ColumnArray>(std::make_unique<ColumnArray>(
+                                     std::make_unique<ColumnString>())));
 
   static constexpr char kWeird[] = "tab\there\nnew 'q' back\\slash \0nul \xd0\xb6";
   const std::string weird(kWeird, sizeof kWeird - 1);
@@ -282,8 +294,8 @@ TEST(ClickHouseColumnsNative, LowCardinality) {
     Block b;
     auto& lc = b.AddColumn("lc", std::make_unique<ColumnLowCardinalityString>(false));
     auto& lcn = b.AddColumn("lcn", std::make_unique<ColumnLowCardinalityString>(true));
-    auto& al = b.AddColumn("al", std::make_unique<ColumnArray>(
-                                     std::make_unique<ColumnLowCardinalityString>(false)));
+    auto& al = b.AddColumn(
+        "al", std::make_unique<ColumnArray>(std::make_unique<ColumnLowCardinalityString>(false)));
     size_t rows = std::max<size_t>(distinct * 2, 10);
     for (size_t r = 0; r < rows; ++r) {
       std::string value = r % 5 == 0 ? "" : "v" + std::to_string(r % distinct);

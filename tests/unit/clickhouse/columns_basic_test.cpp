@@ -30,12 +30,19 @@ TEST(ClickHouseColumns, UInt64AndStringBlockBytes) {
   WireWriter out;
   WriteBlock(out, block, 54429);
   EXPECT_EQ(Hex(out.data()),
-            "0100" "02ffffffff" "00"  // block info: is_overflows=0, bucket_num=-1, end
-            "02" "02"                 // 2 columns, 2 rows
-            "026964" "0655496e743634"  // "id" "UInt64"
-            "0100000000000000" "0807060504030201"
-            "046e616d65" "06537472696e67"  // "name" "String"
-            "026162" "00");
+            "0100"
+            "02ffffffff"
+            "00"  // block info: is_overflows=0, bucket_num=-1, end
+            "02"
+            "02"  // 2 columns, 2 rows
+            "026964"
+            "0655496e743634"  // "id" "UInt64"
+            "0100000000000000"
+            "0807060504030201"
+            "046e616d65"
+            "06537472696e67"  // "name" "String"
+            "026162"
+            "00");
 
   BufferWireReader in(out.data());
   Block back = ReadBlock(in, 54429);

@@ -161,7 +161,9 @@ TEST(ClickHouseColumnBytes, Decimals) {
   d32.AppendParsed("-1.5");
   d32.AppendUnscaled(int64_t{5});
   EXPECT_EQ(d32.type_name(), "Decimal(9, 2)");
-  EXPECT_EQ(ColumnHex(d32), "6affffff" "05000000");
+  EXPECT_EQ(ColumnHex(d32),
+            "6affffff"
+            "05000000");
   EXPECT_EQ(d32.Text(0), "-1.50");
   EXPECT_EQ(d32.Text(1), "0.05");
   EXPECT_EQ(CodeOf([&] { d32.AppendParsed("10000000.00"); }), ErrorCode::kConversion);
@@ -184,7 +186,8 @@ TEST(ClickHouseColumnBytes, Decimals) {
   EXPECT_EQ(d128.type_name(), "Decimal(38, 38)");
 
   ColumnDecimal256 d256(76, 10);
-  d256.AppendParsed("-123456789012345678901234567890123456789012345678901234567890123456.7890123456");
+  d256.AppendParsed(
+      "-123456789012345678901234567890123456789012345678901234567890123456.7890123456");
   d256.AppendUnscaled(Int128{-1});
   EXPECT_EQ(d256.Text(0),
             "-123456789012345678901234567890123456789012345678901234567890123456.7890123456");
@@ -305,7 +308,10 @@ TEST(ClickHouseColumnBytes, Strings) {
   s.Append("ab");
   s.Append(std::string(200, 'z'));
   s.Append("");
-  std::string expected = "026162" "c801" + Hex(std::string(200, 'z')) + "00";
+  std::string expected =
+      "026162"
+      "c801" +
+      Hex(std::string(200, 'z')) + "00";
   EXPECT_EQ(ColumnHex(s), expected);
   EXPECT_EQ(s.At(1).size(), 200u);
   EXPECT_EQ(s.At(2), "");
@@ -327,7 +333,10 @@ TEST(ClickHouseColumnBytes, NullableAndArray) {
   ns.AppendNotNull();
   ns.nested_as<ColumnString>().Append("x");
   EXPECT_EQ(ns.type_name(), "Nullable(String)");
-  EXPECT_EQ(ColumnHex(ns), "0100" "00" "0178");
+  EXPECT_EQ(ColumnHex(ns),
+            "0100"
+            "00"
+            "0178");
   EXPECT_EQ(ns.Text(0), "\\N");
   EXPECT_EQ(ns.Text(1), "x");
   ExpectReadsBack(ns);
@@ -341,8 +350,12 @@ TEST(ClickHouseColumnBytes, NullableAndArray) {
   arr.FinishRow();
   EXPECT_EQ(arr.type_name(), "Array(Int32)");
   EXPECT_EQ(ColumnHex(arr),
-            "0200000000000000" "0200000000000000" "0300000000000000"
-            "07000000" "08000000" "ffffffff");
+            "0200000000000000"
+            "0200000000000000"
+            "0300000000000000"
+            "07000000"
+            "08000000"
+            "ffffffff");
   EXPECT_EQ(arr.Text(0), "[7,8]");
   EXPECT_EQ(arr.Text(1), "[]");
   ExpectReadsBack(arr);
@@ -371,10 +384,13 @@ TEST(ClickHouseColumnBytes, LowCardinalityString) {
   EXPECT_EQ(lc.type_name(), "LowCardinality(String)");
   EXPECT_EQ(lc.DictionarySize(), 2u);
   EXPECT_EQ(ColumnHex(lc),
-            "0100000000000000"                   // key version: shared dictionaries
-            "0006000000000000"                   // UInt8 indexes | additional keys | update
-            "0200000000000000" "0161" "0162"     // 2 keys
-            "0300000000000000" "000100");        // 3 rows
+            "0100000000000000"  // key version: shared dictionaries
+            "0006000000000000"  // UInt8 indexes | additional keys | update
+            "0200000000000000"
+            "0161"
+            "0162"  // 2 keys
+            "0300000000000000"
+            "000100");  // 3 rows
   ExpectReadsBack(lc);
 
   ColumnLowCardinalityString lcn(true);
@@ -384,9 +400,14 @@ TEST(ClickHouseColumnBytes, LowCardinalityString) {
   EXPECT_EQ(lcn.type_name(), "LowCardinality(Nullable(String))");
   // Key 0 is NULL, as in what 18.16 sends (it also keeps "" at key 1).
   EXPECT_EQ(ColumnHex(lcn),
-            "0100000000000000" "0006000000000000"
-            "0300000000000000" "00" "00" "0171"
-            "0300000000000000" "000102");
+            "0100000000000000"
+            "0006000000000000"
+            "0300000000000000"
+            "00"
+            "00"
+            "0171"
+            "0300000000000000"
+            "000102");
   EXPECT_TRUE(lcn.IsNull(0));
   EXPECT_FALSE(lcn.IsNull(1));
   EXPECT_EQ(lcn.Text(0), "\\N");
@@ -408,8 +429,12 @@ TEST(ClickHouseColumnBytes, LowCardinalityString) {
   // Exactly what ClickHouse 18.16 sent for SELECT of a LowCardinality(Nullable(String)) column
   // holding NULL, '' and 'q'.
   static constexpr char kServer[] =
-      "\x01\0\0\0\0\0\0\0" "\x00\x06\0\0\0\0\0\0" "\x03\0\0\0\0\0\0\0" "\x00\x00\x01q"
-      "\x03\0\0\0\0\0\0\0" "\x00\x01\x02";
+      "\x01\0\0\0\0\0\0\0"
+      "\x00\x06\0\0\0\0\0\0"
+      "\x03\0\0\0\0\0\0\0"
+      "\x00\x00\x01q"
+      "\x03\0\0\0\0\0\0\0"
+      "\x00\x01\x02";
   std::string server(kServer, sizeof kServer - 1);
   ColumnLowCardinalityString from_server(true);
   BufferWireReader in(server);
@@ -430,8 +455,7 @@ TEST(ClickHouseColumnBytes, LowCardinalityRejectsCorruptInput) {
     lc.ReadData(in, rows);
   };
   const std::string version("\x01\0\0\0\0\0\0\0", 8);
-  EXPECT_EQ(CodeOf([&] { read(std::string("\x02\0\0\0\0\0\0\0", 8), 1); }),
-            ErrorCode::kCorruption);
+  EXPECT_EQ(CodeOf([&] { read(std::string("\x02\0\0\0\0\0\0\0", 8), 1); }), ErrorCode::kCorruption);
   // Index type 4 does not exist.
   EXPECT_EQ(CodeOf([&] { read(version + std::string("\x04\x02\0\0\0\0\0\0", 8), 1); }),
             ErrorCode::kCorruption);

@@ -130,8 +130,9 @@ TEST(ClickHouseBlock, BlockInfoAndCustomSerializationFlag) {
 
   WireWriter with_info;
   WriteBlock(with_info, block, 54454);  // block info and the custom serialization flag
-  EXPECT_EQ(with_info.data(),
-            std::string("\x01\x01\x02\x07\x00\x00\x00\x00" "\x01\x01\x01x\x05UInt8\x00\x00", 20));
+  EXPECT_EQ(with_info.data(), std::string("\x01\x01\x02\x07\x00\x00\x00\x00"
+                                          "\x01\x01\x01x\x05UInt8\x00\x00",
+                                          20));
   BufferWireReader in(with_info.data());
   Block back = ReadBlock(in, 54454);
   EXPECT_TRUE(in.AtEnd());
