@@ -55,9 +55,16 @@ void ColumnString::ReadData(WireReader& in, size_t rows) {
     if (length > kMaxStringBytes)
       Fail(ErrorCode::kCorruption, "ClickHouse String column: row {} claims {} bytes", i, length);
     AppendVarUInt(wire_, length);
-    size_t old_size = wire_.size();
-    wire_.resize(old_size + length);
-    if (length) in.ReadExact(wire_.data() + old_size, length);
+    // Grows as the bytes arrive, so a corrupt length fails on the truncated read instead of
+    // first allocating whatever it claims.
+    constexpr uint64_t kChunkBytes = uint64_t{1} << 20;
+    for (uint64_t remaining = length; remaining > 0;) {
+      size_t n = static_cast<size_t>(std::min(remaining, kChunkBytes));
+      size_t old_size = wire_.size();
+      wire_.resize(old_size + n);
+      in.ReadExact(wire_.data() + old_size, n);
+      remaining -= n;
+    }
     ends_.push_back(wire_.size());
   }
 }
