@@ -13,7 +13,7 @@
 #   ROWBRIDGE_SKIP_DEPS=1  do not run scripts/install-deps.sh
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$ROOT"
+cd "$ROOT" || exit 1
 
 BUILD="${ROWBRIDGE_TEST_BUILD:-$ROOT/build/asan}"
 FUZZ_BUILD="${ROWBRIDGE_FUZZ_BUILD:-$ROOT/build/fuzz}"
@@ -25,21 +25,24 @@ export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-3G}"
 
 START=$SECONDS
 SUMMARY=()
+DETAILS=()  # lines a step adds below its own summary line
 FAILED=0
 
 # step NAME COMMAND...: runs one step, records its outcome and duration.
 step() {
-  local name="$1" t0=$SECONDS rc=0
+  local step_name="$1" t0=$SECONDS rc=0
   shift
   echo
-  echo "==== $name"
+  echo "==== $step_name"
   "$@" || rc=$?
   if ((rc == 0)); then
-    SUMMARY+=("$(printf '  %-6s %-44s %5ss' PASS "$name" $((SECONDS - t0)))")
+    SUMMARY+=("$(printf '  %-6s %-44s %5ss' PASS "$step_name" $((SECONDS - t0)))")
   else
-    SUMMARY+=("$(printf '  %-6s %-44s %5ss  (exit %s)' FAIL "$name" $((SECONDS - t0)) "$rc")")
+    SUMMARY+=("$(printf '  %-6s %-44s %5ss  (exit %s)' FAIL "$step_name" $((SECONDS - t0)) "$rc")")
     FAILED=1
   fi
+  SUMMARY+=("${DETAILS[@]}")
+  DETAILS=()
   return "$rc"
 }
 
@@ -96,9 +99,17 @@ run_ctest() {
   export ROWBRIDGE_REQUIRE_SERVERS=1
   export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+  local log="$BUILD/ctest.log" rc=0
   # shellcheck disable=SC2086
   ctest --test-dir "$BUILD" --output-on-failure --timeout 600 -j "$JOBS" \
-    ${ROWBRIDGE_CTEST_ARGS:-}
+    ${ROWBRIDGE_CTEST_ARGS:-} 2>&1 | tee "$log" || rc=1
+  local failed
+  failed="$(sed -n '/The following tests FAILED/,$p' "$log" | grep -E '^[[:space:]]+[0-9]+ - ' |
+    sed -E 's/^[[:space:]]+[0-9]+ - ([^ ]+).*\((.*)\)$/\1 (\2)/')"
+  if [[ -n "$failed" ]]; then
+    while IFS= read -r line; do DETAILS+=("         failed: $line"); done <<<"$failed"
+  fi
+  return "$rc"
 }
 
 build_fuzz() {
@@ -132,16 +143,19 @@ run_one_fuzzer() {
 }
 
 run_fuzzers() {
-  local pids=() names=() i rc=0
-  for name in "${FUZZERS[@]}"; do
+  local pids=() names=() i rc=0 fuzzer
+  for fuzzer in "${FUZZERS[@]}"; do
     # At most one fuzzer per core at a time.
     while (($(jobs -rp | wc -l) >= CORES)); do wait -n || true; done
-    run_one_fuzzer "$name" &
+    run_one_fuzzer "$fuzzer" &
     pids+=($!)
-    names+=("$name")
+    names+=("$fuzzer")
   done
   for i in "${!pids[@]}"; do
-    wait "${pids[$i]}" || rc=1
+    wait "${pids[$i]}" || {
+      rc=1
+      DETAILS+=("         fuzz target failed: ${names[$i]}")
+    }
   done
   return "$rc"
 }

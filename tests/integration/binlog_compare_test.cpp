@@ -54,12 +54,11 @@ std::vector<BinlogConfig> AllConfigs() {
     }
   }
   configs.push_back({"ChecksumNone", {"--binlog-checksum=NONE"}});
+  configs.push_back({"Compressed", {"--log-bin-compress=ON", "--log-bin-compress-min-len=10"}});
   configs.push_back(
-      {"Compressed", {"--log-bin-compress=ON", "--log-bin-compress-min-len=10"}});
-  configs.push_back({"CompressedChecksumNoneMetadataFull",
-                     {"--log-bin-compress=ON", "--log-bin-compress-min-len=10",
-                      "--binlog-checksum=NONE", "--binlog-row-metadata=FULL",
-                      "--binlog-row-image=MINIMAL"}});
+      {"CompressedChecksumNoneMetadataFull",
+       {"--log-bin-compress=ON", "--log-bin-compress-min-len=10", "--binlog-checksum=NONE",
+        "--binlog-row-metadata=FULL", "--binlog-row-image=MINIMAL"}});
   return configs;
 }
 
@@ -87,7 +86,8 @@ std::vector<BinlogCase> LoadCases() {
     if (entry.path().extension() != ".sql") continue;
     BinlogCase c;
     c.name = entry.path().stem().string();
-    if (!selected.empty() && std::find(selected.begin(), selected.end(), c.name) == selected.end()) {
+    if (!selected.empty() &&
+        std::find(selected.begin(), selected.end(), c.name) == selected.end()) {
       continue;
     }
     std::ifstream in(entry.path(), std::ios::binary);
@@ -301,11 +301,11 @@ TEST(BinlogCompareDriver, CatchesEveryKindOfDifference) {
 
   // One changed character in the middle of the output.
   const std::string file = runner.Run(cases.front());
-  DumpOutcome changed = CompareDump(
-      {"sh", "-c",
-       "mariadb-binlog --no-defaults --base64-output=decode-rows -v \"$0\" | "
-       "awk '/^###/ { n++; if (n == 3) { sub(/=/, \"=~\") } } { print }'"},
-      file, "case `" + cases.front().name + "`");
+  DumpOutcome changed =
+      CompareDump({"sh", "-c",
+                   "mariadb-binlog --no-defaults --base64-output=decode-rows -v \"$0\" | "
+                   "awk '/^###/ { n++; if (n == 3) { sub(/=/, \"=~\") } } { print }'"},
+                  file, "case `" + cases.front().name + "`");
   EXPECT_FALSE(changed.dumper_failed) << changed.report;
   EXPECT_NE(changed.report.find("at ### line 3 "), std::string::npos) << changed.report;
   EXPECT_NE(changed.report.find("rowbridge:      ###"), std::string::npos) << changed.report;

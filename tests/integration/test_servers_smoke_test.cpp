@@ -2,12 +2,12 @@
 // assume: the right versions, binlog settings, users, TLS, and a dedicated server that survives a
 // restart and a crash. Everything goes through the mariadb and clickhouse-client command lines.
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
-#include <gtest/gtest.h>
 #include <string>
 
 #include "common/error.h"
@@ -26,11 +26,15 @@ std::string Trimmed(std::string text) {
 CommandResult MysqlAs(const MysqlAddress& server, const std::string& user,
                       const std::string& password, const std::string& sql,
                       std::vector<std::string> extra = {}) {
-  std::vector<std::string> argv = {"mariadb",       "--no-defaults",
-                                   "--batch",       "--skip-column-names",
-                                   "--protocol=TCP", "--host=" + server.host,
+  std::vector<std::string> argv = {"mariadb",
+                                   "--no-defaults",
+                                   "--batch",
+                                   "--skip-column-names",
+                                   "--protocol=TCP",
+                                   "--host=" + server.host,
                                    "--port=" + std::to_string(server.port),
-                                   "--user=" + user, "--password=" + password};
+                                   "--user=" + user,
+                                   "--password=" + password};
   argv.insert(argv.end(), extra.begin(), extra.end());
   argv.push_back("--execute=" + sql);
   return RunCommand(argv);
@@ -40,12 +44,12 @@ TEST(TestServers, MariaDbIsConfiguredForBinlogReplication) {
   ROWBRIDGE_REQUIRE_MYSQL();
   const MysqlAddress mysql = MysqlFromEnv();
   EXPECT_EQ(mysql.host, "127.0.0.1");
-  const std::string settings = RunMysqlSql(
-      mysql,
-      "SELECT VERSION() LIKE '10.11.%', @@log_bin, @@binlog_format, @@server_id, "
-      "@@log_bin_basename, @@datadir, @@bind_address;");
-  EXPECT_EQ(Trimmed(settings), "1\t1\tROW\t1\t" + mysql.binlog_basename + "\t" + mysql.datadir +
-                                   "/\t127.0.0.1");
+  const std::string settings =
+      RunMysqlSql(mysql,
+                  "SELECT VERSION() LIKE '10.11.%', @@log_bin, @@binlog_format, @@server_id, "
+                  "@@log_bin_basename, @@datadir, @@bind_address;");
+  EXPECT_EQ(Trimmed(settings),
+            "1\t1\tROW\t1\t" + mysql.binlog_basename + "\t" + mysql.datadir + "/\t127.0.0.1");
   EXPECT_TRUE(std::filesystem::exists(mysql.binlog_basename + ".index"));
   EXPECT_TRUE(std::filesystem::exists(mysql.socket)) << mysql.socket;
 }
@@ -54,9 +58,10 @@ TEST(TestServers, MariaDbRoundTripsRowsInItsOwnDatabase) {
   ROWBRIDGE_REQUIRE_MYSQL();
   const MysqlAddress mysql = MysqlFromEnv();
   const std::string db = UniqueName("smoke");
-  RunMysqlSql(mysql, "CREATE DATABASE " + db +
-                         "; CREATE TABLE " + db + ".t (id INT PRIMARY KEY, s VARCHAR(20));"
-                         "INSERT INTO " + db + ".t VALUES (1, 'ä€😀'), (2, NULL);");
+  RunMysqlSql(mysql, "CREATE DATABASE " + db + "; CREATE TABLE " + db +
+                         ".t (id INT PRIMARY KEY, s VARCHAR(20));"
+                         "INSERT INTO " +
+                         db + ".t VALUES (1, 'ä€😀'), (2, NULL);");
   EXPECT_EQ(RunMysqlSql(mysql, "SELECT id, s FROM t ORDER BY id", db), "1\tä€😀\n2\tNULL\n");
   RunMysqlSql(mysql, "DROP DATABASE " + db);
 }
@@ -83,8 +88,8 @@ TEST(TestServers, MariaDbUsersHaveTheirIntendedGrants) {
       MysqlAs(mysql, mysql.norepl_user, mysql.norepl_password, "SHOW BINARY LOGS");
   EXPECT_NE(norepl.exit_code, 0);
   EXPECT_NE(norepl.err.find("BINLOG MONITOR"), std::string::npos) << norepl.err;
-  CommandResult norepl_select = MysqlAs(mysql, mysql.norepl_user, mysql.norepl_password,
-                                        "SELECT 1");
+  CommandResult norepl_select =
+      MysqlAs(mysql, mysql.norepl_user, mysql.norepl_password, "SELECT 1");
   EXPECT_EQ(norepl_select.exit_code, 0) << norepl_select.err;
 
   CommandResult wrong = MysqlAs(mysql, mysql.user, mysql.password + "x", "SELECT 1");
@@ -102,8 +107,8 @@ TEST(TestServers, MariaDbSpeaksVerifiedTls) {
   ASSERT_EQ(tls.exit_code, 0) << tls.err;
   EXPECT_NE(tls.out.find("TLSv1."), std::string::npos) << tls.out;
 
-  CommandResult plain = MysqlAs(mysql, mysql.ssl_user, mysql.ssl_password, "SELECT 1",
-                                {"--skip-ssl"});
+  CommandResult plain =
+      MysqlAs(mysql, mysql.ssl_user, mysql.ssl_password, "SELECT 1", {"--skip-ssl"});
   EXPECT_NE(plain.exit_code, 0) << "the TLS-only user logged in without TLS";
 }
 
@@ -111,13 +116,16 @@ TEST(TestServers, ClickHouseAnswersOnTheNativePort) {
   ROWBRIDGE_REQUIRE_CLICKHOUSE();
   const ClickHouseAddress ch = ClickHouseFromEnv();
   EXPECT_EQ(ch.host, "127.0.0.1");
-  EXPECT_EQ(RunClickHouseSql(ch, "SELECT version() LIKE '18.16.%', toUnixTimestamp(toDateTime('1970-01-02 00:00:00'))"), "1\t86400\n");
+  EXPECT_EQ(
+      RunClickHouseSql(
+          ch,
+          "SELECT version() LIKE '18.16.%', toUnixTimestamp(toDateTime('1970-01-02 00:00:00'))"),
+      "1\t86400\n");
   const std::string db = UniqueName("smoke");
   RunClickHouseSql(ch, "CREATE DATABASE " + db + ";" + "CREATE TABLE " + db +
                            ".t (id UInt32, s String) ENGINE = MergeTree ORDER BY id;" +
                            "INSERT INTO " + db + ".t VALUES (1, 'ä€😀'), (2, 'b');");
-  EXPECT_EQ(RunClickHouseSql(ch, "SELECT id, s FROM " + db + ".t ORDER BY id"),
-            "1\tä€😀\n2\tb\n");
+  EXPECT_EQ(RunClickHouseSql(ch, "SELECT id, s FROM " + db + ".t ORDER BY id"), "1\tä€😀\n2\tb\n");
   RunClickHouseSql(ch, "DROP DATABASE " + db);
 }
 
@@ -185,8 +193,9 @@ TEST(ScopedMariaDb, RunsWithItsOwnOptionsAndSurvivesRestartAndCrash) {
     EXPECT_NE(mysql.port, MysqlFromEnv().port);
     EXPECT_NE(mysql.datadir, MysqlFromEnv().datadir);
   }
-  server.Sql("CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY) ENGINE=InnoDB;"
-             "INSERT INTO d.t VALUES (1);");
+  server.Sql(
+      "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY) ENGINE=InnoDB;"
+      "INSERT INTO d.t VALUES (1);");
 
   server.Stop();
   EXPECT_THROW(server.Sql("SELECT 1"), Error);

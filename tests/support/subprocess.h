@@ -1,5 +1,6 @@
-// Runs a program from a test and captures what it prints: for driving the mariadb, clickhouse-client,
-// mariadb-binlog and rowbridge command lines. Test support only; production code never spawns.
+// Runs a program from a test and captures what it prints: for driving the mariadb,
+// clickhouse-client, mariadb-binlog and rowbridge command lines. Test support only; production code
+// never spawns.
 #pragma once
 
 #include <chrono>
@@ -17,9 +18,9 @@ struct CommandResult {
 
 // Runs argv (argv[0] is looked up in PATH) with `input` on its stdin, and waits for it to end.
 // No shell is involved, so arguments need no quoting. A non-zero exit is returned, not thrown: the
-// caller decides. Throws rowbridge::Error if the program cannot be started (kIo) or is still running
-// after `timeout` (kTimeout; it is killed first). Ignores SIGPIPE in this process, so a program
-// that exits without reading its input is reported instead of killing the test.
+// caller decides. Throws rowbridge::Error if the program cannot be started (kIo) or is still
+// running after `timeout` (kTimeout; it is killed first). Ignores SIGPIPE in this process, so a
+// program that exits without reading its input is reported instead of killing the test.
 CommandResult RunCommand(const std::vector<std::string>& argv, std::string_view input = {},
                          std::chrono::seconds timeout = std::chrono::seconds(300));
 

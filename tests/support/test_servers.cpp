@@ -78,10 +78,16 @@ std::string RunScript(const std::vector<std::string>& args) {
 
 }  // namespace
 
-std::string MissingMysqlEnv() { return Missing(kMysqlVars); }
-std::string MissingClickHouseEnv() { return Missing(kClickHouseVars); }
+std::string MissingMysqlEnv() {
+  return Missing(kMysqlVars);
+}
+std::string MissingClickHouseEnv() {
+  return Missing(kClickHouseVars);
+}
 
-bool ServersRequired() { return Env("ROWBRIDGE_REQUIRE_SERVERS") == "1"; }
+bool ServersRequired() {
+  return Env("ROWBRIDGE_REQUIRE_SERVERS") == "1";
+}
 
 MysqlAddress MysqlFromEnv() {
   if (std::string missing = MissingMysqlEnv(); !missing.empty()) {
@@ -152,19 +158,16 @@ std::string RunMysqlSql(const MysqlAddress& server, std::string_view sql,
   if (!database.empty()) argv.push_back("--database=" + std::string(database));
   CommandResult result = RunCommand(argv, sql);
   if (result.exit_code != 0) {
-    Fail(ErrorCode::kServer, "mariadb client on {}:{} failed (status {}): {}\nSQL: {}",
-         server.host, server.port, result.exit_code, result.err, Abbreviated(sql));
+    Fail(ErrorCode::kServer, "mariadb client on {}:{} failed (status {}): {}\nSQL: {}", server.host,
+         server.port, result.exit_code, result.err, Abbreviated(sql));
   }
   return result.out;
 }
 
 std::string RunClickHouseSql(const ClickHouseAddress& server, std::string_view sql) {
-  std::vector<std::string> argv = {"clickhouse-client",
-                                   "--host=" + server.host,
-                                   "--port=" + std::to_string(server.port),
-                                   "--user=" + server.user,
-                                   "--multiquery",
-                                   "--format=TabSeparated"};
+  std::vector<std::string> argv = {
+      "clickhouse-client",     "--host=" + server.host, "--port=" + std::to_string(server.port),
+      "--user=" + server.user, "--multiquery",          "--format=TabSeparated"};
   if (!server.password.empty()) argv.push_back("--password=" + server.password);
   CommandResult result = RunCommand(argv, sql);
   if (result.exit_code != 0) {
@@ -209,9 +212,13 @@ ScopedMariaDb::~ScopedMariaDb() {
   }
 }
 
-void ScopedMariaDb::Stop() { RunScript({"stop", "--only=mariadb", dir_.string()}); }
+void ScopedMariaDb::Stop() {
+  RunScript({"stop", "--only=mariadb", dir_.string()});
+}
 
-void ScopedMariaDb::Kill() { RunScript({"stop", "--kill", "--only=mariadb", dir_.string()}); }
+void ScopedMariaDb::Kill() {
+  RunScript({"stop", "--kill", "--only=mariadb", dir_.string()});
+}
 
 void ScopedMariaDb::Start(const std::vector<std::string>& more_options) {
   std::vector<std::string> args = {"start", "--no-clickhouse",

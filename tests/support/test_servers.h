@@ -4,10 +4,11 @@
 // tests/servers/testservers.sh and exports their addresses as ROWBRIDGE_TEST_* environment
 // variables; MysqlFromEnv() and ClickHouseFromEnv() read them. A test that needs a server starts
 // with ROWBRIDGE_REQUIRE_MYSQL() / ROWBRIDGE_REQUIRE_CLICKHOUSE(): without the variables the test
-// is skipped with a loud message, or FAILS when ROWBRIDGE_REQUIRE_SERVERS=1 (set by scripts/test.sh,
-// so CI can never skip). Tests share these servers and run in parallel: each test works in its own
-// database (UniqueName()) and never changes global settings. A test that must restart, kill or
-// reconfigure a server (SET GLOBAL, startup options) starts its own with ScopedMariaDb.
+// is skipped with a loud message, or FAILS when ROWBRIDGE_REQUIRE_SERVERS=1 (set by
+// scripts/test.sh, so CI can never skip). Tests share these servers and run in parallel: each test
+// works in its own database (UniqueName()) and never changes global settings. A test that must
+// restart, kill or reconfigure a server (SET GLOBAL, startup options) starts its own with
+// ScopedMariaDb.
 //
 // The SQL helpers drive the `mariadb` and `clickhouse-client` command lines, so tests can prepare
 // and check data independently of rowbridge's own protocol code.
@@ -40,7 +41,7 @@ struct MysqlAddress {
 };
 
 struct ClickHouseAddress {
-  std::string host;  // always 127.0.0.1
+  std::string host;        // always 127.0.0.1
   uint16_t port = 0;       // native protocol
   uint16_t http_port = 0;  // HTTP interface
   std::string user;        // `default`, empty password
@@ -118,21 +119,22 @@ class ScopedMariaDb {
 
 // GTEST_SKIP()/GTEST_FAIL() only leave the function they are written in, so these are macros.
 // Use them first thing in a TEST body or in a fixture's SetUp().
-#define ROWBRIDGE_REQUIRE_SERVER_ENV_(missing_expr, what)                                       \
-  do {                                                                                          \
-    const std::string rowbridge_missing_ = (missing_expr);                                      \
-    if (!rowbridge_missing_.empty()) {                                                          \
-      if (::rowbridge::testing::ServersRequired()) {                                            \
-        GTEST_FAIL() << "\n\n*** " what " test server NOT AVAILABLE although "                  \
-                        "ROWBRIDGE_REQUIRE_SERVERS=1: unset "                                   \
-                     << rowbridge_missing_ << " ***\n";                                         \
-      } else {                                                                                  \
-        GTEST_SKIP() << "\n\n*** " what " test server NOT AVAILABLE (unset: "                   \
-                     << rowbridge_missing_                                                      \
-                     << "); this test did NOT run. Run it via scripts/test.sh or "              \
-                        "eval \"$(tests/servers/testservers.sh env DIR)\" ***\n";               \
-      }                                                                                         \
-    }                                                                                           \
+#define ROWBRIDGE_REQUIRE_SERVER_ENV_(missing_expr, what)                          \
+  do {                                                                             \
+    const std::string rowbridge_missing_ = (missing_expr);                         \
+    if (!rowbridge_missing_.empty()) {                                             \
+      if (::rowbridge::testing::ServersRequired()) {                               \
+        GTEST_FAIL() << "\n\n*** " what                                            \
+                        " test server NOT AVAILABLE although "                     \
+                        "ROWBRIDGE_REQUIRE_SERVERS=1: unset "                      \
+                     << rowbridge_missing_ << " ***\n";                            \
+      } else {                                                                     \
+        GTEST_SKIP() << "\n\n*** " what " test server NOT AVAILABLE (unset: "      \
+                     << rowbridge_missing_                                         \
+                     << "); this test did NOT run. Run it via scripts/test.sh or " \
+                        "eval \"$(tests/servers/testservers.sh env DIR)\" ***\n";  \
+      }                                                                            \
+    }                                                                              \
   } while (0)
 
 #define ROWBRIDGE_REQUIRE_MYSQL() \
