@@ -13,7 +13,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 rows=500000
 loadgen=""
-row_metadata=MINIMAL
+row_metadata=FULL
 out=""
 while (($#)); do
   case "$1" in
