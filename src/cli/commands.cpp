@@ -1,10 +1,14 @@
 #include "cli/commands.h"
 
+#include "cli/check.h"
 #include "cli/dump_binlog.h"
 
 namespace rowbridge::cli {
 
 // Commands are registered from their own files; add a line here for each new one.
-void RegisterCommands(CLI::App& app) { RegisterDumpBinlog(app); }
+void RegisterCommands(CLI::App& app) {
+  RegisterDumpBinlog(app);
+  RegisterCheck(app);
+}
 
 }  // namespace rowbridge::cli
