@@ -47,6 +47,12 @@ for t in ours client; do
   ch --query "CREATE TABLE bench.seed_$t ($ddl_columns) ENGINE = MergeTree() ORDER BY id"
 done
 
+# Fields of the first benchmark in a Google Benchmark JSON file, space-separated.
+bench_field() {
+  python3 -c 'import json, sys
+b = json.load(open(sys.argv[1]))["benchmarks"][0]
+print(" ".join(str(b.get(k, "")) for k in sys.argv[2:]))' "$@"
+}
 median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "nan"; exit} if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
 export ROWBRIDGE_BENCH_CH_HOST=127.0.0.1 ROWBRIDGE_BENCH_CH_PORT="$ROWBRIDGE_TEST_CH_PORT"
@@ -61,12 +67,13 @@ for ((r = 1; r <= rounds; r++)); do
     "$build/rowbridge_bench" --benchmark_filter='^BM_SeedInsertOurClient' \
     --benchmark_format=json --benchmark_out="$work/ours_$r.json" --benchmark_out_format=json \
     >/dev/null 2>"$work/ours_$r.err" || { cat "$work/ours_$r.err" >&2; exit 1; }
-  if jq -e '.benchmarks[0].error_occurred // false' "$work/ours_$r.json" >/dev/null; then
-    jq -r '.benchmarks[0].error_message' "$work/ours_$r.json" >&2
+  if [[ "$(bench_field "$work/ours_$r.json" error_occurred)" == "True" ]]; then
+    bench_field "$work/ours_$r.json" error_message >&2
     exit 1
   fi
-  jq -r '.benchmarks[0] | "\(.real_time / 1000) \(.rows_per_second)"' "$work/ours_$r.json" >>"$work/ours"
-  rows="$(jq -r '.benchmarks[0].rows_per_insert' "$work/ours_$r.json")"
+  bench_field "$work/ours_$r.json" real_time rows_per_second |
+    awk '{printf "%.3f %s\n", $1 / 1000, $2}' >>"$work/ours"
+  rows="$(bench_field "$work/ours_$r.json" rows_per_insert | awk '{printf "%d", $1}')"
   /usr/bin/time -f "%e %U %S" -o "$work/time" \
     clickhouse-client --host 127.0.0.1 --port "$ROWBRIDGE_TEST_CH_PORT" \
     --query "INSERT INTO bench.seed_client FORMAT Native" <"$work/seed.native"

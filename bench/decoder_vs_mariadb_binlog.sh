@@ -49,6 +49,12 @@ export ROWBRIDGE_BENCH_SEED_BINLOG="$file"
 work="$(mktemp -d "${TMPDIR:-/tmp}/rowbridge-decbench.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
+# Fields of the first benchmark in a Google Benchmark JSON file, space-separated.
+bench_field() {
+  python3 -c 'import json, sys
+b = json.load(open(sys.argv[1]))["benchmarks"][0]
+print(" ".join(str(b.get(k, "")) for k in sys.argv[2:]))' "$@"
+}
 median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "nan"; exit} if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
 # Times a command whose stdout goes to /dev/null; appends "wall cpu" to $1.
@@ -65,13 +71,12 @@ for ((r = 1; r <= rounds; r++)); do
   "$build/rowbridge_bench" --benchmark_filter='^BM_SeedBinlogDecode$' --benchmark_min_time=2 \
     --benchmark_format=json --benchmark_out="$work/bench_$r.json" --benchmark_out_format=json \
     >/dev/null 2>"$work/bench_$r.err" || { cat "$work/bench_$r.err" >&2; exit 1; }
-  if jq -e '.benchmarks[0].error_occurred // false' "$work/bench_$r.json" >/dev/null; then
-    jq -r '.benchmarks[0].error_message' "$work/bench_$r.json" >&2
+  if [[ "$(bench_field "$work/bench_$r.json" error_occurred)" == "True" ]]; then
+    bench_field "$work/bench_$r.json" error_message >&2
     exit 1
   fi
-  jq -r '.benchmarks[0] | "\(.rows_per_second) \(.MB_per_second) \(.allocs_per_row)"' \
-    "$work/bench_$r.json" >>"$work/decoder"
-  rows="$(jq -r '.benchmarks[0].rows_per_pass' "$work/bench_$r.json")"
+  bench_field "$work/bench_$r.json" rows_per_second MB_per_second allocs_per_row >>"$work/decoder"
+  rows="$(bench_field "$work/bench_$r.json" rows_per_pass)"
   timed "$work/dump" "$build/rowbridge" dump-binlog --format=mysqlbinlog "$file"
   timed "$work/mariadb" mariadb-binlog -v --base64-output=decode-rows "$file"
 done
