@@ -96,7 +96,7 @@ std::string QuoteMysqlString(std::string_view text) {
 
 std::vector<std::string> ParseEnumLabels(std::string_view column_type) {
   const size_t open = column_type.find('(');
-  if (open == std::string_view::npos || column_type.back() != ')')
+  if (open == std::string_view::npos || column_type.empty() || column_type.back() != ')')
     Fail(ErrorCode::kCorruption, "cannot read the labels of {}", column_type);
   std::vector<std::string> labels;
   size_t pos = open + 1;
