@@ -39,8 +39,8 @@ bool BinlogEventReader::Next(Event& event) {
   Track(event);
   if (event.type() == EventType::kTransactionPayload) {
     TransactionPayloadEvent payload = ParseTransactionPayload(event);
-    DecompressTransactionPayload(payload, payload_buffer_, options_.max_payload_size,
-                                 event.context, event.offset);
+    DecompressTransactionPayload(payload, payload_buffer_, options_.max_payload_size, event.context,
+                                 event.offset);
     payload_context_ = fmt::format("{}, TRANSACTION_PAYLOAD at offset {} (decompressed)",
                                    event.context, event.offset);
     payload_events_ = PayloadEventIterator(payload_buffer_, event, payload_context_);

@@ -39,8 +39,8 @@ void VerifyEventChecksum(std::string_view event, std::string_view context, uint6
     crc = crc32(crc, bytes, kFlagsOffset);
     crc = crc32(crc, &flag, 1);
     computed = static_cast<uint32_t>(crc);
-    computed = static_cast<uint32_t>(crc32(computed, bytes + kFlagsOffset + 1,
-                                           static_cast<uInt>(n - kFlagsOffset - 1)));
+    computed = static_cast<uint32_t>(
+        crc32(computed, bytes + kFlagsOffset + 1, static_cast<uInt>(n - kFlagsOffset - 1)));
   }
   if (stored != computed) {
     Fail(ErrorCode::kCorruption,

@@ -6,8 +6,12 @@ namespace rowbridge::binlog {
 
 namespace {
 
-ColumnSlot Fixed(uint32_t n) { return {ColumnSlot::kFixed, static_cast<uint8_t>(n)}; }
-ColumnSlot Prefixed(uint32_t n) { return {ColumnSlot::kPrefixed, static_cast<uint8_t>(n)}; }
+ColumnSlot Fixed(uint32_t n) {
+  return {ColumnSlot::kFixed, static_cast<uint8_t>(n)};
+}
+ColumnSlot Prefixed(uint32_t n) {
+  return {ColumnSlot::kPrefixed, static_cast<uint8_t>(n)};
+}
 
 ColumnSlot SlotFor(const ColumnDef& c) {
   switch (c.type) {
@@ -15,7 +19,8 @@ ColumnSlot SlotFor(const ColumnDef& c) {
     case ColumnType::kYear:
     case ColumnType::kBool:
       return Fixed(1);
-    case ColumnType::kShort: return Fixed(2);
+    case ColumnType::kShort:
+      return Fixed(2);
     case ColumnType::kInt24:
     case ColumnType::kDate:
     case ColumnType::kNewDate:
@@ -27,9 +32,12 @@ ColumnSlot SlotFor(const ColumnDef& c) {
     case ColumnType::kLongLong:
     case ColumnType::kDateTime:
       return Fixed(8);
-    case ColumnType::kFloat: return Fixed(4);
-    case ColumnType::kDouble: return Fixed(8);
-    case ColumnType::kNull: return Fixed(0);
+    case ColumnType::kFloat:
+      return Fixed(4);
+    case ColumnType::kDouble:
+      return Fixed(8);
+    case ColumnType::kNull:
+      return Fixed(0);
     case ColumnType::kTimestamp2:
       if (c.meta > 6) break;
       return Fixed(4 + (c.meta + 1) / 2);

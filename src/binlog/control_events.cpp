@@ -27,7 +27,8 @@ RotateEvent ParseRotateEvent(const Event& event, const FormatDescription& format
   rot.position = r.U64("rotate position");
   if (post_header > 8) r.Skip(post_header - 8, "rotate post-header");
   rot.next_file = r.Rest();
-  if (maybe_checksummed && rot.next_file.size() > 4 && event.body.size() == event.bytes.size() - kEventHeaderSize) {
+  if (maybe_checksummed && rot.next_file.size() > 4 &&
+      event.body.size() == event.bytes.size() - kEventHeaderSize) {
     auto* b = reinterpret_cast<const uint8_t*>(event.bytes.data());
     size_t n = event.bytes.size() - 4;
     uint32_t stored = b[n] | b[n + 1] << 8 | b[n + 2] << 16 | static_cast<uint32_t>(b[n + 3]) << 24;

@@ -12,7 +12,7 @@
 namespace rowbridge::binlog {
 
 struct RotateEvent {
-  uint64_t position = 4;      // where to continue in the next file
+  uint64_t position = 4;  // where to continue in the next file
   std::string_view next_file;
 };
 // MariaDB quirk: a ROTATE that precedes the FDE (the fake one a stream starts with) may carry a

@@ -74,7 +74,9 @@ void ParseTagged(ByteReader& outer, GtidEvent& g) {
   while (!r.AtEnd()) {
     uint64_t field = ReadVarlenUnsigned(r, "field id");
     switch (field) {
-      case 0: g.flags = static_cast<uint8_t>(ReadVarlenUnsigned(r, "GTID flags")); break;
+      case 0:
+        g.flags = static_cast<uint8_t>(ReadVarlenUnsigned(r, "GTID flags"));
+        break;
       case 1:
         for (auto& b : g.sid) {
           uint64_t v = ReadVarlenUnsigned(r, "UUID byte");
@@ -82,7 +84,9 @@ void ParseTagged(ByteReader& outer, GtidEvent& g) {
           b = static_cast<uint8_t>(v);
         }
         break;
-      case 2: g.gno = ReadVarlenSigned(r, "GNO"); break;
+      case 2:
+        g.gno = ReadVarlenSigned(r, "GNO");
+        break;
       case 3: {
         uint64_t n = ReadVarlenUnsigned(r, "tag length");
         if (n > r.remaining()) r.Corrupt("tag overruns the event");
@@ -97,12 +101,16 @@ void ParseTagged(ByteReader& outer, GtidEvent& g) {
         g.has_logical_clock = true;
         g.sequence_number = ReadVarlenSigned(r, "sequence_number");
         break;
-      case 6: g.immediate_commit_timestamp = ReadVarlenUnsigned(r, "immediate commit timestamp"); break;
+      case 6:
+        g.immediate_commit_timestamp = ReadVarlenUnsigned(r, "immediate commit timestamp");
+        break;
       case 7:
         g.original_commit_timestamp = ReadVarlenUnsigned(r, "original commit timestamp");
         have_original_ts = true;
         break;
-      case 8: g.transaction_length = ReadVarlenUnsigned(r, "transaction length"); break;
+      case 8:
+        g.transaction_length = ReadVarlenUnsigned(r, "transaction length");
+        break;
       case 9:
         g.immediate_server_version = static_cast<uint32_t>(ReadVarlenUnsigned(r, "server version"));
         break;
@@ -110,7 +118,9 @@ void ParseTagged(ByteReader& outer, GtidEvent& g) {
         g.original_server_version = static_cast<uint32_t>(ReadVarlenUnsigned(r, "server version"));
         have_original_version = true;
         break;
-      case 11: g.commit_group_ticket = ReadVarlenUnsigned(r, "commit group ticket"); break;
+      case 11:
+        g.commit_group_ticket = ReadVarlenUnsigned(r, "commit group ticket");
+        break;
       default:
         if (field <= last_non_ignorable) {
           Fail(ErrorCode::kUnsupported,
@@ -162,9 +172,10 @@ std::vector<GtidSetEntry> ParsePreviousGtids(const Event& event) {
   ByteReader r = event.BodyReader();
   uint64_t header = r.U64("GTID set header");
   bool tagged = (header >> 56) != 0;
-  uint64_t count = tagged ? (header >> 8) & ((uint64_t{1} << 48) - 1)
-                          : header & ((uint64_t{1} << 56) - 1);
-  if (count > r.remaining() / 24 + 1) r.Corrupt(fmt::format("GTID set of {} UUIDs overruns the event", count));
+  uint64_t count =
+      tagged ? (header >> 8) & ((uint64_t{1} << 48) - 1) : header & ((uint64_t{1} << 56) - 1);
+  if (count > r.remaining() / 24 + 1)
+    r.Corrupt(fmt::format("GTID set of {} UUIDs overruns the event", count));
   std::vector<GtidSetEntry> set;
   set.reserve(count);
   for (uint64_t i = 0; i < count; ++i) {
@@ -176,7 +187,8 @@ std::vector<GtidSetEntry> ParsePreviousGtids(const Event& event) {
       e.tag.assign(r.Bytes(static_cast<size_t>(n), "GTID tag"));
     }
     uint64_t intervals = r.U64("interval count");
-    if (intervals > r.remaining() / 16) r.Corrupt(fmt::format("{} GTID intervals overrun the event", intervals));
+    if (intervals > r.remaining() / 16)
+      r.Corrupt(fmt::format("{} GTID intervals overrun the event", intervals));
     for (uint64_t k = 0; k < intervals; ++k) {
       int64_t start = static_cast<int64_t>(r.U64("interval start"));
       int64_t end = static_cast<int64_t>(r.U64("interval end"));  // exclusive on the wire
@@ -223,7 +235,8 @@ MariaGtidEvent ParseMariaGtidEvent(const Event& event) {
 std::vector<MariaGtid> ParseMariaGtidList(const Event& event) {
   ByteReader r = event.BodyReader();
   uint32_t count = r.U32("GTID list count") & 0x0fffffff;  // top 4 bits are flags
-  if (count > r.remaining() / 16) r.Corrupt(fmt::format("GTID list of {} entries overruns the event", count));
+  if (count > r.remaining() / 16)
+    r.Corrupt(fmt::format("GTID list of {} entries overruns the event", count));
   std::vector<MariaGtid> list(count);
   for (auto& g : list) {
     g.domain_id = r.U32("GTID domain id");

@@ -38,14 +38,20 @@ void ParseStatusVars(ByteReader& r, QueryEvent& q) {
   while (!r.AtEnd()) {
     uint8_t code = r.U8("status variable");
     switch (code) {
-      case kFlags2: q.flags2 = r.U32("flags2"); break;
-      case kSqlMode: q.sql_mode = r.U64("sql_mode"); break;
+      case kFlags2:
+        q.flags2 = r.U32("flags2");
+        break;
+      case kSqlMode:
+        q.sql_mode = r.U64("sql_mode");
+        break;
       case kCatalog: {
         uint8_t n = r.U8("catalog length");
         r.Skip(n + 1u, "catalog");
         break;
       }
-      case kAutoIncrement: r.Skip(4, "auto_increment"); break;
+      case kAutoIncrement:
+        r.Skip(4, "auto_increment");
+        break;
       case kCharset:
         q.charset_client = r.U16("charset");
         q.collation_connection = r.U16("collation_connection");
@@ -62,8 +68,12 @@ void ParseStatusVars(ByteReader& r, QueryEvent& q) {
       case kDefaultCollationForUtf8mb4:
         r.Skip(2, "status variable");
         break;
-      case kTableMapForUpdate: r.Skip(8, "table_map_for_update"); break;
-      case kMasterDataWritten: r.Skip(4, "master_data_written"); break;
+      case kTableMapForUpdate:
+        r.Skip(8, "table_map_for_update");
+        break;
+      case kMasterDataWritten:
+        r.Skip(4, "master_data_written");
+        break;
       case kInvoker: {
         uint8_t user = r.U8("invoker user length");
         r.Skip(user, "invoker user");
@@ -82,15 +92,21 @@ void ParseStatusVars(ByteReader& r, QueryEvent& q) {
       case kMariaHrnow:
         r.Skip(3, "microseconds");
         break;
-      case kCommitTs2: r.Skip(8, "commit timestamp"); break;
+      case kCommitTs2:
+        r.Skip(8, "commit timestamp");
+        break;
       case kExplicitDefaultsForTimestamp:
       case kSqlRequirePrimaryKey:
       case kDefaultTableEncryption:
       case kMariaGtidFlags3:
         r.Skip(1, "status variable");
         break;
-      case kDdlLoggedWithXid: r.Skip(8, "ddl xid"); break;
-      case kMariaXid: q.xid = r.U64("xid"); break;
+      case kDdlLoggedWithXid:
+        r.Skip(8, "ddl xid");
+        break;
+      case kMariaXid:
+        q.xid = r.U64("xid");
+        break;
       default:
         return;  // unknown length: the remaining variables are not needed
     }

@@ -8,7 +8,9 @@ namespace rowbridge::binlog {
 
 namespace {
 
-bool LsbBit(const uint8_t* bits, size_t i) { return (bits[i >> 3] >> (i & 7)) & 1; }
+bool LsbBit(const uint8_t* bits, size_t i) {
+  return (bits[i >> 3] >> (i & 7)) & 1;
+}
 
 size_t CountBits(std::string_view bitmap, size_t nbits) {
   size_t n = 0;
@@ -48,8 +50,7 @@ void RowCursor::Corrupt(size_t at, const std::string& what) const {
   if (event_->compressed) {
     Fail(ErrorCode::kCorruption,
          "{}: compressed rows event at offset {}, byte {} of its decompressed rows: {}.{}: {}",
-         event_->context, event_->event_offset, at, table_->map.database, table_->map.table,
-         what);
+         event_->context, event_->event_offset, at, table_->map.database, table_->map.table, what);
   }
   Fail(ErrorCode::kCorruption, "{} at offset {}: rows event at offset {} for {}.{}: {}",
        event_->context, event_->rows_offset + at, event_->event_offset, table_->map.database,
@@ -60,9 +61,11 @@ bool RowCursor::Next() {
   if (event_ == nullptr || pos_ >= event_->rows.size()) return false;
   ++row_number_;
   before_count_ = after_count_ = 0;
-  if (event_->has_before()) before_count_ = DecodeImage(event_->columns, present_before_, false, before_);
+  if (event_->has_before())
+    before_count_ = DecodeImage(event_->columns, present_before_, false, before_);
   if (event_->has_after()) {
-    std::string_view cols = event_->kind == RowsKind::kUpdate ? event_->columns_after : event_->columns;
+    std::string_view cols =
+        event_->kind == RowsKind::kUpdate ? event_->columns_after : event_->columns;
     size_t present = event_->kind == RowsKind::kUpdate ? present_after_ : present_before_;
     after_count_ = DecodeImage(cols, present, true, after_);
   }
@@ -87,7 +90,8 @@ size_t RowCursor::DecodeImage(std::string_view columns, size_t present, bool aft
     uint64_t options = first;
     if (len > 1) {
       options = 0;
-      for (size_t i = 1; i < len; ++i) options |= static_cast<uint64_t>(data[pos_ + i]) << (8 * (i - 1));
+      for (size_t i = 1; i < len; ++i)
+        options |= static_cast<uint64_t>(data[pos_ + i]) << (8 * (i - 1));
     }
     pos_ += len;
     if (options & kPartialJsonUpdates) {
@@ -135,7 +139,8 @@ size_t RowCursor::DecodeImage(std::string_view columns, size_t present, bool aft
         Corrupt(pos_, fmt::format("column {} ({}): truncated length", col + 1, def.name));
       }
       value_size = 0;
-      for (size_t i = 0; i < slot.bytes; ++i) value_size |= static_cast<size_t>(data[pos_ + i]) << (8 * i);
+      for (size_t i = 0; i < slot.bytes; ++i)
+        value_size |= static_cast<size_t>(data[pos_ + i]) << (8 * i);
       pos_ += slot.bytes;
     } else {
       Fail(ErrorCode::kUnsupported,
@@ -144,9 +149,9 @@ size_t RowCursor::DecodeImage(std::string_view columns, size_t present, bool aft
            ColumnTypeName(def.type), def.meta);
     }
     if (value_size > size - pos_) {
-      Corrupt(pos_, fmt::format("column {} {} ({}): value of {} bytes overruns the event ({} left)",
-                                col + 1, def.name, ColumnTypeName(def.type), value_size,
-                                size - pos_));
+      Corrupt(pos_,
+              fmt::format("column {} {} ({}): value of {} bytes overruns the event ({} left)",
+                          col + 1, def.name, ColumnTypeName(def.type), value_size, size - pos_));
     }
     cell.data = data + pos_;
     cell.size = value_size;

@@ -15,22 +15,37 @@ struct RowsTypeInfo {
 
 RowsTypeInfo Classify(EventType type, const Event& event) {
   switch (type) {
-    case EventType::kPreGaWriteRows: return {RowsKind::kWrite, 0, false};
-    case EventType::kPreGaUpdateRows: return {RowsKind::kUpdate, 0, false};
-    case EventType::kPreGaDeleteRows: return {RowsKind::kDelete, 0, false};
-    case EventType::kWriteRowsV1: return {RowsKind::kWrite, 1, false};
-    case EventType::kUpdateRowsV1: return {RowsKind::kUpdate, 1, false};
-    case EventType::kDeleteRowsV1: return {RowsKind::kDelete, 1, false};
-    case EventType::kWriteRows: return {RowsKind::kWrite, 2, false};
+    case EventType::kPreGaWriteRows:
+      return {RowsKind::kWrite, 0, false};
+    case EventType::kPreGaUpdateRows:
+      return {RowsKind::kUpdate, 0, false};
+    case EventType::kPreGaDeleteRows:
+      return {RowsKind::kDelete, 0, false};
+    case EventType::kWriteRowsV1:
+      return {RowsKind::kWrite, 1, false};
+    case EventType::kUpdateRowsV1:
+      return {RowsKind::kUpdate, 1, false};
+    case EventType::kDeleteRowsV1:
+      return {RowsKind::kDelete, 1, false};
+    case EventType::kWriteRows:
+      return {RowsKind::kWrite, 2, false};
     case EventType::kUpdateRows:
-    case EventType::kPartialUpdateRows: return {RowsKind::kUpdate, 2, false};
-    case EventType::kDeleteRows: return {RowsKind::kDelete, 2, false};
-    case EventType::kMariaWriteRowsCompressedV1: return {RowsKind::kWrite, 1, true};
-    case EventType::kMariaUpdateRowsCompressedV1: return {RowsKind::kUpdate, 1, true};
-    case EventType::kMariaDeleteRowsCompressedV1: return {RowsKind::kDelete, 1, true};
-    case EventType::kMariaWriteRowsCompressed: return {RowsKind::kWrite, 2, true};
-    case EventType::kMariaUpdateRowsCompressed: return {RowsKind::kUpdate, 2, true};
-    case EventType::kMariaDeleteRowsCompressed: return {RowsKind::kDelete, 2, true};
+    case EventType::kPartialUpdateRows:
+      return {RowsKind::kUpdate, 2, false};
+    case EventType::kDeleteRows:
+      return {RowsKind::kDelete, 2, false};
+    case EventType::kMariaWriteRowsCompressedV1:
+      return {RowsKind::kWrite, 1, true};
+    case EventType::kMariaUpdateRowsCompressedV1:
+      return {RowsKind::kUpdate, 1, true};
+    case EventType::kMariaDeleteRowsCompressedV1:
+      return {RowsKind::kDelete, 1, true};
+    case EventType::kMariaWriteRowsCompressed:
+      return {RowsKind::kWrite, 2, true};
+    case EventType::kMariaUpdateRowsCompressed:
+      return {RowsKind::kUpdate, 2, true};
+    case EventType::kMariaDeleteRowsCompressed:
+      return {RowsKind::kDelete, 2, true};
     default:
       Fail(ErrorCode::kInternal, "{} at offset {}: event type {} is not a rows event",
            event.context, event.offset, static_cast<unsigned>(type));

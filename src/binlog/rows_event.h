@@ -21,9 +21,9 @@ inline constexpr uint16_t kRowsFlagStatementEnd = 0x0001;
 struct RowsEvent {
   EventType type = EventType::kUnknown;
   RowsKind kind = RowsKind::kWrite;
-  uint8_t version = 1;          // 0, 1 or 2
-  bool partial_json = false;    // PARTIAL_UPDATE_ROWS: after-images may hold JSON diffs
-  bool compressed = false;      // MariaDB *_COMPRESSED: `rows` is the decompressed copy
+  uint8_t version = 1;        // 0, 1 or 2
+  bool partial_json = false;  // PARTIAL_UPDATE_ROWS: after-images may hold JSON diffs
+  bool compressed = false;    // MariaDB *_COMPRESSED: `rows` is the decompressed copy
   uint64_t table_id = 0;
   uint16_t flags = 0;
   uint32_t column_count = 0;
@@ -44,7 +44,6 @@ struct RowsEvent {
 
 // Parses the fixed part of a rows event. `scratch` holds the decompressed rows of MariaDB
 // compressed events (reused between calls; the result's `rows` may point into it).
-RowsEvent ParseRowsEvent(const Event& event, const FormatDescription& format,
-                         std::string& scratch);
+RowsEvent ParseRowsEvent(const Event& event, const FormatDescription& format, std::string& scratch);
 
 }  // namespace rowbridge::binlog

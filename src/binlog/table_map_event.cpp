@@ -152,7 +152,9 @@ void ReadOptionalMetadata(ByteReader& r, TableMap& map) {
   while (!r.AtEnd()) {
     uint8_t field = r.U8("optional metadata type");
     uint64_t len = r.LengthEncoded("optional metadata length");
-    if (len > r.remaining()) r.Corrupt(fmt::format("optional metadata field {} of {} bytes overruns the event", field, len));
+    if (len > r.remaining())
+      r.Corrupt(
+          fmt::format("optional metadata field {} of {} bytes overruns the event", field, len));
     uint64_t field_offset = r.offset();
     std::string_view value = r.Bytes(static_cast<size_t>(len), "optional metadata");
     ByteReader f(value, field_offset, r.context());
@@ -167,13 +169,19 @@ void ReadOptionalMetadata(ByteReader& r, TableMap& map) {
         }
         break;
       }
-      case kDefaultCharset: ReadDefaultCharset(f, map, IsCharacterColumnType); break;
-      case kColumnCharset: ReadColumnCharsets(f, map, IsCharacterColumnType); break;
+      case kDefaultCharset:
+        ReadDefaultCharset(f, map, IsCharacterColumnType);
+        break;
+      case kColumnCharset:
+        ReadColumnCharsets(f, map, IsCharacterColumnType);
+        break;
       case kEnumAndSetDefaultCharset:
-        ReadDefaultCharset(f, map, [](ColumnType t) { return t == ColumnType::kEnum || t == ColumnType::kSet; });
+        ReadDefaultCharset(
+            f, map, [](ColumnType t) { return t == ColumnType::kEnum || t == ColumnType::kSet; });
         break;
       case kEnumAndSetColumnCharset:
-        ReadColumnCharsets(f, map, [](ColumnType t) { return t == ColumnType::kEnum || t == ColumnType::kSet; });
+        ReadColumnCharsets(
+            f, map, [](ColumnType t) { return t == ColumnType::kEnum || t == ColumnType::kSet; });
         break;
       case kColumnName:
         for (auto& c : map.columns) {
@@ -181,8 +189,12 @@ void ReadOptionalMetadata(ByteReader& r, TableMap& map) {
           c.name.assign(f.LengthEncodedString("column name"));
         }
         break;
-      case kSetStrValue: ReadStrValues(f, map, ColumnType::kSet); break;
-      case kEnumStrValue: ReadStrValues(f, map, ColumnType::kEnum); break;
+      case kSetStrValue:
+        ReadStrValues(f, map, ColumnType::kSet);
+        break;
+      case kEnumStrValue:
+        ReadStrValues(f, map, ColumnType::kEnum);
+        break;
       case kGeometryType:
         for (auto& c : map.columns) {
           if (c.type != ColumnType::kGeometry || f.AtEnd()) continue;
@@ -195,8 +207,10 @@ void ReadOptionalMetadata(ByteReader& r, TableMap& map) {
         while (!f.AtEnd()) {
           uint64_t idx = f.LengthEncoded("primary key column");
           uint32_t prefix = 0;
-          if (field == kPrimaryKeyWithPrefix) prefix = ToU32(f.LengthEncoded("primary key prefix"), f, "primary key prefix");
-          if (idx >= map.columns.size()) f.Corrupt(fmt::format("primary key column {} out of range", idx));
+          if (field == kPrimaryKeyWithPrefix)
+            prefix = ToU32(f.LengthEncoded("primary key prefix"), f, "primary key prefix");
+          if (idx >= map.columns.size())
+            f.Corrupt(fmt::format("primary key column {} out of range", idx));
           map.columns[idx].is_primary_key = true;
           map.columns[idx].primary_key_prefix = prefix;
           map.primary_key.push_back(static_cast<uint32_t>(idx));
@@ -270,7 +284,9 @@ TableMap ParseTableMap(const Event& event, const FormatDescription& format) {
   map.table.assign(r.Bytes(table_len, "table name"));
   r.Skip(1, "table name NUL");
   uint64_t count = r.LengthEncoded("column count");
-  if (count > r.remaining()) r.Corrupt(fmt::format("{}.{}: column count {} exceeds the event", map.database, map.table, count));
+  if (count > r.remaining())
+    r.Corrupt(
+        fmt::format("{}.{}: column count {} exceeds the event", map.database, map.table, count));
   map.columns.resize(count);
   for (auto& c : map.columns) {
     c.wire_type = static_cast<ColumnType>(r.U8("column type"));
@@ -279,10 +295,12 @@ TableMap ParseTableMap(const Event& event, const FormatDescription& format) {
   uint64_t meta_len = r.LengthEncoded("metadata length");
   if (meta_len > r.remaining()) r.Corrupt("column metadata block overruns the event");
   uint64_t meta_offset = r.offset();
-  ByteReader meta(r.Bytes(static_cast<size_t>(meta_len), "column metadata"), meta_offset, event.context);
+  ByteReader meta(r.Bytes(static_cast<size_t>(meta_len), "column metadata"), meta_offset,
+                  event.context);
   for (size_t i = 0; i < map.columns.size(); ++i) ReadColumnMeta(meta, map.columns[i], map, i);
   if (!meta.AtEnd()) {
-    meta.Corrupt(fmt::format("{}.{}: {} unused bytes in the column metadata block", map.database, map.table, meta.remaining()));
+    meta.Corrupt(fmt::format("{}.{}: {} unused bytes in the column metadata block", map.database,
+                             map.table, meta.remaining()));
   }
   std::string_view nulls = r.Bytes((map.columns.size() + 7) / 8, "column NULL bitmap");
   for (size_t i = 0; i < map.columns.size(); ++i) {

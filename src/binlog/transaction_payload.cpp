@@ -40,18 +40,22 @@ TransactionPayloadEvent ParseTransactionPayload(const Event& event) {
       case 2: {
         uint64_t c = ReadPacked(v, "payload compression type");
         if (c != 0 && c != 255) {
-          Fail(ErrorCode::kUnsupported, "{} at offset {}: unknown transaction payload compression {}",
-               event.context, at, c);
+          Fail(ErrorCode::kUnsupported,
+               "{} at offset {}: unknown transaction payload compression {}", event.context, at, c);
         }
         p.compression = static_cast<PayloadCompression>(c);
         have_compression = true;
         break;
       }
-      case 3: p.uncompressed_size = ReadPacked(v, "payload uncompressed size"); break;
-      default: break;  // newer field: skipped by its length
+      case 3:
+        p.uncompressed_size = ReadPacked(v, "payload uncompressed size");
+        break;
+      default:
+        break;  // newer field: skipped by its length
     }
   }
-  if (!have_size || !have_compression) r.Corrupt("TRANSACTION_PAYLOAD header lacks the size or compression field");
+  if (!have_size || !have_compression)
+    r.Corrupt("TRANSACTION_PAYLOAD header lacks the size or compression field");
   if (payload_size != r.remaining()) {
     r.Corrupt(fmt::format("TRANSACTION_PAYLOAD says {} payload bytes but the event holds {}",
                           payload_size, r.remaining()));

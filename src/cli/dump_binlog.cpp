@@ -25,11 +25,21 @@ void AppendJsonString(std::string_view s, std::string& out) {
   out.push_back('"');
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
@@ -43,9 +53,12 @@ void AppendJsonString(std::string_view s, std::string& out) {
 
 const char* KindName(RowsKind kind) {
   switch (kind) {
-    case RowsKind::kWrite: return "insert";
-    case RowsKind::kUpdate: return "update";
-    case RowsKind::kDelete: return "delete";
+    case RowsKind::kWrite:
+      return "insert";
+    case RowsKind::kUpdate:
+      return "update";
+    case RowsKind::kDelete:
+      return "delete";
   }
   return "?";
 }
@@ -106,8 +119,11 @@ void BinlogDumper::OnEvent(const Event& ev, const FormatDescription& format,
       gtid_ = g.anonymous ? std::string() : g.ToString();
       break;
     }
-    case EventType::kMariaGtid: gtid_ = ParseMariaGtidEvent(ev).gtid.ToString(); break;
-    default: break;
+    case EventType::kMariaGtid:
+      gtid_ = ParseMariaGtidEvent(ev).gtid.ToString();
+      break;
+    default:
+      break;
   }
   if (options_.format == DumpFormat::kEvents) {
     PrintEventLine(ev, format);
@@ -168,7 +184,9 @@ void BinlogDumper::PrintEventLine(const Event& ev, const FormatDescription& form
       o += ']';
       break;
     }
-    case EventType::kXid: fmt::format_to(std::back_inserter(o), "\txid={}", ParseXidEvent(ev)); break;
+    case EventType::kXid:
+      fmt::format_to(std::back_inserter(o), "\txid={}", ParseXidEvent(ev));
+      break;
     default:
       if (IsRowsEvent(ev.type())) {
         RowsEvent rows = ParseRowsEvent(ev, format, scratch_);

@@ -18,7 +18,7 @@ enum class DumpFormat { kMysqlbinlog, kJson, kEvents };
 
 struct DumpBinlogOptions {
   DumpFormat format = DumpFormat::kMysqlbinlog;
-  uint64_t start_position = 4;       // in the first file
+  uint64_t start_position = 4;          // in the first file
   uint64_t stop_position = UINT64_MAX;  // in the last file: events starting here or later stop
 };
 

@@ -105,6 +105,10 @@ class Client {
   const ClientOptions& options() const { return options_; }
   // "host:port" for messages.
   const std::string& peer() const { return peer_; }
+  // Negotiated TLS protocol and cipher; empty when not connected over TLS.
+  std::string TlsDescription() const {
+    return connection_ != nullptr ? connection_->TlsDescription() : std::string();
+  }
 
   // Ping -> Pong round trip (only between queries).
   void Ping();

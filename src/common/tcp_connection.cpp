@@ -247,6 +247,11 @@ void TcpConnection::Close() {
   ERR_clear_error();
 }
 
+void TcpConnection::Interrupt() {
+  const int fd = fd_;
+  if (fd >= 0) ::shutdown(fd, SHUT_RDWR);
+}
+
 void TcpConnection::WaitFor(short events, Clock::time_point deadline, const char* operation,
                             std::chrono::milliseconds timeout) {
   pollfd p{fd_, events, 0};

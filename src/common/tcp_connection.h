@@ -84,6 +84,10 @@ class TcpConnection {
 
   // Sends TLS close_notify (best effort) and closes the socket. Idempotent; later I/O fails.
   void Close();
+  // The one call that may come from ANOTHER thread while this one blocks in a read or write:
+  // shuts the socket down so the blocked call fails at once with Error(kNetwork). The caller
+  // must make sure the connection is not closed or destroyed concurrently.
+  void Interrupt();
   bool is_open() const { return fd_ >= 0; }
 
   // "host:port" as given to Connect (IPv6 hosts in brackets), for error messages.

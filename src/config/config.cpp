@@ -6,72 +6,96 @@ namespace rowbridge::config {
 
 const char* TlsModeName(TlsMode mode) {
   switch (mode) {
-    case TlsMode::kDisabled: return "disabled";
-    case TlsMode::kPreferred: return "preferred";
-    case TlsMode::kRequired: return "required";
-    case TlsMode::kVerifyCa: return "verify-ca";
-    case TlsMode::kVerifyIdentity: return "verify-identity";
+    case TlsMode::kDisabled:
+      return "disabled";
+    case TlsMode::kPreferred:
+      return "preferred";
+    case TlsMode::kRequired:
+      return "required";
+    case TlsMode::kVerifyCa:
+      return "verify-ca";
+    case TlsMode::kVerifyIdentity:
+      return "verify-identity";
   }
   return "?";
 }
 
 const char* SourceFlavorName(SourceFlavor flavor) {
   switch (flavor) {
-    case SourceFlavor::kAuto: return "auto";
-    case SourceFlavor::kMysql: return "mysql";
-    case SourceFlavor::kMariadb: return "mariadb";
+    case SourceFlavor::kAuto:
+      return "auto";
+    case SourceFlavor::kMysql:
+      return "mysql";
+    case SourceFlavor::kMariadb:
+      return "mariadb";
   }
   return "?";
 }
 
 const char* CompressionName(Compression compression) {
   switch (compression) {
-    case Compression::kLz4: return "lz4";
-    case Compression::kZstd: return "zstd";
-    case Compression::kNone: return "none";
+    case Compression::kLz4:
+      return "lz4";
+    case Compression::kZstd:
+      return "zstd";
+    case Compression::kNone:
+      return "none";
   }
   return "?";
 }
 
 const char* TableModeName(TableMode mode) {
   switch (mode) {
-    case TableMode::kReplica: return "replica";
-    case TableMode::kChangelog: return "changelog";
+    case TableMode::kReplica:
+      return "replica";
+    case TableMode::kChangelog:
+      return "changelog";
   }
   return "?";
 }
 
 const char* OutOfRangeName(OutOfRange policy) {
   switch (policy) {
-    case OutOfRange::kError: return "error";
-    case OutOfRange::kClamp: return "clamp";
+    case OutOfRange::kError:
+      return "error";
+    case OutOfRange::kClamp:
+      return "clamp";
   }
   return "?";
 }
 
 const char* StateStoreName(StateStore store) {
   switch (store) {
-    case StateStore::kClickhouse: return "clickhouse";
-    case StateStore::kFile: return "file";
+    case StateStore::kClickhouse:
+      return "clickhouse";
+    case StateStore::kFile:
+      return "file";
   }
   return "?";
 }
 
 const char* LogLevelName(LogLevel level) {
   switch (level) {
-    case LogLevel::kTrace: return "trace";
-    case LogLevel::kDebug: return "debug";
-    case LogLevel::kInfo: return "info";
-    case LogLevel::kWarn: return "warn";
-    case LogLevel::kError: return "error";
+    case LogLevel::kTrace:
+      return "trace";
+    case LogLevel::kDebug:
+      return "debug";
+    case LogLevel::kInfo:
+      return "info";
+    case LogLevel::kWarn:
+      return "warn";
+    case LogLevel::kError:
+      return "error";
   }
   return "?";
 }
 
 const char* LogFormatName(LogFormat format) {
   switch (format) {
-    case LogFormat::kText: return "text";
-    case LogFormat::kJson: return "json";
+    case LogFormat::kText:
+      return "text";
+    case LogFormat::kJson:
+      return "json";
   }
   return "?";
 }

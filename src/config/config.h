@@ -42,8 +42,8 @@ struct ReconnectConfig {
 struct SourceConfig {
   std::string host;  // required
   uint16_t port = 3306;
-  std::string user;      // required
-  std::string password;  // a secret: never logged, redacted in /status
+  std::string user;        // required
+  std::string password;    // a secret: never logged, redacted in /status
   uint32_t server_id = 0;  // required, 1..4294967295, unique among the source's replicas
   SourceFlavor flavor = SourceFlavor::kAuto;
   TlsConfig tls{TlsMode::kPreferred, {}, {}, {}};
@@ -56,14 +56,14 @@ struct SourceConfig {
 enum class Compression { kLz4, kZstd, kNone };
 
 struct TargetConfig {
-  std::string host;  // required
+  std::string host;      // required
   uint16_t port = 9000;  // default 9440 when tls.mode is not disabled
   std::string user = "default";
-  std::string password;  // a secret
+  std::string password;              // a secret
   std::string database = "default";  // where unqualified rule targets and the state table live
-  TlsConfig tls;                      // kPreferred is rejected: the native port is TLS or not
+  TlsConfig tls;                     // kPreferred is rejected: the native port is TLS or not
   Compression compression = Compression::kLz4;
-  std::string cluster;  // non-empty: DDL runs ON CLUSTER `cluster`
+  std::string cluster;   // non-empty: DDL runs ON CLUSTER `cluster`
   uint32_t writers = 4;  // parallel insert connections, 1..64
   Duration connect_timeout{10000};
   Duration query_timeout{300000};
@@ -87,14 +87,14 @@ struct ConversionPolicy {
 
 struct TableRule {
   // The rule matches a table if any pattern matches; rules are tried in order, first match wins.
-  std::vector<std::string> match;     // as written
+  std::vector<std::string> match;      // as written
   std::vector<TablePattern> patterns;  // parsed `match`, same order
   // Target table template (config/target_template.h): "db.table" or "table" (in
   // TargetConfig::database), with {db} and {table} placeholders; default "{table}".
   std::string target = "{table}";
   TableMode mode = TableMode::kReplica;
-  std::vector<std::string> key;  // ORDER BY columns; empty = the source primary key
-  std::string partition_by;      // PARTITION BY expression; empty = none
+  std::vector<std::string> key;              // ORDER BY columns; empty = the source primary key
+  std::string partition_by;                  // PARTITION BY expression; empty = none
   std::vector<std::string> include_columns;  // empty = all; never both include and exclude
   std::vector<std::string> exclude_columns;
   MetaColumns meta_columns;
@@ -124,7 +124,7 @@ enum class StateStore { kClickhouse, kFile };
 
 struct StateConfig {
   StateStore store = StateStore::kClickhouse;
-  std::string path;  // directory, for kFile only (required there)
+  std::string path;                       // directory, for kFile only (required there)
   std::string table = "rowbridge_state";  // for kClickhouse: "table" or "db.table"
 };
 

@@ -145,9 +145,8 @@ Json EffectiveConfigJson(const Config& config) {
   root["state"] = state;
   Json health = {{"max_silence", FormatDuration(config.http.health.max_silence)}};
   if (config.http.health.max_lag) health["max_lag"] = FormatDuration(*config.http.health.max_lag);
-  root["http"] = {{"enabled", config.http.enabled},
-                  {"listen", config.http.listen},
-                  {"health", health}};
+  root["http"] = {
+      {"enabled", config.http.enabled}, {"listen", config.http.listen}, {"health", health}};
   root["log"] = {{"level", LogLevelName(config.log.level)},
                  {"format", LogFormatName(config.log.format)}};
   return root;

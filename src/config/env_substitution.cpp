@@ -7,8 +7,12 @@
 namespace rowbridge::config {
 namespace {
 
-bool IsNameStart(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
-bool IsNameChar(char c) { return IsNameStart(c) || (c >= '0' && c <= '9'); }
+bool IsNameStart(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+bool IsNameChar(char c) {
+  return IsNameStart(c) || (c >= '0' && c <= '9');
+}
 
 }  // namespace
 
@@ -62,8 +66,8 @@ Substituted SubstituteEnvironment(std::string_view text, const EnvLookup& lookup
     if (name_end < body.size()) {
       if (body.substr(name_end, 2) != ":-") {
         Fail(ErrorCode::kInvalidArgument,
-             "\"${{{}}}\" is not a valid variable reference (use ${{{}}} or ${{{}:-default}})", body,
-             name, name);
+             "\"${{{}}}\" is not a valid variable reference (use ${{{}}} or ${{{}:-default}})",
+             body, name, name);
       }
       fallback = body.substr(name_end + 2);
     }
@@ -81,8 +85,8 @@ Substituted SubstituteEnvironment(std::string_view text, const EnvLookup& lookup
            name, name);
     } else {
       Fail(ErrorCode::kInvalidArgument,
-           "environment variable {} is not set (set it, or give a default: ${{{}:-default}})",
-           name, name);
+           "environment variable {} is not set (set it, or give a default: ${{{}:-default}})", name,
+           name);
     }
     pos = close + 1;
   }

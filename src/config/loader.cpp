@@ -1,5 +1,6 @@
 #include "config/loader.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
@@ -22,8 +23,26 @@ using std::chrono::milliseconds;
 using std::chrono::seconds;
 
 constexpr size_t kMaxConfigBytes = 1 << 20;
+// The checks between rules are quadratic; a config needing more uses wildcards.
+constexpr size_t kMaxPatterns = 1000;
 
-constexpr auto kOptional = Presence::kOptional;
+// Counts documents without building them.
+class DocumentCounter : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
 constexpr auto kRequired = Presence::kRequired;
 
 class Loader {
@@ -62,8 +81,8 @@ class Loader {
   void Warn(const YAML::Mark& mark, std::string path, std::string message) {
     if (options_.warnings == nullptr) return;
     options_.warnings->push_back(
-        config::Problem{mark.line + 1, mark.column + 1, std::move(path), std::move(message)}
-            .Render(source_name_));
+        config::Problem{mark.line + 1, mark.column + 1, std::move(path), std::move(message)}.Render(
+            source_name_));
   }
 
   // An optional string that, when given, must not be empty.
@@ -184,8 +203,9 @@ class Loader {
     // The ClickHouse convention: 9000 plain, 9440 TLS.
     t.port = t.tls.mode == TlsMode::kDisabled ? 9000 : 9440;
     m.UInt("port", t.port, 1, 65535);
-    m.Enum("compression", t.compression,
-           {{"lz4", Compression::kLz4}, {"zstd", Compression::kZstd}, {"none", Compression::kNone}});
+    m.Enum(
+        "compression", t.compression,
+        {{"lz4", Compression::kLz4}, {"zstd", Compression::kZstd}, {"none", Compression::kNone}});
     NonEmpty(m, "cluster", t.cluster);
     m.UInt("writers", t.writers, 1, 64);
     m.Duration("connect_timeout", t.connect_timeout, milliseconds(100), hours(1));
@@ -198,8 +218,9 @@ class Loader {
     if (!m.StringList(key, out)) return;
     for (const std::string& column : out) {
       if (column.size() > 64) {
-        Problem(m, key, fmt::format("column name \"{}...\" is longer than 64 characters",
-                                    column.substr(0, 16)));
+        Problem(m, key,
+                fmt::format("column name \"{}...\" is longer than 64 characters",
+                            column.substr(0, 16)));
       }
     }
   }
@@ -216,8 +237,8 @@ class Loader {
     bool name_like = !zone.empty() && zone.size() <= 64 && zone.front() != '/' &&
                      zone.find("..") == std::string::npos;
     for (char c : zone) {
-      if (!(digit(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
-            c == '-' || c == '+' || c == '/')) {
+      if (!(digit(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == '-' ||
+            c == '+' || c == '/')) {
         name_like = false;
       }
     }
@@ -262,8 +283,7 @@ class Loader {
     }
     for (const auto& [key, name] : used) {
       for (std::string_view list : {"include_columns", "key"}) {
-        const std::vector<std::string>& columns =
-            list == "key" ? rule.key : rule.include_columns;
+        const std::vector<std::string>& columns = list == "key" ? rule.key : rule.include_columns;
         if (std::find(columns.begin(), columns.end(), *name) != columns.end()) {
           Problem(m, key,
                   fmt::format("\"{}\" is also listed in {}.{}; the meta column would collide with "
@@ -319,14 +339,15 @@ class Loader {
     for (const std::string& column : rule.key) {
       if (std::find(rule.exclude_columns.begin(), rule.exclude_columns.end(), column) !=
           rule.exclude_columns.end()) {
-        Problem(m, "key", fmt::format("key column \"{}\" is excluded by {}", column,
-                                      m.PathOf("exclude_columns")));
+        Problem(m, "key",
+                fmt::format("key column \"{}\" is excluded by {}", column,
+                            m.PathOf("exclude_columns")));
       }
       if (!rule.include_columns.empty() &&
           std::find(rule.include_columns.begin(), rule.include_columns.end(), column) ==
               rule.include_columns.end()) {
-        Problem(m, "key", fmt::format("key column \"{}\" is not in {}", column,
-                                      m.PathOf("include_columns")));
+        Problem(m, "key",
+                fmt::format("key column \"{}\" is not in {}", column, m.PathOf("include_columns")));
       }
     }
     ReadMetaColumns(m.Map("meta_columns"), rule, path);
@@ -355,10 +376,19 @@ class Loader {
                  "needs at least one rule (e.g. - match: shop.orders)");
       return;
     }
+    size_t patterns = 0;
     for (size_t i = 0; i < items->size(); ++i) {
       TableRule rule;
       ReadRule((*items)[i], i, rule);
+      patterns += rule.match.size();
       config.tables.push_back(std::move(rule));
+      if (patterns > kMaxPatterns) {
+        AddProblem(ctx_, root.MarkOf("tables"), "tables",
+                   fmt::format("has more than {} patterns; use wildcards", kMaxPatterns));
+        config.tables.clear();
+        locations_.clear();
+        return;
+      }
     }
     CheckRuleOrder(config);
     CheckMergedTargets(config);
@@ -486,7 +516,8 @@ class Loader {
   }
 
   void ReadState(MapReader m, StateConfig& s) {
-    m.Enum("store", s.store, {{"clickhouse", StateStore::kClickhouse}, {"file", StateStore::kFile}});
+    m.Enum("store", s.store,
+           {{"clickhouse", StateStore::kClickhouse}, {"file", StateStore::kFile}});
     NonEmpty(m, "path", s.path);
     NonEmpty(m, "table", s.table);
     if (s.store == StateStore::kFile) {
@@ -557,14 +588,26 @@ class Loader {
   const LoadOptions& options_;
   std::string_view source_name_;
   std::vector<RuleLocation> locations_;  // one per rule, same order as Config::tables
-  YAML::Mark heartbeat_mark_;                // source.heartbeat_period, for the health check
-  YAML::Mark batch_bytes_mark_;              // batch.max_bytes, for the memory check
+  YAML::Mark heartbeat_mark_;            // source.heartbeat_period, for the health check
+  YAML::Mark batch_bytes_mark_;          // batch.max_bytes, for the memory check
 };
 
-[[noreturn]] void FailYaml(std::string_view source_name, const YAML::Exception& e) {
+[[noreturn]] void FailYaml(std::string_view source_name, std::string_view text,
+                           const YAML::Exception& e) {
   if (e.mark.is_null()) Fail(ErrorCode::kConfig, "{}: invalid YAML: {}", source_name, e.msg);
-  Fail(ErrorCode::kConfig, "{}:{}:{}: invalid YAML: {}", source_name, e.mark.line + 1,
-       e.mark.column + 1, e.msg);
+  // In flow style ({...} or [...]) braces end the value, so an unquoted ${VAR} breaks the syntax
+  // with a message that does not say so.
+  std::string hint;
+  if (e.mark.pos >= 0 && static_cast<size_t>(e.mark.pos) <= text.size()) {
+    size_t line_start = text.rfind('\n', e.mark.pos == 0 ? 0 : e.mark.pos - 1);
+    line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
+    std::string_view line = text.substr(line_start, text.find('\n', line_start) - line_start);
+    if (line.find("${") != std::string_view::npos && line.find_first_of("{[") < line.find("${")) {
+      hint = " (inside { } or [ ], put values with ${...} in quotes: \"${VAR}\")";
+    }
+  }
+  Fail(ErrorCode::kConfig, "{}:{}:{}: invalid YAML: {}{}", source_name, e.mark.line + 1,
+       e.mark.column + 1, e.msg, hint);
 }
 
 }  // namespace
@@ -575,32 +618,43 @@ Config ParseConfig(std::string_view yaml, std::string_view source_name,
     Fail(ErrorCode::kConfig, "{}: is {} bytes; a config file may have at most {}", source_name,
          yaml.size(), FormatSize(kMaxConfigBytes));
   }
-  std::vector<YAML::Node> documents;
+  const std::string text(yaml);
+  YAML::Node root;
   try {
-    documents = YAML::LoadAll(std::string(yaml));
+    // Not YAML::LoadAll: yaml-cpp 0.7 loops forever (allocating an empty document per turn) on a
+    // stray ',' outside brackets, because its parser then never consumes the token. So count at
+    // most two documents, then load the first.
+    std::istringstream stream(text);
+    YAML::Parser parser(stream);
+    DocumentCounter counter;
+    int documents = 0;
+    while (documents < 2 && parser.HandleNextDocument(counter)) ++documents;
+    if (documents > 1) {
+      Fail(ErrorCode::kConfig,
+           "{}: holds more than one YAML document (a --- separator, or a stray character such as "
+           "',' outside brackets); a config is a single document",
+           source_name);
+    }
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    FailYaml(source_name, e);
+    FailYaml(source_name, yaml, e);
   }
-  if (documents.size() > 1) {
-    Fail(ErrorCode::kConfig, "{}: holds {} YAML documents; a config is a single document",
-         source_name, documents.size());
-  }
-  if (documents.empty() || documents[0].IsNull()) {
+  if (!root.IsDefined() || root.IsNull()) {
     Fail(ErrorCode::kConfig, "{}: is empty; a config needs at least source, target and tables",
          source_name);
   }
-  if (!documents[0].IsMap()) {
+  if (!root.IsMap()) {
     Fail(ErrorCode::kConfig,
          "{}:{}:{}: the top level must be a mapping with the sections source, target, tables ...",
-         source_name, documents[0].Mark().line + 1, documents[0].Mark().column + 1);
+         source_name, root.Mark().line + 1, root.Mark().column + 1);
   }
   Problems problems;
   ReadContext ctx{problems, options.env};
   Config config;
   try {
-    config = Loader(ctx, options, source_name).Read(documents[0]);
+    config = Loader(ctx, options, source_name).Read(root);
   } catch (const YAML::Exception& e) {
-    FailYaml(source_name, e);
+    FailYaml(source_name, yaml, e);
   }
   if (!problems.empty()) problems.Throw(source_name);
   return config;

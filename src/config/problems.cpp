@@ -7,8 +7,8 @@
 namespace rowbridge::config {
 
 std::string Problem::Render(std::string_view source_name) const {
-  std::string where = line > 0 ? fmt::format("{}:{}:{}", source_name, line, column)
-                               : std::string(source_name);
+  std::string where =
+      line > 0 ? fmt::format("{}:{}:{}", source_name, line, column) : std::string(source_name);
   if (path.empty()) return fmt::format("{}: {}", where, message);
   return fmt::format("{}: {}: {}", where, path, message);
 }

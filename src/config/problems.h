@@ -9,8 +9,8 @@
 namespace rowbridge::config {
 
 struct Problem {
-  int line = 0;    // 1-based; 0 if unknown
-  int column = 0;  // 1-based; 0 if unknown
+  int line = 0;      // 1-based; 0 if unknown
+  int column = 0;    // 1-based; 0 if unknown
   std::string path;  // key path: "source.port", "tables[1].meta_columns.event_type"
   std::string message;
 

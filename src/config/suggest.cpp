@@ -7,7 +7,9 @@
 namespace rowbridge::config {
 namespace {
 
-char Lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+char Lower(char c) {
+  return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+}
 
 // Optimal string alignment distance.
 size_t EditDistance(std::string_view a, std::string_view b) {

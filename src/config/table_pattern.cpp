@@ -9,7 +9,9 @@ namespace {
 // quadratic coverage checks.
 constexpr size_t kMaxSymbols = 256;
 
-bool IsLiteral(int16_t symbol) { return symbol >= 0; }
+bool IsLiteral(int16_t symbol) {
+  return symbol >= 0;
+}
 
 bool NeedsQuoting(int16_t symbol) {
   char c = static_cast<char>(symbol);
@@ -136,8 +138,8 @@ TablePattern TablePattern::Parse(std::string_view text) {
     // "**" means the same as "*".
     if (symbol == NameGlob::kMany && !symbols.empty() && symbols.back() == NameGlob::kMany) return;
     if (symbols.size() == kMaxSymbols) {
-      Fail(ErrorCode::kInvalidArgument, "pattern \"{}\" is too long ({} characters at most per part)",
-           text, kMaxSymbols);
+      Fail(ErrorCode::kInvalidArgument,
+           "pattern \"{}\" is too long ({} characters at most per part)", text, kMaxSymbols);
     }
     symbols.push_back(symbol);
   };

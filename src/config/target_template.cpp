@@ -98,7 +98,9 @@ Expansion Expand(std::string_view text, std::string_view db, std::string_view ta
 
 }  // namespace
 
-void ValidateTargetTemplate(std::string_view text) { Expand(text, "db", "table"); }
+void ValidateTargetTemplate(std::string_view text) {
+  Expand(text, "db", "table");
+}
 
 bool TargetHasPlaceholders(std::string_view text) {
   return Expand(text, "db", "table").placeholders;

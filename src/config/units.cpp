@@ -40,9 +40,13 @@ struct Decimal {
   uint64_t scale = 1;
 };
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsDigit(char c) {
+  return c >= '0' && c <= '9';
+}
 
-char Lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+char Lower(char c) {
+  return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+}
 
 // Reads [0-9]+(.[0-9]+)? at `pos`. Returns false if there is no number there.
 bool ReadDecimal(std::string_view text, size_t& pos, Decimal& out, std::string_view kind) {
@@ -87,7 +91,8 @@ uint64_t Scale(const Decimal& d, uint64_t factor, std::string_view text, std::st
     Fail(ErrorCode::kInvalidArgument, "{} \"{}\" is too large", kind, text);
   }
   if (product % d.scale != 0) {
-    Fail(ErrorCode::kInvalidArgument, "{} \"{}\" is not a whole number of {}", kind, text, smallest);
+    Fail(ErrorCode::kInvalidArgument, "{} \"{}\" is not a whole number of {}", kind, text,
+         smallest);
   }
   return product / d.scale;
 }
@@ -161,8 +166,7 @@ std::chrono::milliseconds ParseDuration(std::string_view text) {
     last_unit_rank = rank;
     pos += found->name.size();
     uint64_t part = Scale(number, found->factor, text, "duration", "milliseconds");
-    if (__builtin_add_overflow(total, part, &total) ||
-        total > static_cast<uint64_t>(INT64_MAX)) {
+    if (__builtin_add_overflow(total, part, &total) || total > static_cast<uint64_t>(INT64_MAX)) {
       Fail(ErrorCode::kInvalidArgument, "duration \"{}\" is too large", text);
     }
     any = true;
@@ -172,7 +176,7 @@ std::chrono::milliseconds ParseDuration(std::string_view text) {
 
 std::string FormatSize(uint64_t bytes) {
   static constexpr std::array<std::string_view, 9> kNames = {"TiB", "GiB", "MiB", "KiB", "TB",
-                                                            "GB",  "MB",  "KB",  "B"};
+                                                             "GB",  "MB",  "KB",  "B"};
   if (bytes == 0) return "0B";
   for (size_t i = 0; i < kSizeUnits.size(); ++i) {
     if (bytes % kSizeUnits[i].factor == 0) {

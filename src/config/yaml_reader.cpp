@@ -11,11 +11,16 @@ namespace {
 
 std::string_view NodeKind(const YAML::Node& node) {
   switch (node.Type()) {
-    case YAML::NodeType::Map: return "a mapping";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Scalar: return "a scalar";
-    case YAML::NodeType::Null: return "nothing";
-    case YAML::NodeType::Undefined: return "nothing";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Null:
+      return "nothing";
+    case YAML::NodeType::Undefined:
+      return "nothing";
   }
   return "something else";
 }
@@ -60,13 +65,14 @@ std::optional<ScalarValue> ReadScalar(ReadContext& ctx, const YAML::Node& node,
                                       const YAML::Mark* null_mark) {
   if (node.IsNull()) {
     // An empty value's own mark points at whatever follows it; the key is the better place.
-    AddProblem(ctx, null_mark != nullptr ? *null_mark : node.Mark(), path,
-               fmt::format("has no value (expected {}; remove the key to use the default)",
-                           expected));
+    AddProblem(
+        ctx, null_mark != nullptr ? *null_mark : node.Mark(), path,
+        fmt::format("has no value (expected {}; remove the key to use the default)", expected));
     return std::nullopt;
   }
   if (!node.IsScalar()) {
-    AddProblem(ctx, node.Mark(), path, fmt::format("expected {}, got {}", expected, NodeKind(node)));
+    AddProblem(ctx, node.Mark(), path,
+               fmt::format("expected {}, got {}", expected, NodeKind(node)));
     return std::nullopt;
   }
   const std::string& text = node.Scalar();
@@ -106,8 +112,9 @@ MapReader::MapReader(ReadContext& ctx, const YAML::Node& node, std::string path,
     auto previous = std::find_if(entries_.begin(), entries_.end(),
                                  [&](const Entry& e) { return e.key == name; });
     if (previous != entries_.end()) {
-      AddProblem(ctx_, key.Mark(), PathOf(name),
-                 fmt::format("duplicate key (first given at line {})", previous->key_mark.line + 1));
+      AddProblem(
+          ctx_, key.Mark(), PathOf(name),
+          fmt::format("duplicate key (first given at line {})", previous->key_mark.line + 1));
       continue;
     }
     entries_.push_back({name, item.second, key.Mark(), false});
@@ -212,8 +219,9 @@ bool MapReader::Size(std::string_view key, uint64_t& out, uint64_t min, uint64_t
     value = ParseSize(scalar->value);
   } catch (const Error& e) {
     AddProblem(ctx_, scalar->mark, PathOf(key),
-               scalar->from_environment ? fmt::format("expected a size such as 64MiB, got {}", scalar->shown)
-                      : std::string(e.what()));
+               scalar->from_environment
+                   ? fmt::format("expected a size such as 64MiB, got {}", scalar->shown)
+                   : std::string(e.what()));
     return false;
   }
   if (value < min || value > max) {
@@ -235,8 +243,9 @@ bool MapReader::Duration(std::string_view key, std::chrono::milliseconds& out,
     value = ParseDuration(scalar->value);
   } catch (const Error& e) {
     AddProblem(ctx_, scalar->mark, PathOf(key),
-               scalar->from_environment ? fmt::format("expected a duration such as 10s, got {}", scalar->shown)
-                      : std::string(e.what()));
+               scalar->from_environment
+                   ? fmt::format("expected a duration such as 10s, got {}", scalar->shown)
+                   : std::string(e.what()));
     return false;
   }
   if (value < min || value > max) {
@@ -341,9 +350,8 @@ void MapReader::Finish() {
     if (entry.used) continue;
     std::string suggestion = ClosestMatch(entry.key, known_);
     std::string message =
-        suggestion.empty()
-            ? fmt::format("unknown key (valid keys here: {})", JoinChoices(known_))
-            : fmt::format("unknown key (did you mean {}?)", suggestion);
+        suggestion.empty() ? fmt::format("unknown key (valid keys here: {})", JoinChoices(known_))
+                           : fmt::format("unknown key (did you mean {}?)", suggestion);
     AddProblem(ctx_, entry.key_mark, PathOf(entry.key), message);
   }
 }

@@ -31,7 +31,7 @@ struct ReadContext {
 // A scalar after substitution.
 struct ScalarValue {
   std::string value;
-  std::string shown;  // for messages: "\"text\"" or "\"${VAR}\" (from the environment)"
+  std::string shown;              // for messages: "\"text\"" or "\"${VAR}\" (from the environment)"
   bool from_environment = false;  // `value` must not appear in messages
   YAML::Mark mark;
 };
@@ -74,8 +74,8 @@ class MapReader {
     return true;
   }
   bool Size(std::string_view key, uint64_t& out, uint64_t min, uint64_t max);
-  bool Duration(std::string_view key, std::chrono::milliseconds& out,
-                std::chrono::milliseconds min, std::chrono::milliseconds max);
+  bool Duration(std::string_view key, std::chrono::milliseconds& out, std::chrono::milliseconds min,
+                std::chrono::milliseconds max);
   template <typename E>
   bool Enum(std::string_view key, E& out,
             std::initializer_list<std::pair<std::string_view, E>> choices) {

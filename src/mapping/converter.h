@@ -54,8 +54,7 @@ enum class TextSink : uint8_t { kNone, kString, kLowCardinality, kFixedString };
 
 class Converter {
  public:
-  void Append(const binlog::Cell& cell, clickhouse::Column& target,
-              ConvertScratch& scratch) const {
+  void Append(const binlog::Cell& cell, clickhouse::Column& target, ConvertScratch& scratch) const {
     fn(*this, cell, target, scratch);
   }
 

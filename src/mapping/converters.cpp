@@ -27,8 +27,7 @@ void Converter::OutOfRange(RangeRule rule, const binlog::Cell& cell, std::string
   ConversionCounters::Slot* slot = slots[static_cast<size_t>(rule)];
   if (slot == nullptr)
     Fail(ErrorCode::kInternal, "{}: no counter slot for rule {}", column, RangeRuleName(rule));
-  ReportOutOfRange(policies[rule], *slot, rule, source_type, target_type, value, what,
-                   clamped_to);
+  ReportOutOfRange(policies[rule], *slot, rule, source_type, target_type, value, what, clamped_to);
 }
 
 void PutTextTooLong(const Converter& c, const binlog::Cell& cell, clickhouse::Column& column,
@@ -42,17 +41,23 @@ void PutTextTooLong(const Converter& c, const binlog::Cell& cell, clickhouse::Co
 
 bool IsTextTarget(Converter& c) {
   switch (c.target.code) {
-    case TypeCode::kString: c.text_sink = TextSink::kString; return true;
-    case TypeCode::kFixedString: c.text_sink = TextSink::kFixedString; return true;
+    case TypeCode::kString:
+      c.text_sink = TextSink::kString;
+      return true;
+    case TypeCode::kFixedString:
+      c.text_sink = TextSink::kFixedString;
+      return true;
     case TypeCode::kLowCardinality: {
       const auto& inner = c.target.nested.at(0);
-      const bool string = inner.code == TypeCode::kString ||
-                          (inner.code == TypeCode::kNullable &&
-                           inner.nested.at(0).code == TypeCode::kString);
+      const bool string =
+          inner.code == TypeCode::kString ||
+          (inner.code == TypeCode::kNullable && inner.nested.at(0).code == TypeCode::kString);
       if (string) c.text_sink = TextSink::kLowCardinality;
       return string;
     }
-    default: c.text_sink = TextSink::kNone; return false;
+    default:
+      c.text_sink = TextSink::kNone;
+      return false;
   }
 }
 
@@ -103,10 +108,9 @@ Converter SelectConverter(const binlog::ColumnDef& source, const clickhouse::Typ
       break;
     case ColumnType::kEnum:
     case ColumnType::kSet: {
-      const bool numeric_target = c.text_sink == TextSink::kNone &&
-                                  c.target.code != TypeCode::kEnum8 &&
-                                  c.target.code != TypeCode::kEnum16 &&
-                                  c.target.code != TypeCode::kArray;
+      const bool numeric_target =
+          c.text_sink == TextSink::kNone && c.target.code != TypeCode::kEnum8 &&
+          c.target.code != TypeCode::kEnum16 && c.target.code != TypeCode::kArray;
       ok = numeric_target ? SelectIntegerConverter(c, IntegerSourceOf(source), why_not)
                           : SelectLabelConverter(c, why_not);
       break;

@@ -73,15 +73,13 @@ void ToDecimal(const Converter& c, const Cell& cell, Column& column, ConvertScra
 
 void ToText(const Converter& c, const Cell& cell, Column& column, ConvertScratch& scratch) {
   scratch.text.clear();
-  binlog::AppendDecimalText(cell.data, cell.size, c.source.precision, c.source.scale,
-                            scratch.text);
+  binlog::AppendDecimalText(cell.data, cell.size, c.source.precision, c.source.scale, scratch.text);
   PutText(c, cell, column, scratch.text);
 }
 
 void ToFloat64(const Converter& c, const Cell& cell, Column& column, ConvertScratch& scratch) {
   scratch.text.clear();
-  binlog::AppendDecimalText(cell.data, cell.size, c.source.precision, c.source.scale,
-                            scratch.text);
+  binlog::AppendDecimalText(cell.data, cell.size, c.source.precision, c.source.scale, scratch.text);
   double v = 0;
   const char* begin = scratch.text.data();
   const char* end = begin + scratch.text.size();
@@ -99,9 +97,9 @@ void ToInteger(const Converter& c, const Cell& cell, Column& column, ConvertScra
     const auto bound = negative ? c.min : c.max;
     TextBuffer bound_text;
     FormatInteger(bound, bound_text);
-    c.OutOfRange(negative && c.min == 0 ? RangeRule::kNegativeToUnsigned
-                                        : RangeRule::kIntegerOverflow,
-                 cell, "beyond the target's range", bound_text.view());
+    c.OutOfRange(
+        negative && c.min == 0 ? RangeRule::kNegativeToUnsigned : RangeRule::kIntegerOverflow, cell,
+        "beyond the target's range", bound_text.view());
     StoreInteger(c, cell, column, bound);
     return;
   }
@@ -165,10 +163,18 @@ bool SelectDecimalConverter(Converter& c, std::string& why_not) {
     case TypeCode::kDecimal256:
       if (!SetupDecimalTarget(c, c.source.scale, why_not)) return false;
       switch (c.target.code) {
-        case TypeCode::kDecimal32: c.fn = &ToDecimal<int32_t>; break;
-        case TypeCode::kDecimal64: c.fn = &ToDecimal<int64_t>; break;
-        case TypeCode::kDecimal128: c.fn = &ToDecimal<clickhouse::Int128>; break;
-        default: c.fn = &ToDecimal<Wide256>; break;
+        case TypeCode::kDecimal32:
+          c.fn = &ToDecimal<int32_t>;
+          break;
+        case TypeCode::kDecimal64:
+          c.fn = &ToDecimal<int64_t>;
+          break;
+        case TypeCode::kDecimal128:
+          c.fn = &ToDecimal<clickhouse::Int128>;
+          break;
+        default:
+          c.fn = &ToDecimal<Wide256>;
+          break;
       }
       return true;
     case TypeCode::kFloat64:
@@ -179,8 +185,8 @@ bool SelectDecimalConverter(Converter& c, std::string& why_not) {
   }
   if (SetIntegerTargetRange(c)) {
     if (c.source.scale != 0) {
-      why_not = fmt::format("{} has fraction digits that {} would drop", c.source_type,
-                            c.target.name);
+      why_not =
+          fmt::format("{} has fraction digits that {} would drop", c.source_type, c.target.name);
       return false;
     }
     c.fn = &ToInteger;

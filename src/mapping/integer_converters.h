@@ -36,7 +36,7 @@ bool SelectIntegerConverter(Converter& c, IntegerSource source, std::string& why
 // SetIntegerTargetRange sets c.min/c.max for an Int*/UInt* target (false for other targets);
 // StoreInteger applies the integer_overflow / negative_to_unsigned rules to `v` and appends it.
 bool SetIntegerTargetRange(Converter& c);
-void StoreInteger(const Converter& c, const binlog::Cell& cell,
-                  clickhouse::Column& column, clickhouse::Int128 v);
+void StoreInteger(const Converter& c, const binlog::Cell& cell, clickhouse::Column& column,
+                  clickhouse::Int128 v);
 
 }  // namespace rowbridge::mapping

@@ -102,11 +102,10 @@ bool SelectEnumTarget(Converter& c, std::string& why_not) {
 bool SelectLabelConverter(Converter& c, std::string& why_not) {
   const bool is_enum = c.source.type == ColumnType::kEnum;
   const auto& labels = is_enum ? c.source.enum_values : c.source.set_values;
-  const bool wants_labels =
-      c.text_sink != TextSink::kNone || c.target.code == TypeCode::kEnum8 ||
-      c.target.code == TypeCode::kEnum16 ||
-      (!is_enum && c.target.code == TypeCode::kArray &&
-       c.target.nested.at(0).code == TypeCode::kString);
+  const bool wants_labels = c.text_sink != TextSink::kNone || c.target.code == TypeCode::kEnum8 ||
+                            c.target.code == TypeCode::kEnum16 ||
+                            (!is_enum && c.target.code == TypeCode::kArray &&
+                             c.target.nested.at(0).code == TypeCode::kString);
   if (!wants_labels) {
     why_not = fmt::format("{} does not take {} labels", c.target.name, is_enum ? "ENUM" : "SET");
     return false;

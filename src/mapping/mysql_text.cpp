@@ -28,8 +28,8 @@ void TextBuffer::Digits(uint64_t v, int width) {
 }
 
 void FormatInteger(clickhouse::Int128 v, TextBuffer& out) {
-  clickhouse::UInt128 magnitude = v < 0 ? -static_cast<clickhouse::UInt128>(v)
-                                      : static_cast<clickhouse::UInt128>(v);
+  clickhouse::UInt128 magnitude =
+      v < 0 ? -static_cast<clickhouse::UInt128>(v) : static_cast<clickhouse::UInt128>(v);
   if (v < 0) out.Push('-');
   char tmp[40];
   int n = 0;
@@ -135,7 +135,8 @@ TemporalParts CellDateTimeParts(const Cell& cell) {
   NeedValue(cell);
   if (cell.column->type == ColumnType::kDateTime2)
     return binlog::DecodeDateTime2(cell.data, cell.size, cell.column->meta);
-  if (cell.column->type == ColumnType::kDateTime) return binlog::DecodeDateTime(cell.data, cell.size);
+  if (cell.column->type == ColumnType::kDateTime)
+    return binlog::DecodeDateTime(cell.data, cell.size);
   NotTemporal(cell, "DATETIME");
 }
 
@@ -188,8 +189,8 @@ void AppendEnumLabel(const Cell& cell, std::string& out) {
   }
   if (index == 0) return;  // MySQL's error value ''
   if (index > c.enum_values.size())
-    Fail(ErrorCode::kCorruption, "ENUM column {} holds index {} but declares {} values",
-         cell.index, index, c.enum_values.size());
+    Fail(ErrorCode::kCorruption, "ENUM column {} holds index {} but declares {} values", cell.index,
+         index, c.enum_values.size());
   out.append(c.enum_values[index - 1]);
 }
 
@@ -321,26 +322,58 @@ std::string MysqlTypeName(const ColumnDef& c) {
     name += ')';
   };
   switch (c.type) {
-    case ColumnType::kTiny: with_sign("TINYINT"); break;
-    case ColumnType::kShort: with_sign("SMALLINT"); break;
-    case ColumnType::kInt24: with_sign("MEDIUMINT"); break;
-    case ColumnType::kLong: with_sign("INT"); break;
-    case ColumnType::kLongLong: with_sign("BIGINT"); break;
-    case ColumnType::kFloat: name = "FLOAT"; break;
-    case ColumnType::kDouble: name = "DOUBLE"; break;
-    case ColumnType::kNewDecimal: name = fmt::format("DECIMAL({},{})", c.precision, c.scale); break;
-    case ColumnType::kBit: name = fmt::format("BIT({})", c.meta); break;
-    case ColumnType::kYear: name = "YEAR"; break;
+    case ColumnType::kTiny:
+      with_sign("TINYINT");
+      break;
+    case ColumnType::kShort:
+      with_sign("SMALLINT");
+      break;
+    case ColumnType::kInt24:
+      with_sign("MEDIUMINT");
+      break;
+    case ColumnType::kLong:
+      with_sign("INT");
+      break;
+    case ColumnType::kLongLong:
+      with_sign("BIGINT");
+      break;
+    case ColumnType::kFloat:
+      name = "FLOAT";
+      break;
+    case ColumnType::kDouble:
+      name = "DOUBLE";
+      break;
+    case ColumnType::kNewDecimal:
+      name = fmt::format("DECIMAL({},{})", c.precision, c.scale);
+      break;
+    case ColumnType::kBit:
+      name = fmt::format("BIT({})", c.meta);
+      break;
+    case ColumnType::kYear:
+      name = "YEAR";
+      break;
     case ColumnType::kDate:
-    case ColumnType::kNewDate: name = "DATE"; break;
+    case ColumnType::kNewDate:
+      name = "DATE";
+      break;
     case ColumnType::kTime:
-    case ColumnType::kTime2: fsp_suffix("TIME"); break;
+    case ColumnType::kTime2:
+      fsp_suffix("TIME");
+      break;
     case ColumnType::kDateTime:
-    case ColumnType::kDateTime2: fsp_suffix("DATETIME"); break;
+    case ColumnType::kDateTime2:
+      fsp_suffix("DATETIME");
+      break;
     case ColumnType::kTimestamp:
-    case ColumnType::kTimestamp2: fsp_suffix("TIMESTAMP"); break;
-    case ColumnType::kEnum: labels("ENUM", c.enum_values); break;
-    case ColumnType::kSet: labels("SET", c.set_values); break;
+    case ColumnType::kTimestamp2:
+      fsp_suffix("TIMESTAMP");
+      break;
+    case ColumnType::kEnum:
+      labels("ENUM", c.enum_values);
+      break;
+    case ColumnType::kSet:
+      labels("SET", c.set_values);
+      break;
     case ColumnType::kString:
       name = fmt::format("{}({} bytes)", binary ? "BINARY" : "CHAR", c.meta);
       break;
@@ -357,12 +390,18 @@ std::string MysqlTypeName(const ColumnDef& c) {
       name = fmt::format("{}{}", size, binary || c.charset == 0 ? "BLOB" : "TEXT");
       break;
     }
-    case ColumnType::kJson: name = "JSON"; break;
-    case ColumnType::kGeometry: name = "GEOMETRY"; break;
+    case ColumnType::kJson:
+      name = "JSON";
+      break;
+    case ColumnType::kGeometry:
+      name = "GEOMETRY";
+      break;
     case ColumnType::kVector:
       name = c.vector_dimensions ? fmt::format("VECTOR({})", c.vector_dimensions) : "VECTOR";
       break;
-    default: name = std::string(binlog::ColumnTypeName(c.type)); break;
+    default:
+      name = std::string(binlog::ColumnTypeName(c.type));
+      break;
   }
   return name;
 }

@@ -11,9 +11,9 @@ namespace rowbridge::mapping {
 namespace {
 
 constexpr std::array<std::string_view, kRangeRuleCount> kRuleNames = {
-    "zero_date",       "date_before_range",    "date_after_range", "time_out_of_range",
+    "zero_date",        "date_before_range",    "date_after_range", "time_out_of_range",
     "integer_overflow", "negative_to_unsigned", "decimal_overflow", "string_too_long",
-    "invalid_enum",    "null_into_not_null",
+    "invalid_enum",     "null_into_not_null",
 };
 
 }  // namespace

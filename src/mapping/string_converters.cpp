@@ -20,6 +20,20 @@ void BytesToText(const Converter& c, const Cell& cell, Column& column, ConvertSc
   PutText(c, cell, column, binlog::CellBytes(cell));
 }
 
+// BINARY(n) values reach the binlog without their trailing zero bytes (MySQL and MariaDB strip
+// them when packing the row), but they are part of the value: SELECT shows all n bytes.
+void BinaryToText(const Converter& c, const Cell& cell, Column& column, ConvertScratch&) {
+  const std::string_view bytes = binlog::CellBytes(cell);
+  const size_t width = c.source.meta;
+  if (bytes.size() >= width || width > 255) {
+    PutText(c, cell, column, bytes);
+    return;
+  }
+  char padded[256] = {};
+  if (!bytes.empty()) std::memcpy(padded, bytes.data(), bytes.size());  // data is null when empty
+  PutText(c, cell, column, std::string_view(padded, width));
+}
+
 void GeometryToText(const Converter& c, const Cell& cell, Column& column, ConvertScratch&) {
   if (cell.size < 4)
     Fail(ErrorCode::kCorruption, "{}: GEOMETRY value of {} bytes is shorter than its SRID",
@@ -65,19 +79,31 @@ void TextToUuid(const Converter& c, const Cell& cell, Column& column, ConvertScr
   static_cast<clickhouse::ColumnUuid&>(column).AppendParsed(text);
 }
 
+// Charset unknown (no optional metadata): 36 bytes are the text form, anything else the bytes.
+void AnyToUuid(const Converter& c, const Cell& cell, Column& column, ConvertScratch& scratch) {
+  if (cell.size == 36)
+    TextToUuid(c, cell, column, scratch);
+  else
+    BinaryToUuid(c, cell, column, scratch);
+}
+
 }  // namespace
 
 bool SelectStringConverter(Converter& c, std::string& why_not) {
   const ColumnType type = c.source.type;
   if (c.text_sink != TextSink::kNone) {
+    const bool fixed_binary = type == ColumnType::kString && c.source.charset == 63;
     c.fn = type == ColumnType::kGeometry ? &GeometryToText
            : type == ColumnType::kJson   ? &JsonToText
+           : fixed_binary                ? &BinaryToText
                                          : &BytesToText;
     return true;
   }
   if (c.target.code == TypeCode::kUUID && type != ColumnType::kJson &&
       type != ColumnType::kGeometry) {
-    c.fn = c.source.charset == 63 ? &BinaryToUuid : &TextToUuid;
+    c.fn = c.source.charset == 63  ? &BinaryToUuid
+           : c.source.charset == 0 ? &AnyToUuid
+                                   : &TextToUuid;
     return true;
   }
   why_not = fmt::format("{} does not take {} values", c.target.name, c.source_type);

@@ -1,6 +1,8 @@
 // Converters for CHAR, VARCHAR, BINARY, VARBINARY, TEXT, BLOB, JSON and GEOMETRY, into
 //   String, LowCardinality(String)  the bytes as stored (JSON: MySQL's JSON text; GEOMETRY: WKB,
-//                                   i.e. without MySQL's 4-byte SRID prefix)
+//                                   i.e. without MySQL's 4-byte SRID prefix; BINARY(n): padded
+//                                   with zero bytes to n, as SELECT shows it — the binlog drops
+//                                   trailing zeros)
 //   FixedString(N)                  the bytes, zero-padded; longer values: string_too_long
 //                                   (clamp keeps the first N bytes)
 //   UUID                            BINARY(16)/VARBINARY 16-byte values in RFC 4122 byte order,

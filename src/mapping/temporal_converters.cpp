@@ -115,7 +115,9 @@ inline void StoreZero(Column& column) {
     static_cast<clickhouse::ColumnDateTime64&>(column).AppendTicks(0);
 }
 
-constexpr bool IsDaySink(Sink s) { return s == Sink::kDate || s == Sink::kDate32; }
+constexpr bool IsDaySink(Sink s) {
+  return s == Sink::kDate || s == Sink::kDate32;
+}
 
 // ---- DATE ----
 
@@ -215,8 +217,9 @@ void TimeOfDay(const Converter& c, const Cell& cell, Column& column, ConvertScra
     const bool below = micros < 0;
     micros = below ? 0 : kMicrosPerDay - 1;
     c.OutOfRange(RangeRule::kTimeOutOfRange, cell,
-                 below ? "a negative TIME is no time of day" : "a TIME of 24 hours or more is no "
-                                                              "time of day",
+                 below ? "a negative TIME is no time of day"
+                       : "a TIME of 24 hours or more is no "
+                         "time of day",
                  below ? "00:00:00" : "23:59:59.999999");
   }
   if constexpr (S == Sink::kDateTime) {
@@ -252,10 +255,10 @@ bool SetupTarget(Converter& c, Sink& sink) {
       int64_t tps = 1;
       for (uint32_t i = 0; i < c.target.precision; ++i) tps *= 10;
       c.ticks_per_second = tps;
-      c.range_min = std::max(TemporalLimits::kDateTime64Min,
-                             std::numeric_limits<int64_t>::min() / tps + 1);
-      c.range_max = std::min(TemporalLimits::kDateTime64Max,
-                             std::numeric_limits<int64_t>::max() / tps - 1);
+      c.range_min =
+          std::max(TemporalLimits::kDateTime64Min, std::numeric_limits<int64_t>::min() / tps + 1);
+      c.range_max =
+          std::min(TemporalLimits::kDateTime64Max, std::numeric_limits<int64_t>::max() / tps - 1);
       return true;
     }
     default:
@@ -266,10 +269,14 @@ bool SetupTarget(Converter& c, Sink& sink) {
 ConvertFn ForSink(Sink s, ConvertFn date, ConvertFn date32, ConvertFn datetime,
                   ConvertFn datetime64) {
   switch (s) {
-    case Sink::kDate: return date;
-    case Sink::kDate32: return date32;
-    case Sink::kDateTime: return datetime;
-    case Sink::kDateTime64: return datetime64;
+    case Sink::kDate:
+      return date;
+    case Sink::kDate32:
+      return date32;
+    case Sink::kDateTime:
+      return datetime;
+    case Sink::kDateTime64:
+      return datetime64;
   }
   return nullptr;
 }
@@ -286,8 +293,8 @@ bool SelectTemporalConverter(Converter& c, std::string& why_not) {
     return false;
   }
   if (c.text_sink != TextSink::kNone) {
-    c.fn = is_date ? &DateToText
-           : is_datetime ? &DateTimeToText
+    c.fn = is_date        ? &DateToText
+           : is_datetime  ? &DateTimeToText
            : is_timestamp ? &TimestampToText
                           : &TimeToText;
     return true;

@@ -33,7 +33,7 @@ bool SelectTemporalConverter(Converter& c, std::string& why_not);
 // Range limits of the ClickHouse date and time types as rowbridge applies them (days since
 // 1970-01-01 and seconds since the epoch, inclusive).
 struct TemporalLimits {
-  static constexpr int64_t kDateMaxDay = 49672;  // 2105-12-31
+  static constexpr int64_t kDateMaxDay = 49672;     // 2105-12-31
   static constexpr int64_t kDate32MinDay = -25567;  // 1900-01-01
   static constexpr int64_t kDate32MaxDay = 120529;  // 2299-12-31
   static constexpr int64_t kDateTimeMax = (kDateMaxDay + 1) * 86400 - 1;

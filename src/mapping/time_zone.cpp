@@ -205,9 +205,8 @@ int64_t RuleDay(const TimeZone::PosixRule::Date& d, int32_t year) {
       break;
   }
   const int64_t first = clickhouse::DaysFromCivil(year, static_cast<uint32_t>(d.month), 1);
-  const int64_t next_month = d.month == 12
-                                 ? clickhouse::DaysFromCivil(year + 1, 1, 1)
-                                 : clickhouse::DaysFromCivil(year, d.month + 1, 1);
+  const int64_t next_month = d.month == 12 ? clickhouse::DaysFromCivil(year + 1, 1, 1)
+                                           : clickhouse::DaysFromCivil(year, d.month + 1, 1);
   const int64_t first_weekday = ((first + 4) % 7 + 7) % 7;  // 1970-01-01 was a Thursday
   int64_t day = first + (d.day - first_weekday + 7) % 7 + int64_t{d.week - 1} * 7;
   while (day >= next_month) day -= 7;  // week 5 means "the last one"
@@ -317,8 +316,8 @@ std::shared_ptr<const TimeZone> TimeZone::FromTzif(std::string name, std::string
     }
   }
   zone->is_utc_ = zone->transitions_.empty() && zone->offsets_.size() == 1 &&
-                  zone->offsets_[0] == 0 && (!zone->has_rule_ || (!zone->rule_.has_dst &&
-                                                                  zone->rule_.std_offset == 0));
+                  zone->offsets_[0] == 0 &&
+                  (!zone->has_rule_ || (!zone->rule_.has_dst && zone->rule_.std_offset == 0));
   return zone;
 }
 

@@ -60,9 +60,9 @@ class TimeZone {
     enum class DateKind : uint8_t { kJulianNoLeap, kZeroBasedDay, kMonthWeekDay };
     struct Date {
       DateKind kind = DateKind::kMonthWeekDay;
-      int32_t day = 0;    // Jn: 1..365; n: 0..365; M: weekday 0..6 (Sunday = 0)
-      int32_t month = 0;  // M only: 1..12
-      int32_t week = 0;   // M only: 1..5 (5 = last)
+      int32_t day = 0;      // Jn: 1..365; n: 0..365; M: weekday 0..6 (Sunday = 0)
+      int32_t month = 0;    // M only: 1..12
+      int32_t week = 0;     // M only: 1..5 (5 = last)
       int32_t time = 7200;  // seconds after local midnight, may be negative or > 24 h
     };
     int32_t std_offset = 0;  // seconds east of UTC
@@ -78,7 +78,7 @@ class TimeZone {
 
   std::string name_;
   bool is_utc_ = false;
-  std::vector<int64_t> transitions_;     // ascending UTC instants
+  std::vector<int64_t> transitions_;      // ascending UTC instants
   std::vector<uint8_t> transition_type_;  // index into offsets_, one per transition
   std::vector<int32_t> offsets_;          // UTC offset of each local time type
   bool has_rule_ = false;

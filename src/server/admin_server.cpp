@@ -15,11 +15,12 @@ constexpr size_t kWorkerThreads = 2;
 
 }  // namespace
 
-AdminServer::AdminServer(MetricsRegistry& metrics, StatusBoard& status,
-                         config::HealthConfig health)
+AdminServer::AdminServer(MetricsRegistry& metrics, StatusBoard& status, config::HealthConfig health)
     : metrics_(metrics), status_(status), health_(std::move(health)) {}
 
-AdminServer::~AdminServer() { Stop(); }
+AdminServer::~AdminServer() {
+  Stop();
+}
 
 void AdminServer::Route() {
   server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {

@@ -63,15 +63,20 @@ void AppendEscapedLabelValue(std::string& out, const std::string& value) {
 
 const char* TypeName(MetricType type) {
   switch (type) {
-    case MetricType::kCounter: return "counter";
-    case MetricType::kGauge: return "gauge";
-    case MetricType::kHistogram: return "histogram";
+    case MetricType::kCounter:
+      return "counter";
+    case MetricType::kGauge:
+      return "gauge";
+    case MetricType::kHistogram:
+      return "histogram";
   }
   return "untyped";
 }
 
 // "{pairs}" or "" when there are none.
-std::string Braced(const std::string& pairs) { return pairs.empty() ? "" : "{" + pairs + "}"; }
+std::string Braced(const std::string& pairs) {
+  return pairs.empty() ? "" : "{" + pairs + "}";
+}
 
 }  // namespace
 
@@ -177,7 +182,8 @@ template <>
 void Family<Gauge>::RenderSamples(std::string& out) const {
   std::lock_guard lock(mutex_);
   for (const auto& [labels, gauge] : children_) {
-    out += fmt::format("{}{} {}\n", name(), Braced(LabelPairs(labels)), FormatValue(gauge->Value()));
+    out +=
+        fmt::format("{}{} {}\n", name(), Braced(LabelPairs(labels)), FormatValue(gauge->Value()));
   }
 }
 
@@ -190,9 +196,9 @@ void Family<Histogram>::RenderSamples(std::string& out) const {
     std::string pairs = LabelPairs(labels);
     std::string prefix = pairs.empty() ? "" : pairs + ",";
     for (size_t i = 0; i <= bounds.size(); ++i) {
-      out += fmt::format("{}_bucket{{{}le=\"{}\"}} {}\n", name(), prefix,
-                         i < bounds.size() ? FormatValue(bounds[i]) : "+Inf",
-                         snapshot.cumulative[i]);
+      out +=
+          fmt::format("{}_bucket{{{}le=\"{}\"}} {}\n", name(), prefix,
+                      i < bounds.size() ? FormatValue(bounds[i]) : "+Inf", snapshot.cumulative[i]);
     }
     out += fmt::format("{}_sum{} {}\n", name(), Braced(pairs), FormatValue(snapshot.sum));
     out += fmt::format("{}_count{} {}\n", name(), Braced(pairs), snapshot.count);
@@ -259,8 +265,8 @@ HistogramFamily& MetricsRegistry::AddHistogram(const std::string& name, const st
   if (FamilyBase* existing = Existing(name, MetricType::kHistogram, label_names, help)) {
     auto* histogram = static_cast<HistogramFamily*>(existing);
     if (histogram->upper_bounds() != upper_bounds) {
-      Fail(ErrorCode::kInvalidArgument,
-           "histogram {} is already registered with different buckets", name);
+      Fail(ErrorCode::kInvalidArgument, "histogram {} is already registered with different buckets",
+           name);
     }
     return *histogram;
   }

@@ -42,13 +42,20 @@ std::string Seconds(int64_t ms) {
 
 const char* PipelineStateName(PipelineState state) {
   switch (state) {
-    case PipelineState::kStarting: return "starting";
-    case PipelineState::kSnapshot: return "snapshot";
-    case PipelineState::kRunning: return "running";
-    case PipelineState::kWaiting: return "waiting";
-    case PipelineState::kStopping: return "stopping";
-    case PipelineState::kStopped: return "stopped";
-    case PipelineState::kFailed: return "failed";
+    case PipelineState::kStarting:
+      return "starting";
+    case PipelineState::kSnapshot:
+      return "snapshot";
+    case PipelineState::kRunning:
+      return "running";
+    case PipelineState::kWaiting:
+      return "waiting";
+    case PipelineState::kStopping:
+      return "stopping";
+    case PipelineState::kStopped:
+      return "stopped";
+    case PipelineState::kFailed:
+      return "failed";
   }
   return "?";
 }
@@ -93,7 +100,8 @@ Json TableStatus::ToJson() const {
                  {"update", updated_.load(std::memory_order_relaxed)},
                  {"delete", deleted_.load(std::memory_order_relaxed)}};
   std::optional<milliseconds> current_lag = lag();
-  out["lag_seconds"] = current_lag ? Json(static_cast<double>(current_lag->count()) / 1000) : Json();
+  out["lag_seconds"] =
+      current_lag ? Json(static_cast<double>(current_lag->count()) / 1000) : Json();
   out["last_flush_at"] = Timestamp(last_flush_ms_.load(std::memory_order_relaxed));
   std::lock_guard lock(error_mutex_);
   if (last_error_ms_ == 0) {
@@ -144,8 +152,7 @@ void StatusBoard::SetSourcePosition(SourcePosition position) {
   position_ = std::move(position);
 }
 
-TableStatus& StatusBoard::Table(const std::string& source_database,
-                                const std::string& source_table,
+TableStatus& StatusBoard::Table(const std::string& source_database, const std::string& source_table,
                                 const std::string& target_database,
                                 const std::string& target_table) {
   std::lock_guard lock(mutex_);
@@ -190,15 +197,15 @@ Health StatusBoard::CheckHealth(const config::HealthConfig& policy) const {
     case PipelineState::kRunning:
       break;
   }
-  int64_t last_alive = std::max({last_event_ms_.load(std::memory_order_relaxed),
-                                 last_heartbeat_ms_.load(std::memory_order_relaxed),
-                                 last_progress_ms_.load(std::memory_order_relaxed),
-                                 state_since_ms_});
+  int64_t last_alive =
+      std::max({last_event_ms_.load(std::memory_order_relaxed),
+                last_heartbeat_ms_.load(std::memory_order_relaxed),
+                last_progress_ms_.load(std::memory_order_relaxed), state_since_ms_});
   int64_t silence = UnixMs(now) - last_alive;
   if (silence > policy.max_silence.count()) {
-    return {false, fmt::format("{}, but no event, heartbeat or progress for {} (limit {})",
-                               StateText(now), Seconds(silence),
-                               config::FormatDuration(policy.max_silence))};
+    return {false,
+            fmt::format("{}, but no event, heartbeat or progress for {} (limit {})", StateText(now),
+                        Seconds(silence), config::FormatDuration(policy.max_silence))};
   }
   if (policy.max_lag) {
     const TableStatus* worst = nullptr;
@@ -211,11 +218,11 @@ Health StatusBoard::CheckHealth(const config::HealthConfig& policy) const {
       }
     }
     if (worst != nullptr) {
-      return {false, fmt::format("{}, but table {}.{} was {} behind the source at its last flush "
-                                 "(limit {})",
-                                 StateText(now), worst->source_database(), worst->source_table(),
-                                 Seconds(worst_lag.count()),
-                                 config::FormatDuration(*policy.max_lag))};
+      return {false,
+              fmt::format("{}, but table {}.{} was {} behind the source at its last flush "
+                          "(limit {})",
+                          StateText(now), worst->source_database(), worst->source_table(),
+                          Seconds(worst_lag.count()), config::FormatDuration(*policy.max_lag))};
     }
   }
   return {true, StateText(now)};
@@ -233,17 +240,15 @@ Json StatusBoard::ToJson(const config::HealthConfig& policy) const {
   out["started_at"] = Timestamp(UnixMs(started_at_));
   out["uptime_seconds"] = (UnixMs(now) - UnixMs(started_at_)) / 1000;
   out["health"] = {{"healthy", health.healthy}, {"reason", health.reason}};
-  Json position = {{"file", position_.file},
-                   {"position", position_.position},
-                   {"gtid_set", position_.gtid_set}};
-  out["source"] = {{"position", position},
-                   {"events", events_.load(std::memory_order_relaxed)},
-                   {"heartbeats", heartbeats_.load(std::memory_order_relaxed)},
-                   {"last_event_at", Timestamp(last_event_ms_.load(std::memory_order_relaxed))},
-                   {"last_event_time",
-                    Timestamp(last_event_time_ms_.load(std::memory_order_relaxed))},
-                   {"last_heartbeat_at",
-                    Timestamp(last_heartbeat_ms_.load(std::memory_order_relaxed))}};
+  Json position = {
+      {"file", position_.file}, {"position", position_.position}, {"gtid_set", position_.gtid_set}};
+  out["source"] = {
+      {"position", position},
+      {"events", events_.load(std::memory_order_relaxed)},
+      {"heartbeats", heartbeats_.load(std::memory_order_relaxed)},
+      {"last_event_at", Timestamp(last_event_ms_.load(std::memory_order_relaxed))},
+      {"last_event_time", Timestamp(last_event_time_ms_.load(std::memory_order_relaxed))},
+      {"last_heartbeat_at", Timestamp(last_heartbeat_ms_.load(std::memory_order_relaxed))}};
   Json tables = Json::array();
   for (const auto& [key, table] : tables_) tables.push_back(table->ToJson());
   out["tables"] = tables;

@@ -41,9 +41,9 @@ enum class PipelineState {
 const char* PipelineStateName(PipelineState state);
 
 struct SourcePosition {
-  std::string file;      // binlog file name
+  std::string file;       // binlog file name
   uint64_t position = 0;  // offset in `file`
-  std::string gtid_set;  // executed GTID set, empty if GTIDs are off
+  std::string gtid_set;   // executed GTID set, empty if GTIDs are off
 };
 
 // One replicated source table. Thread-safe.

@@ -29,10 +29,12 @@ class MemorySource : public EventSource {
   explicit MemorySource(std::string_view data) : data_(data) {}
   bool Next(RawEvent& event) override {
     if (pos_ >= data_.size()) return false;
-    if (data_.size() - pos_ < 19) rowbridge::Fail(rowbridge::ErrorCode::kCorruption, "truncated header");
+    if (data_.size() - pos_ < 19)
+      rowbridge::Fail(rowbridge::ErrorCode::kCorruption, "truncated header");
     auto* h = reinterpret_cast<const uint8_t*>(data_.data() + pos_);
     uint32_t size = h[9] | h[10] << 8 | h[11] << 16 | static_cast<uint32_t>(h[12]) << 24;
-    if (size < 19 || size > data_.size() - pos_) rowbridge::Fail(rowbridge::ErrorCode::kCorruption, "bad size");
+    if (size < 19 || size > data_.size() - pos_)
+      rowbridge::Fail(rowbridge::ErrorCode::kCorruption, "bad size");
     event = {data_.substr(pos_, size), pos_ + 4};
     pos_ += size;
     return true;
@@ -48,30 +50,63 @@ void Exercise(const Event& ev, BinlogEventReader& reader, RowCursor& cursor, std
               std::string& text) {
   const FormatDescription& fd = reader.format();
   switch (ev.type()) {
-    case EventType::kRotate: ParseRotateEvent(ev, fd, true); break;
+    case EventType::kRotate:
+      ParseRotateEvent(ev, fd, true);
+      break;
     case EventType::kQuery:
     case EventType::kMariaQueryCompressed:
-    case EventType::kExecuteLoadQuery: ParseQueryEvent(ev, fd, scratch); break;
-    case EventType::kTableMap: ParseTableMap(ev, fd); break;
+    case EventType::kExecuteLoadQuery:
+      ParseQueryEvent(ev, fd, scratch);
+      break;
+    case EventType::kTableMap:
+      ParseTableMap(ev, fd);
+      break;
     case EventType::kGtid:
     case EventType::kAnonymousGtid:
-    case EventType::kGtidTagged: ParseGtidEvent(ev).ToString(); break;
-    case EventType::kPreviousGtids: FormatGtidSet(ParsePreviousGtids(ev)); break;
-    case EventType::kMariaGtid: ParseMariaGtidEvent(ev); break;
-    case EventType::kMariaGtidList: ParseMariaGtidList(ev); break;
-    case EventType::kMariaBinlogCheckpoint: ParseBinlogCheckpoint(ev); break;
-    case EventType::kXid: ParseXidEvent(ev); break;
-    case EventType::kIntvar: ParseIntvarEvent(ev); break;
-    case EventType::kRand: ParseRandEvent(ev); break;
-    case EventType::kUserVar: ParseUserVarEvent(ev); break;
+    case EventType::kGtidTagged:
+      ParseGtidEvent(ev).ToString();
+      break;
+    case EventType::kPreviousGtids:
+      FormatGtidSet(ParsePreviousGtids(ev));
+      break;
+    case EventType::kMariaGtid:
+      ParseMariaGtidEvent(ev);
+      break;
+    case EventType::kMariaGtidList:
+      ParseMariaGtidList(ev);
+      break;
+    case EventType::kMariaBinlogCheckpoint:
+      ParseBinlogCheckpoint(ev);
+      break;
+    case EventType::kXid:
+      ParseXidEvent(ev);
+      break;
+    case EventType::kIntvar:
+      ParseIntvarEvent(ev);
+      break;
+    case EventType::kRand:
+      ParseRandEvent(ev);
+      break;
+    case EventType::kUserVar:
+      ParseUserVarEvent(ev);
+      break;
     case EventType::kHeartbeat:
-    case EventType::kHeartbeatV2: ParseHeartbeatEvent(ev); break;
+    case EventType::kHeartbeatV2:
+      ParseHeartbeatEvent(ev);
+      break;
     case EventType::kRowsQuery:
-    case EventType::kMariaAnnotateRows: ParseRowsQueryText(ev); break;
+    case EventType::kMariaAnnotateRows:
+      ParseRowsQueryText(ev);
+      break;
     case EventType::kBeginLoadQuery:
-    case EventType::kAppendBlock: ParseLoadBlockEvent(ev); break;
-    case EventType::kIncident: ParseIncidentEvent(ev); break;
-    default: break;
+    case EventType::kAppendBlock:
+      ParseLoadBlockEvent(ev);
+      break;
+    case EventType::kIncident:
+      ParseIncidentEvent(ev);
+      break;
+    default:
+      break;
   }
   if (!IsRowsEvent(ev.type())) return;
   RowsEvent rows = ParseRowsEvent(ev, fd, scratch);

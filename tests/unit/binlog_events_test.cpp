@@ -34,12 +34,18 @@ namespace {
 
 struct Bytes {
   std::string s;
-  Bytes& u8(uint64_t v) { s.push_back(static_cast<char>(v)); return *this; }
+  Bytes& u8(uint64_t v) {
+    s.push_back(static_cast<char>(v));
+    return *this;
+  }
   Bytes& le(uint64_t v, int n) {
     for (int i = 0; i < n; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
     return *this;
   }
-  Bytes& str(std::string_view v) { s.append(v); return *this; }
+  Bytes& str(std::string_view v) {
+    s.append(v);
+    return *this;
+  }
   Bytes& lenenc(uint64_t v) {
     if (v < 251) return u8(v);
     if (v < 65536) return u8(252).le(v, 2);
@@ -58,8 +64,13 @@ const std::string& MakeEvent(EventType type, const std::string& body, bool crc, 
                              uint16_t flags = 0) {
   Bytes b;
   uint32_t size = static_cast<uint32_t>(19 + body.size() + (crc ? 4 : 0));
-  b.le(1700000000, 4).u8(static_cast<uint8_t>(type)).le(1, 4).le(size, 4).le(pos + size, 4)
-      .le(flags, 2).str(body);
+  b.le(1700000000, 4)
+      .u8(static_cast<uint8_t>(type))
+      .le(1, 4)
+      .le(size, 4)
+      .le(pos + size, 4)
+      .le(flags, 2)
+      .str(body);
   if (crc) b.le(Crc32(reinterpret_cast<const uint8_t*>(b.s.data()), b.s.size()), 4);
   return Keep(b.s);
 }
@@ -159,7 +170,9 @@ TEST(BinlogEvents, StartEncryptionIsUnsupported) {
   EventDecoder d;
   d.Decode(MakeFde("10.11.6-MariaDB", ChecksumAlgorithm::kOff), 4);
   try {
-    d.Decode(MakeEvent(EventType::kMariaStartEncryption, Bytes().u8(1).le(1, 4).str("123456789012").s, false), 256);
+    d.Decode(MakeEvent(EventType::kMariaStartEncryption,
+                       Bytes().u8(1).le(1, 4).str("123456789012").s, false),
+             256);
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
@@ -171,7 +184,8 @@ TEST(BinlogEvents, RotateChangesTheFileForLaterEvents) {
   EventDecoder d;
   d.SetFile("a.000001");
   d.Decode(MakeFde("8.0.30", ChecksumAlgorithm::kOff), 4);
-  Event rot = d.Decode(MakeEvent(EventType::kRotate, Bytes().le(4, 8).str("a.000002").s, false), 100);
+  Event rot =
+      d.Decode(MakeEvent(EventType::kRotate, Bytes().le(4, 8).str("a.000002").s, false), 100);
   EXPECT_EQ(rot.file, "a.000001");
   EXPECT_EQ(ParseRotateEvent(rot, d.format()).next_file, "a.000002");
   Event next = d.Decode(MakeEvent(EventType::kXid, Bytes().le(1, 8).s, false), 4);
@@ -181,7 +195,9 @@ TEST(BinlogEvents, RotateChangesTheFileForLaterEvents) {
 TEST(BinlogEvents, FakeRotateWithChecksumBeforeFdeDropsTheTrailingBytes) {
   // A MariaDB stream's first ROTATE carries a CRC32 the decoder does not know about yet.
   EventDecoder d;
-  Event rot = d.Decode(MakeEvent(EventType::kRotate, Bytes().le(4, 8).str("mariadb-bin.000001").s, true, 0, kEventFlagArtificial), 0);
+  Event rot = d.Decode(MakeEvent(EventType::kRotate, Bytes().le(4, 8).str("mariadb-bin.000001").s,
+                                 true, 0, kEventFlagArtificial),
+                       0);
   EXPECT_EQ(ParseRotateEvent(rot, d.format(), true).next_file, "mariadb-bin.000001");
   Event next = d.Decode(MakeFde("10.11.6-MariaDB", ChecksumAlgorithm::kCrc32), 4);
   EXPECT_EQ(next.file, "mariadb-bin.000001");
@@ -191,7 +207,15 @@ TEST(BinlogEvents, FakeRotateWithChecksumBeforeFdeDropsTheTrailingBytes) {
 
 std::string QueryBody(std::string_view db, std::string_view sql, const std::string& status) {
   Bytes b;
-  b.le(7, 4).le(0, 4).u8(db.size()).le(0, 2).le(status.size(), 2).str(status).str(db).u8(0).str(sql);
+  b.le(7, 4)
+      .le(0, 4)
+      .u8(db.size())
+      .le(0, 2)
+      .le(status.size(), 2)
+      .str(status)
+      .str(db)
+      .u8(0)
+      .str(sql);
   return b.s;
 }
 
@@ -199,13 +223,14 @@ TEST(BinlogEvents, QueryEventStatusVarsDbAndSql) {
   EventDecoder d;
   d.Decode(MakeFde("8.0.30", ChecksumAlgorithm::kCrc32), 4);
   Bytes st;
-  st.u8(0).le(0x4000, 4);             // flags2
-  st.u8(1).le(0x1234, 8);             // sql_mode
-  st.u8(6).u8(3).str("std");          // catalog
-  st.u8(4).le(33, 2).le(33, 2).le(8, 2);  // charset
+  st.u8(0).le(0x4000, 4);                         // flags2
+  st.u8(1).le(0x1234, 8);                         // sql_mode
+  st.u8(6).u8(3).str("std");                      // catalog
+  st.u8(4).le(33, 2).le(33, 2).le(8, 2);          // charset
   st.u8(12).u8(2).str("a").u8(0).str("b").u8(0);  // updated dbs
-  st.u8(200).str("junk");             // unknown: parsing stops, db/sql still found
-  std::string ev = MakeEvent(EventType::kQuery, QueryBody("shop", "CREATE TABLE t (a INT)", st.s), true);
+  st.u8(200).str("junk");                         // unknown: parsing stops, db/sql still found
+  std::string ev =
+      MakeEvent(EventType::kQuery, QueryBody("shop", "CREATE TABLE t (a INT)", st.s), true);
   std::string scratch;
   QueryEvent q = ParseQueryEvent(d.Decode(ev, 200), d.format(), scratch);
   EXPECT_EQ(q.database, "shop");
@@ -223,7 +248,9 @@ TEST(BinlogEvents, MariaDbCompressedQuery) {
   std::string sql = "INSERT INTO t VALUES " + std::string(300, '1');
   uLongf zlen = compressBound(sql.size());
   std::string z(zlen, '\0');
-  ASSERT_EQ(compress(reinterpret_cast<Bytef*>(z.data()), &zlen, reinterpret_cast<const Bytef*>(sql.data()), sql.size()), Z_OK);
+  ASSERT_EQ(compress(reinterpret_cast<Bytef*>(z.data()), &zlen,
+                     reinterpret_cast<const Bytef*>(sql.data()), sql.size()),
+            Z_OK);
   z.resize(zlen);
   std::string stored = Bytes().u8(0x82).u8(sql.size() >> 8).u8(sql.size() & 0xff).str(z).s;
   std::string ev = MakeEvent(EventType::kMariaQueryCompressed, QueryBody("db", stored, ""), true);
@@ -259,12 +286,16 @@ std::string TableMapBody(uint64_t id, std::string_view db, std::string_view tabl
   return b.s;
 }
 
-std::string Opt(uint8_t type, const std::string& value) { return Bytes().u8(type).lenenc(value.size()).str(value).s; }
+std::string Opt(uint8_t type, const std::string& value) {
+  return Bytes().u8(type).lenenc(value.size()).str(value).s;
+}
 
 class RowsTest : public ::testing::Test {
  protected:
   void SetUp() override { d_.Decode(MakeFde("8.0.30", ChecksumAlgorithm::kCrc32), 4); }
-  Event Decode(const std::string& bytes, uint64_t offset = 1000) { return d_.Decode(bytes, offset); }
+  Event Decode(const std::string& bytes, uint64_t offset = 1000) {
+    return d_.Decode(bytes, offset);
+  }
   EventDecoder d_;
   TableMapCache tables_;
   std::string scratch_;
@@ -305,7 +336,7 @@ std::string SampleOptionalMetadata() {
   o += Opt(4, names);
   o += Opt(5, Bytes().lenenc(2).lstr("x").lstr("y").s);
   o += Opt(6, Bytes().lenenc(3).lstr("var1").lstr("variant2").lstr("foo").s);
-  o += Opt(7, Bytes().lenenc(1).s);  // POINT
+  o += Opt(7, Bytes().lenenc(1).s);                                 // POINT
   o += Opt(9, Bytes().lenenc(1).lenenc(10).lenenc(0).lenenc(0).s);  // PK(v(10), id)
   o += Opt(10, Bytes().lenenc(45).s);
   o += Opt(12, Bytes().u8(0b11111111).u8(0b11110000).s);  // columns 13 and 14 invisible
@@ -314,7 +345,9 @@ std::string SampleOptionalMetadata() {
 }
 
 TEST_F(RowsTest, TableMapWithOptionalMetadata) {
-  Event ev = Decode(MakeEvent(EventType::kTableMap, TableMapBody(42, "shop", "items", SampleColumns(), SampleOptionalMetadata()), true));
+  Event ev = Decode(MakeEvent(
+      EventType::kTableMap,
+      TableMapBody(42, "shop", "items", SampleColumns(), SampleOptionalMetadata()), true));
   TableMap m = ParseTableMap(ev, d_.format());
   EXPECT_EQ(m.table_id, 42u);
   EXPECT_EQ(m.database, "shop");
@@ -353,25 +386,29 @@ std::string SampleRow(bool with_nulls) {
   Bytes r;
   // NULL bitmap over 14 present columns: 2 bytes. Column 7 (TEXT) NULL when asked.
   r.u8(with_nulls ? 0b01000000 : 0).u8(0);
-  r.le(static_cast<uint32_t>(-5), 4);                 // INT
-  r.le(3, 2).str("abc");                               // VARCHAR(300): 2-byte length
-  r.le(2, 2).str("xy");                                // CHAR 512 bytes: 2-byte length
-  r.u8(2);                                             // ENUM
-  r.str(std::string("\x80\x00\x00\x01\x02", 5));       // DECIMAL(10,2): 5 bytes
+  r.le(static_cast<uint32_t>(-5), 4);                     // INT
+  r.le(3, 2).str("abc");                                  // VARCHAR(300): 2-byte length
+  r.le(2, 2).str("xy");                                   // CHAR 512 bytes: 2-byte length
+  r.u8(2);                                                // ENUM
+  r.str(std::string("\x80\x00\x00\x01\x02", 5));          // DECIMAL(10,2): 5 bytes
   r.str(std::string("\x99\xb2\x2a\x00\x00\x00\x10", 7));  // DATETIME2(3): 5 + 2
-  if (!with_nulls) r.le(4, 2).str("text");             // TEXT, 2-byte length
-  r.le(0x2a5, 2);                                      // BIT(10): 2 bytes
-  r.le(3, 4).str(std::string(3, '\0'));                     // JSON (4-byte length)
-  r.u8(0b10);                                          // SET
-  r.le(0x5f000000, 4).le(0x123456, 3);                 // TIMESTAMP2(6): 4 + 3
-  r.str(std::string("\x80\x00\x00", 3));                               // TIME2(0)
-  r.le(5, 4).str("POINT");                             // GEOMETRY
-  r.le(UINT64_MAX, 8);                                 // BIGINT
+  if (!with_nulls) r.le(4, 2).str("text");                // TEXT, 2-byte length
+  r.le(0x2a5, 2);                                         // BIT(10): 2 bytes
+  r.le(3, 4).str(std::string(3, '\0'));                   // JSON (4-byte length)
+  r.u8(0b10);                                             // SET
+  r.le(0x5f000000, 4).le(0x123456, 3);                    // TIMESTAMP2(6): 4 + 3
+  r.str(std::string("\x80\x00\x00", 3));                  // TIME2(0)
+  r.le(5, 4).str("POINT");                                // GEOMETRY
+  r.le(UINT64_MAX, 8);                                    // BIGINT
   return r.s;
 }
 
 TEST_F(RowsTest, WriteRowsCellsPointIntoTheEvent) {
-  tables_.Update(Decode(MakeEvent(EventType::kTableMap, TableMapBody(42, "shop", "items", SampleColumns(), SampleOptionalMetadata()), true)), d_.format());
+  tables_.Update(
+      Decode(MakeEvent(EventType::kTableMap,
+                       TableMapBody(42, "shop", "items", SampleColumns(), SampleOptionalMetadata()),
+                       true)),
+      d_.format());
   Bytes body;
   body.le(42, 6).le(1, 2).le(2, 2).lenenc(14).u8(0xff).u8(0x3f);
   body.str(SampleRow(false)).str(SampleRow(true));
@@ -415,12 +452,13 @@ TEST_F(RowsTest, WriteRowsCellsPointIntoTheEvent) {
 
 TEST_F(RowsTest, UpdateWithMinimalImages) {
   std::vector<ColSpec> cols = {{3, ""}, {15, Bytes().le(20, 2).s}, {8, ""}};
-  tables_.Update(Decode(MakeEvent(EventType::kTableMap, TableMapBody(7, "d", "t", cols, ""), true)), d_.format());
+  tables_.Update(Decode(MakeEvent(EventType::kTableMap, TableMapBody(7, "d", "t", cols, ""), true)),
+                 d_.format());
   Bytes body;
   // v1 UPDATE: before image has only column 1 (the key), after image columns 2 and 3.
   body.le(7, 6).le(1, 2).lenenc(3).u8(0b001).u8(0b110);
-  body.u8(0).le(9, 4);                                       // before: id=9
-  body.u8(0b10).le(2, 1).str("hi");                          // after: v='hi', big=NULL
+  body.u8(0).le(9, 4);               // before: id=9
+  body.u8(0b10).le(2, 1).str("hi");  // after: v='hi', big=NULL
   Event ev = Decode(MakeEvent(EventType::kUpdateRowsV1, body.s, true));
   RowsEvent rows = ParseRowsEvent(ev, d_.format(), scratch_);
   RowCursor cursor;
@@ -438,11 +476,12 @@ TEST_F(RowsTest, UpdateWithMinimalImages) {
 
 TEST_F(RowsTest, PartialUpdateMarksJsonDiffCells) {
   std::vector<ColSpec> cols = {{3, ""}, {245, Bytes().u8(4).s}, {245, Bytes().u8(4).s}};
-  tables_.Update(Decode(MakeEvent(EventType::kTableMap, TableMapBody(8, "d", "t", cols, ""), true)), d_.format());
+  tables_.Update(Decode(MakeEvent(EventType::kTableMap, TableMapBody(8, "d", "t", cols, ""), true)),
+                 d_.format());
   Bytes body;
   body.le(8, 6).le(1, 2).le(2, 2).lenenc(3).u8(0b111).u8(0b111);
   body.u8(0).le(1, 4).le(2, 4).str("{}").le(2, 4).str("[]");   // before image
-  body.u8(1).u8(0b10);                                          // value_options, partial bits
+  body.u8(1).u8(0b10);                                         // value_options, partial bits
   body.u8(0).le(1, 4).le(2, 4).str("{}").le(3, 4).str("dif");  // after image
   Event ev = Decode(MakeEvent(EventType::kPartialUpdateRows, body.s, true));
   RowsEvent rows = ParseRowsEvent(ev, d_.format(), scratch_);
@@ -459,7 +498,8 @@ TEST_F(RowsTest, PartialUpdateMarksJsonDiffCells) {
 
 TEST_F(RowsTest, TruncatedRowIsCorruptionNamingOffsetAndTable) {
   std::vector<ColSpec> cols = {{3, ""}, {15, Bytes().le(20, 2).s}};
-  tables_.Update(Decode(MakeEvent(EventType::kTableMap, TableMapBody(9, "d", "t", cols, ""), true)), d_.format());
+  tables_.Update(Decode(MakeEvent(EventType::kTableMap, TableMapBody(9, "d", "t", cols, ""), true)),
+                 d_.format());
   Bytes body;
   body.le(9, 6).le(1, 2).lenenc(2).u8(0b11);
   body.u8(0).le(1, 4).u8(10).str("short");  // claims 10 bytes, has 5
@@ -480,25 +520,31 @@ TEST_F(RowsTest, TruncatedRowIsCorruptionNamingOffsetAndTable) {
 
 TEST_F(RowsTest, ColumnCountMismatchIsAnError) {
   std::vector<ColSpec> cols = {{3, ""}};
-  tables_.Update(Decode(MakeEvent(EventType::kTableMap, TableMapBody(9, "d", "t", cols, ""), true)), d_.format());
+  tables_.Update(Decode(MakeEvent(EventType::kTableMap, TableMapBody(9, "d", "t", cols, ""), true)),
+                 d_.format());
   Bytes body;
   body.le(9, 6).le(1, 2).lenenc(2).u8(0b11).u8(0).le(1, 4).le(1, 4);
-  RowsEvent rows = ParseRowsEvent(Decode(MakeEvent(EventType::kWriteRowsV1, body.s, true)), d_.format(), scratch_);
+  RowsEvent rows = ParseRowsEvent(Decode(MakeEvent(EventType::kWriteRowsV1, body.s, true)),
+                                  d_.format(), scratch_);
   RowCursor cursor;
   EXPECT_THROW(cursor.Reset(rows, *tables_.Find(9)), Error);
 }
 
 TEST_F(RowsTest, MariaDbCompressedRows) {
   std::vector<ColSpec> cols = {{3, ""}, {15, Bytes().le(20, 2).s}};
-  tables_.Update(Decode(MakeEvent(EventType::kTableMap, TableMapBody(9, "d", "t", cols, ""), true)), d_.format());
+  tables_.Update(Decode(MakeEvent(EventType::kTableMap, TableMapBody(9, "d", "t", cols, ""), true)),
+                 d_.format());
   std::string rows_data = Bytes().u8(0).le(1, 4).u8(2).str("ab").u8(0).le(2, 4).u8(1).str("c").s;
   uLongf zlen = compressBound(rows_data.size());
   std::string z(zlen, '\0');
-  compress(reinterpret_cast<Bytef*>(z.data()), &zlen, reinterpret_cast<const Bytef*>(rows_data.data()), rows_data.size());
+  compress(reinterpret_cast<Bytef*>(z.data()), &zlen,
+           reinterpret_cast<const Bytef*>(rows_data.data()), rows_data.size());
   z.resize(zlen);
   Bytes body;
   body.le(9, 6).le(1, 2).lenenc(2).u8(0b11).u8(0x81).u8(rows_data.size()).str(z);
-  RowsEvent rows = ParseRowsEvent(Decode(MakeEvent(EventType::kMariaWriteRowsCompressedV1, body.s, true)), d_.format(), scratch_);
+  RowsEvent rows =
+      ParseRowsEvent(Decode(MakeEvent(EventType::kMariaWriteRowsCompressedV1, body.s, true)),
+                     d_.format(), scratch_);
   EXPECT_TRUE(rows.compressed);
   RowCursor cursor;
   cursor.Reset(rows, *tables_.Find(9));
@@ -515,7 +561,9 @@ TEST_F(RowsTest, TableMapCacheReusesIdenticalMaps) {
   auto second = tables_.Update(Decode(tm), d_.format());
   EXPECT_EQ(first.get(), second.get());
   std::vector<ColSpec> cols2 = {{3, ""}, {8, ""}};
-  auto third = tables_.Update(Decode(MakeEvent(EventType::kTableMap, TableMapBody(9, "d", "t", cols2, ""), true)), d_.format());
+  auto third = tables_.Update(
+      Decode(MakeEvent(EventType::kTableMap, TableMapBody(9, "d", "t", cols2, ""), true)),
+      d_.format());
   EXPECT_NE(third.get(), first.get());
   EXPECT_EQ(first->map.columns.size(), 1u);  // the old entry stays valid for its holders
   EXPECT_EQ(tables_.Find(9)->map.columns.size(), 2u);
@@ -558,11 +606,17 @@ TEST(BinlogEvents, MysqlGtidOf56HasNoLogicalClock) {
 TEST(BinlogEvents, MariaDbGtidAndGtidList) {
   EventDecoder d;
   d.Decode(MakeFde("10.11.6-MariaDB", ChecksumAlgorithm::kOff), 4);
-  Event ev = d.Decode(MakeEvent(EventType::kMariaGtid, Bytes().le(99, 8).le(3, 4).u8(2).le(7, 8).str(std::string(6, '\0')).s, false), 4);
+  Event ev = d.Decode(
+      MakeEvent(EventType::kMariaGtid,
+                Bytes().le(99, 8).le(3, 4).u8(2).le(7, 8).str(std::string(6, '\0')).s, false),
+      4);
   MariaGtidEvent g = ParseMariaGtidEvent(ev);
   EXPECT_EQ(g.gtid.ToString(), "3-1-99");
   EXPECT_EQ(g.commit_id, 7u);
-  auto list = ParseMariaGtidList(d.Decode(MakeEvent(EventType::kMariaGtidList, Bytes().le(2, 4).le(0, 4).le(1, 4).le(5, 8).le(1, 4).le(2, 4).le(6, 8).s, false), 4));
+  auto list = ParseMariaGtidList(d.Decode(
+      MakeEvent(EventType::kMariaGtidList,
+                Bytes().le(2, 4).le(0, 4).le(1, 4).le(5, 8).le(1, 4).le(2, 4).le(6, 8).s, false),
+      4));
   ASSERT_EQ(list.size(), 2u);
   EXPECT_EQ(list[1].ToString(), "1-2-6");
 }
@@ -575,9 +629,9 @@ TEST(BinlogEvents, TransactionPayloadIsBoundedAndIterated) {
   std::string z(ZSTD_compressBound(inner.size()), '\0');
   z.resize(ZSTD_compress(z.data(), z.size(), inner.data(), inner.size(), 3));
   Bytes body;
-  body.u8(2).u8(1).u8(0);                        // compression: zstd
-  body.u8(3).u8(1).u8(inner.size());             // uncompressed size
-  body.u8(1).u8(1).u8(z.size());                 // payload size
+  body.u8(2).u8(1).u8(0);             // compression: zstd
+  body.u8(3).u8(1).u8(inner.size());  // uncompressed size
+  body.u8(1).u8(1).u8(z.size());      // payload size
   body.u8(0).str(z);
   EventDecoder d;
   d.Decode(MakeFde("8.0.30", ChecksumAlgorithm::kCrc32), 4);
@@ -603,7 +657,9 @@ TEST(BinlogEvents, TransactionPayloadIsBoundedAndIterated) {
 class FileTest : public ::testing::Test {
  protected:
   std::string Write(const std::string& bytes) {
-    path_ = (std::filesystem::temp_directory_path() / ("rowbridge-binlog-test-" + std::to_string(::getpid()))).string();
+    path_ = (std::filesystem::temp_directory_path() /
+             ("rowbridge-binlog-test-" + std::to_string(::getpid())))
+                .string();
     std::ofstream(path_, std::ios::binary) << bytes;
     return path_;
   }
@@ -615,7 +671,10 @@ TEST_F(FileTest, ReadsEventsAndSkipsUnknownTypes) {
   std::string fde = MakeFde("8.0.30", ChecksumAlgorithm::kCrc32);
   std::string unknown = MakeEvent(static_cast<EventType>(100), std::string(900, 'x'), true);
   std::string xid = MakeEvent(EventType::kXid, Bytes().le(9, 8).s, true);
-  BinlogFileReader file(Write("\xfe" "bin" + fde + unknown + xid));
+  BinlogFileReader file(
+      Write("\xfe"
+            "bin" +
+            fde + unknown + xid));
   BinlogEventReader reader(file);
   Event ev;
   std::vector<std::pair<int, uint64_t>> seen;
@@ -628,7 +687,10 @@ TEST_F(FileTest, ReadsEventsAndSkipsUnknownTypes) {
 TEST_F(FileTest, TruncatedEventNamesFileAndOffset) {
   std::string fde = MakeFde("8.0.30", ChecksumAlgorithm::kCrc32);
   std::string xid = MakeEvent(EventType::kXid, Bytes().le(9, 8).s, true);
-  BinlogFileReader file(Write("\xfe" "bin" + fde + xid.substr(0, 25)));
+  BinlogFileReader file(
+      Write("\xfe"
+            "bin" +
+            fde + xid.substr(0, 25)));
   BinlogEventReader reader(file);
   Event ev;
   ASSERT_TRUE(reader.Next(ev));
@@ -637,7 +699,9 @@ TEST_F(FileTest, TruncatedEventNamesFileAndOffset) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kCorruption);
-    EXPECT_NE(std::string(e.what()).find(fmt::format("at offset {}", 4 + fde.size())), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fmt::format("at offset {}", 4 + fde.size())),
+              std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find(path_), std::string::npos);
   }
 }
@@ -650,7 +714,10 @@ TEST_F(FileTest, SeekAndLargeEvents) {
   std::string fde = MakeFde("8.0.30", ChecksumAlgorithm::kOff);
   std::string big = MakeEvent(EventType::kRowsQuery, "\x01" + std::string(200000, 'q'), false);
   std::string xid = MakeEvent(EventType::kXid, Bytes().le(9, 8).s, false);
-  BinlogFileReader file(Write("\xfe" "bin" + fde + big + xid));
+  BinlogFileReader file(
+      Write("\xfe"
+            "bin" +
+            fde + big + xid));
   RawEvent raw;
   ASSERT_TRUE(file.Next(raw));
   ASSERT_TRUE(file.Next(raw));
@@ -691,7 +758,8 @@ TEST(BinlogMariaDb, CompressedEventsMatchMariadbBinlog) {
   std::string scratch, sql;
   while (reader.Next(ev)) {
     ++counts[ev.type()];
-    if (ev.type() == EventType::kMariaQueryCompressed) sql = ParseQueryEvent(ev, reader.format(), scratch).sql;
+    if (ev.type() == EventType::kMariaQueryCompressed)
+      sql = ParseQueryEvent(ev, reader.format(), scratch).sql;
   }
   EXPECT_EQ(counts[EventType::kMariaQueryCompressed], 1);
   EXPECT_EQ(counts[EventType::kMariaWriteRowsCompressedV1], 1);

@@ -38,7 +38,7 @@ struct CellCopy {
 };
 struct RowChange {
   RowsKind kind;
-  std::string table;  // db.table
+  std::string table;   // db.table
   size_t event_index;  // 1-based among top-level events (FDE = 1)
   std::vector<CellCopy> before, after;
 };
@@ -57,13 +57,19 @@ struct Decoded {
   std::vector<RowChange> rows;
 };
 
-fs::path Fixture(const std::string& rel) { return rowbridge::testing::MysqlFixturesDir() / rel; }
+fs::path Fixture(const std::string& rel) {
+  return rowbridge::testing::MysqlFixturesDir() / rel;
+}
 
 std::vector<CellCopy> Copy(std::span<const Cell> cells) {
   std::vector<CellCopy> out;
   for (const Cell& c : cells) {
-    CellCopy cc{c.index, c.is_null, c.is_json_diff,
-                std::string(reinterpret_cast<const char*>(c.data), c.size), {}, {}};
+    CellCopy cc{c.index,
+                c.is_null,
+                c.is_json_diff,
+                std::string(reinterpret_cast<const char*>(c.data), c.size),
+                {},
+                {}};
     AppendMysqlbinlogValue(c, cc.text);
     AppendJsonValue(c, cc.json);
     out.push_back(std::move(cc));
@@ -88,31 +94,63 @@ Decoded DecodeAll(const fs::path& path) {
     }
     ++d.counts[ev.type()];
     switch (ev.type()) {
-      case EventType::kFormatDescription: ++d.fde_count; break;
-      case EventType::kRotate: ++d.rotate_count; ParseRotateEvent(ev, fd); break;
+      case EventType::kFormatDescription:
+        ++d.fde_count;
+        break;
+      case EventType::kRotate:
+        ++d.rotate_count;
+        ParseRotateEvent(ev, fd);
+        break;
       case EventType::kQuery:
       case EventType::kMariaQueryCompressed:
       case EventType::kExecuteLoadQuery:
         d.queries.emplace_back(ParseQueryEvent(ev, fd, scratch).sql);
         break;
-      case EventType::kTableMap: d.table_maps.push_back(ParseTableMap(ev, fd)); break;
+      case EventType::kTableMap:
+        d.table_maps.push_back(ParseTableMap(ev, fd));
+        break;
       case EventType::kGtid:
       case EventType::kAnonymousGtid:
-      case EventType::kGtidTagged: d.gtids.push_back(ParseGtidEvent(ev)); break;
-      case EventType::kPreviousGtids: d.previous_gtids.push_back(FormatGtidSet(ParsePreviousGtids(ev))); break;
-      case EventType::kMariaGtid: d.mariadb_gtids.push_back(ParseMariaGtidEvent(ev).gtid.ToString()); break;
-      case EventType::kMariaGtidList: ParseMariaGtidList(ev); break;
-      case EventType::kMariaBinlogCheckpoint: ParseBinlogCheckpoint(ev); break;
-      case EventType::kXid: ParseXidEvent(ev); break;
-      case EventType::kIntvar: ParseIntvarEvent(ev); break;
-      case EventType::kRand: ParseRandEvent(ev); break;
-      case EventType::kUserVar: ParseUserVarEvent(ev); break;
+      case EventType::kGtidTagged:
+        d.gtids.push_back(ParseGtidEvent(ev));
+        break;
+      case EventType::kPreviousGtids:
+        d.previous_gtids.push_back(FormatGtidSet(ParsePreviousGtids(ev)));
+        break;
+      case EventType::kMariaGtid:
+        d.mariadb_gtids.push_back(ParseMariaGtidEvent(ev).gtid.ToString());
+        break;
+      case EventType::kMariaGtidList:
+        ParseMariaGtidList(ev);
+        break;
+      case EventType::kMariaBinlogCheckpoint:
+        ParseBinlogCheckpoint(ev);
+        break;
+      case EventType::kXid:
+        ParseXidEvent(ev);
+        break;
+      case EventType::kIntvar:
+        ParseIntvarEvent(ev);
+        break;
+      case EventType::kRand:
+        ParseRandEvent(ev);
+        break;
+      case EventType::kUserVar:
+        ParseUserVarEvent(ev);
+        break;
       case EventType::kRowsQuery:
-      case EventType::kMariaAnnotateRows: ParseRowsQueryText(ev); break;
+      case EventType::kMariaAnnotateRows:
+        ParseRowsQueryText(ev);
+        break;
       case EventType::kBeginLoadQuery:
-      case EventType::kAppendBlock: ParseLoadBlockEvent(ev); break;
-      case EventType::kIncident: ParseIncidentEvent(ev); break;
-      default: break;
+      case EventType::kAppendBlock:
+        ParseLoadBlockEvent(ev);
+        break;
+      case EventType::kIncident:
+        ParseIncidentEvent(ev);
+        break;
+      default:
+        break;
     }
     if (IsRowsEvent(ev.type())) {
       RowsEvent rows = ParseRowsEvent(ev, fd, scratch);
@@ -133,7 +171,8 @@ Decoded DecodeAll(const fs::path& path) {
 
 std::vector<fs::path> AllFixtureFiles() {
   std::vector<fs::path> files;
-  for (const auto& entry : fs::recursive_directory_iterator(rowbridge::testing::MysqlFixturesDir())) {
+  for (const auto& entry :
+       fs::recursive_directory_iterator(rowbridge::testing::MysqlFixturesDir())) {
     if (!entry.is_regular_file()) continue;
     auto ext = entry.path().extension().string();
     if (ext == ".md" || ext == ".result" || ext == ".gz") continue;
@@ -146,7 +185,9 @@ std::vector<fs::path> AllFixtureFiles() {
 fs::path UnzippedSakila() {
   fs::path out = fs::temp_directory_path() / ("rowbridge-sakila-" + std::to_string(::getpid()));
   if (!fs::exists(out)) {
-    std::string cmd = "gzip -dc '" + Fixture("mysql-binlog-connector-java/mysql-bin.sakila.gz").string() + "' > '" + out.string() + "'";
+    std::string cmd = "gzip -dc '" +
+                      Fixture("mysql-binlog-connector-java/mysql-bin.sakila.gz").string() +
+                      "' > '" + out.string() + "'";
     if (std::system(cmd.c_str()) != 0) return {};
   }
   return out;
@@ -181,15 +222,20 @@ TEST(BinlogFixtures, TruncatedFileNamesTheOffset) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kCorruption);
     std::string m = e.what();
-    EXPECT_NE(m.find("binlog_truncated_prev_gtid_event.000001 at offset 120"), std::string::npos) << m;
+    EXPECT_NE(m.find("binlog_truncated_prev_gtid_event.000001 at offset 120"), std::string::npos)
+        << m;
     EXPECT_NE(m.find("truncated"), std::string::npos) << m;
   }
 }
 
 TEST(BinlogFixtures, ConnectorJavaEventCounts) {
   ROWBRIDGE_REQUIRE_MYSQL_FIXTURES();
-  EXPECT_EQ(DecodeAll(Fixture("mysql-binlog-connector-java/mysql-bin.checksum-none")).top_level_events, 191u);
-  EXPECT_EQ(DecodeAll(Fixture("mysql-binlog-connector-java/mysql-bin.checksum-crc32")).top_level_events, 303u);
+  EXPECT_EQ(
+      DecodeAll(Fixture("mysql-binlog-connector-java/mysql-bin.checksum-none")).top_level_events,
+      191u);
+  EXPECT_EQ(
+      DecodeAll(Fixture("mysql-binlog-connector-java/mysql-bin.checksum-crc32")).top_level_events,
+      303u);
   Decoded c = DecodeAll(Fixture("mysql-binlog-connector-java/mysql-bin.compressed"));
   EXPECT_EQ(c.top_level_events, 5u);
   EXPECT_EQ(c.counts[EventType::kTransactionPayload], 1u);
@@ -234,15 +280,17 @@ TEST(BinlogFixtures, TaggedGtids) {
   ROWBRIDGE_REQUIRE_MYSQL_FIXTURES();
   Decoded d = DecodeAll(Fixture("rust_mysql_common/binlog_transaction_with_GTID_TAG.000001"));
   ASSERT_EQ(d.previous_gtids.size(), 1u);
-  EXPECT_EQ(d.previous_gtids[0],
-            "55778904-0299-11f1-b1b8-4ef0c4956feb:1-13,55778904-0299-11f1-b1b8-4ef0c4956feb:mytag:1-2");
+  EXPECT_EQ(
+      d.previous_gtids[0],
+      "55778904-0299-11f1-b1b8-4ef0c4956feb:1-13,55778904-0299-11f1-b1b8-4ef0c4956feb:mytag:1-2");
   ASSERT_EQ(d.gtids.size(), 1u);
   EXPECT_EQ(d.gtids[0].tag, "mytag");
   EXPECT_EQ(d.gtids[0].gno, 3);
   EXPECT_EQ(d.gtids[0].ToString(), "55778904-0299-11f1-b1b8-4ef0c4956feb:mytag:3");
   EXPECT_EQ(d.gtids[0].immediate_server_version, 90600u);
   EXPECT_TRUE(d.gtids[0].transaction_length.has_value());
-  Decoded n = DecodeAll(Fixture("rust_mysql_common/binlog_transaction_previous_GTID_no_tag.000001"));
+  Decoded n =
+      DecodeAll(Fixture("rust_mysql_common/binlog_transaction_previous_GTID_no_tag.000001"));
   ASSERT_EQ(n.previous_gtids.size(), 1u);
   EXPECT_EQ(n.previous_gtids[0], "b9b88c66-0755-11f1-9899-4a9da94c4d71:1-2");
 }
@@ -280,7 +328,8 @@ TEST(BinlogFixtures, VectorColumns) {
     if (r.event_index == 12) at12.push_back(&r);
   ASSERT_EQ(at12.size(), 2u);
   EXPECT_EQ(At(at12[0]->after, 0).text, "1");
-  EXPECT_EQ(At(at12[0]->after, 1).bytes, std::string("\xCD\xCC\x8C\x3F\xCD\xCC\x0C\x40\x33\x33\x53\x40", 12));
+  EXPECT_EQ(At(at12[0]->after, 1).bytes,
+            std::string("\xCD\xCC\x8C\x3F\xCD\xCC\x0C\x40\x33\x33\x53\x40", 12));
   EXPECT_EQ(At(at12[1]->after, 0).text, "2");
   EXPECT_EQ(At(at12[1]->after, 1).json, "[1,-1,0]");
 }
@@ -405,7 +454,8 @@ TEST(BinlogFixtures, StatementAndLoadEvents) {
   Decoded bug = DecodeAll(Fixture("rust_mysql_common/bug27213339-bin.000001"));
   EXPECT_EQ(bug.counts[EventType::kQuery], 46u);
   EXPECT_EQ(bug.counts[EventType::kStop], 1u);
-  Decoded cross = DecodeAll(Fixture("rust_mysql_common/rpl_cross_version_default_utf8mb4_collation.000001"));
+  Decoded cross =
+      DecodeAll(Fixture("rust_mysql_common/rpl_cross_version_default_utf8mb4_collation.000001"));
   EXPECT_EQ(cross.counts[EventType::kIntvar], 2u);
   Decoded gcol = DecodeAll(Fixture("rust_mysql_common/rpl_unfiltered_hidden_gcol.000001"));
   EXPECT_EQ(gcol.fde_count, 2u);
@@ -420,8 +470,10 @@ std::string CompactJson(const std::string& json) {
     char c = json[i];
     if (in_string) {
       out.push_back(c);
-      if (c == '\\' && i + 1 < json.size()) out.push_back(json[++i]);
-      else if (c == '"') in_string = false;
+      if (c == '\\' && i + 1 < json.size())
+        out.push_back(json[++i]);
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
       out.push_back(c);
@@ -498,8 +550,10 @@ TEST(BinlogFixtures, MysqlbinlogFormatMatchesMariadbBinlog) {
   fs::path sakila = UnzippedSakila();
   if (!sakila.empty()) files.push_back(sakila);
   for (const auto& f : files) {
-    std::string out = (fs::temp_directory_path() / ("rowbridge-oracle-" + std::to_string(::getpid()))).string();
-    std::string cmd = "mariadb-binlog --base64-output=decode-rows -v '" + f.string() + "' 2>/dev/null > '" + out + "'";
+    std::string out =
+        (fs::temp_directory_path() / ("rowbridge-oracle-" + std::to_string(::getpid()))).string();
+    std::string cmd = "mariadb-binlog --base64-output=decode-rows -v '" + f.string() +
+                      "' 2>/dev/null > '" + out + "'";
     if (std::system(cmd.c_str()) != 0) continue;  // one of the files it cannot read
     std::string want;
     {

@@ -87,13 +87,14 @@ void RunCase(const Case& c) {
     ParseConfig(c.text, c.name, options);
   } catch (const Error& e) {
     ASSERT_EQ(e.code(), ErrorCode::kConfig) << e.what();
-    ASSERT_TRUE(!c.expect.empty() || !c.expect_error.empty())
-        << "expected to load, but:\n" << e.what();
+    ASSERT_TRUE(!c.expect.empty() || !c.expect_error.empty()) << "expected to load, but:\n"
+                                                              << e.what();
     std::string message = e.what();
     for (const auto& [name, value] : c.env) {
       if (value.size() >= 4) {
         EXPECT_EQ(message.find(value), std::string::npos)
-            << "the value of " << name << " leaked into the message:\n" << message;
+            << "the value of " << name << " leaked into the message:\n"
+            << message;
       }
     }
     if (!c.expect_error.empty()) {

@@ -146,14 +146,14 @@ tables: [{match: shop.*}]
 }
 
 TEST(ConfigLoader, EnvironmentFeedsNumbersSizesAndDurations) {
-  Config c = ParseConfig(R"(
+  Config c = ParseConfig(
+      R"(
 source: {host: db, user: repl, server_id: "${ID}", read_timeout: "${RT:-45s}"}
 target: {host: "${CH_HOST}"}
 tables: [{match: "${DB}.*"}]
 batch: {max_bytes: "${BYTES}"}
 )",
-                         "x.yaml", WithEnv({{"ID", "99"}, {"CH_HOST", "ch1"}, {"DB", "shop"},
-                                            {"BYTES", "2MiB"}}));
+      "x.yaml", WithEnv({{"ID", "99"}, {"CH_HOST", "ch1"}, {"DB", "shop"}, {"BYTES", "2MiB"}}));
   EXPECT_EQ(c.source.server_id, 99u);
   EXPECT_EQ(c.source.read_timeout, milliseconds(45000));
   EXPECT_EQ(c.target.host, "ch1");
@@ -163,9 +163,10 @@ batch: {max_bytes: "${BYTES}"}
 
 TEST(ConfigLoader, ProblemsAreOneConfigError) {
   try {
-    ParseConfig("source: {host: h, user: u, server_id: 1, port: x}\ntarget: {host: h}\n"
-                "tables: [{match: a.b}]\nlog: {lvl: info}\n",
-                "c.yaml", WithEnv({}));
+    ParseConfig(
+        "source: {host: h, user: u, server_id: 1, port: x}\ntarget: {host: h}\n"
+        "tables: [{match: a.b}]\nlog: {lvl: info}\n",
+        "c.yaml", WithEnv({}));
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kConfig);
@@ -182,7 +183,8 @@ TEST(ConfigLoader, FilesResolveRelativePathsAgainstTheirDirectory) {
   auto file = dir / "rowbridge.yaml";
   {
     std::ofstream out(file);
-    out << "source: {host: db, user: repl, server_id: 7, tls: {mode: verify-ca, ca: certs/ca.pem}}\n"
+    out << "source: {host: db, user: repl, server_id: 7, tls: {mode: verify-ca, ca: "
+           "certs/ca.pem}}\n"
            "target: {host: ch}\ntables: [{match: a.b}]\nstate: {store: file, path: ./state}\n";
   }
   Config c = LoadConfigFile(file.string(), WithEnv({}));
@@ -209,7 +211,8 @@ TEST(ConfigLoader, OversizedInputIsRejected) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kConfig);
-    EXPECT_EQ(std::string(e.what()), "big.yaml: is 2097152 bytes; a config file may have at most 1MiB");
+    EXPECT_EQ(std::string(e.what()),
+              "big.yaml: is 2097152 bytes; a config file may have at most 1MiB");
   }
 }
 
@@ -220,17 +223,17 @@ TEST(ConfigLoader, MatcherFollowsTheIssueExample) {
   EXPECT_EQ(matcher.Match("shop", "orders"), 0);
   EXPECT_EQ(matcher.Match("bifrost_test", "binlog_field_test_12"), 1);
   EXPECT_EQ(matcher.Match("shop", "customers"), TableMatcher::kNoRule);
-  EXPECT_EQ(ExpandTarget(c.tables[1].target, c.target.database, "bifrost_test",
-                         "binlog_field_test_12"),
-            (QualifiedName{"bifrost_test", "binlog_field_test_1"}));
+  EXPECT_EQ(
+      ExpandTarget(c.tables[1].target, c.target.database, "bifrost_test", "binlog_field_test_12"),
+      (QualifiedName{"bifrost_test", "binlog_field_test_1"}));
   EXPECT_EQ(ExpandTarget(c.tables[0].target, c.target.database, "shop", "orders"),
             (QualifiedName{"analytics", "orders"}));
 }
 
 TEST(ConfigEffective, RedactsPasswordsInJsonAndYaml) {
-  Config c = ParseConfig(ReadData("valid_issue_example.yaml"), "issue.yaml",
-                         WithEnv({{"MYSQL_PASSWORD", "mysql-secret-1"},
-                                  {"CH_PASSWORD", "clickhouse-secret-2"}}));
+  Config c = ParseConfig(
+      ReadData("valid_issue_example.yaml"), "issue.yaml",
+      WithEnv({{"MYSQL_PASSWORD", "mysql-secret-1"}, {"CH_PASSWORD", "clickhouse-secret-2"}}));
   for (RenderFormat format : {RenderFormat::kJson, RenderFormat::kYaml}) {
     std::string text = RenderEffectiveConfig(c, format);
     EXPECT_EQ(text.find("mysql-secret-1"), std::string::npos) << text;
@@ -246,10 +249,11 @@ TEST(ConfigEffective, RedactsPasswordsInJsonAndYaml) {
 }
 
 TEST(ConfigEffective, YamlRenderingLoadsBackToTheSameConfig) {
-  for (const char* file : {"valid_every_key.yaml", "valid_issue_example.yaml", "valid_minimal.yaml"}) {
+  for (const char* file :
+       {"valid_every_key.yaml", "valid_issue_example.yaml", "valid_minimal.yaml"}) {
     SCOPED_TRACE(file);
-    LoadOptions options = WithEnv(
-        {{"MYSQL_PASSWORD", "pw1"}, {"CH_PASSWORD", "pw2"}, {"PORT", "3307"}});
+    LoadOptions options =
+        WithEnv({{"MYSQL_PASSWORD", "pw1"}, {"CH_PASSWORD", "pw2"}, {"PORT", "3307"}});
     Config original = ParseConfig(ReadData(file), file, options);
     std::string yaml = RenderEffectiveConfig(original, RenderFormat::kYaml);
     Config reloaded = ParseConfig(yaml, "rendered.yaml", options);
@@ -322,6 +326,25 @@ log:
   level: info
   format: text
 )");
+}
+
+}  // namespace
+}  // namespace rowbridge::config
+
+namespace rowbridge::config {
+namespace {
+
+TEST(ConfigLoader, TooManyPatternsAreRejected) {
+  std::string text = "source: {host: h, user: u, server_id: 1}\ntarget: {host: h}\ntables:\n";
+  for (int i = 0; i <= 1000; ++i) text += fmt::format("  - match: db.t{}\n", i);
+  try {
+    ParseConfig(text, "many.yaml", WithEnv({}));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "many.yaml: 1 configuration problem:\n"
+              "  many.yaml:4:3: tables: has more than 1000 patterns; use wildcards");
+  }
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 namespace rowbridge::config {
 namespace {
 
-TablePattern P(std::string_view text) { return TablePattern::Parse(text); }
+TablePattern P(std::string_view text) {
+  return TablePattern::Parse(text);
+}
 
 std::string PatternError(std::string_view text) {
   try {
@@ -59,7 +61,8 @@ TEST(ConfigPattern, BadPatternsSayWhy) {
   EXPECT_EQ(PatternError("a.b.c"),
             "pattern \"a.b.c\" has more than one dot; quote names that contain dots with "
             "backticks, e.g. `my.db`.orders");
-  EXPECT_EQ(PatternError(".orders"), "pattern \".orders\" has an empty database name (use * for any)");
+  EXPECT_EQ(PatternError(".orders"),
+            "pattern \".orders\" has an empty database name (use * for any)");
   EXPECT_EQ(PatternError("shop."), "pattern \"shop.\" has an empty table name (use * for any)");
   EXPECT_EQ(PatternError("`shop.orders"),
             "pattern \"`shop.orders\" has an unterminated backtick at character 1");
@@ -72,9 +75,9 @@ TEST(ConfigPattern, BadPatternsSayWhy) {
   EXPECT_EQ(PatternError("shop. orders"),
             "pattern \"shop. orders\" contains unquoted whitespace; quote such names with "
             "backticks");
-  EXPECT_EQ(PatternError(std::string(300, 'a') + ".b"),
-            "pattern \"" + std::string(300, 'a') +
-                ".b\" is too long (256 characters at most per part)");
+  EXPECT_EQ(
+      PatternError(std::string(300, 'a') + ".b"),
+      "pattern \"" + std::string(300, 'a') + ".b\" is too long (256 characters at most per part)");
 }
 
 TEST(ConfigPattern, Coverage) {

@@ -1,15 +1,15 @@
-#include "config/suggest.h"
-
 #include <gtest/gtest.h>
 
 #include <array>
+
+#include "config/suggest.h"
 
 namespace rowbridge::config {
 namespace {
 
 TEST(ConfigSuggest, FindsPlausibleMisspellings) {
-  std::array<std::string_view, 6> keys = {"host", "port", "password", "server_id", "compression",
-                                          "level"};
+  std::array<std::string_view, 6> keys = {"host",      "port",        "password",
+                                          "server_id", "compression", "level"};
   EXPECT_EQ(ClosestMatch("pasword", keys), "password");
   EXPECT_EQ(ClosestMatch("PORT", keys), "port");
   EXPECT_EQ(ClosestMatch("hots", keys), "host");  // swapped letters

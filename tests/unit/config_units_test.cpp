@@ -1,8 +1,7 @@
-#include "config/units.h"
-
 #include <gtest/gtest.h>
 
 #include "common/error.h"
+#include "config/units.h"
 
 namespace rowbridge::config {
 namespace {
@@ -56,8 +55,9 @@ TEST(ConfigUnits, BadSizesSayWhy) {
             "size \"-1\" must be a number of bytes with an optional unit, e.g. 64MiB, 1GiB, 500KB");
   EXPECT_EQ(SizeError("64M"),
             "size \"64M\" has an unknown unit \"M\" (use B, KiB, MiB, GiB, TiB or KB, MB, GB, TB)");
-  EXPECT_EQ(SizeError("64 MiB x"), "size \"64 MiB x\" has an unknown unit \"MiB x\" (use B, KiB, "
-                                   "MiB, GiB, TiB or KB, MB, GB, TB)");
+  EXPECT_EQ(SizeError("64 MiB x"),
+            "size \"64 MiB x\" has an unknown unit \"MiB x\" (use B, KiB, "
+            "MiB, GiB, TiB or KB, MB, GB, TB)");
   EXPECT_EQ(SizeError("1.1B"), "size \"1.1B\" is not a whole number of bytes");
   EXPECT_EQ(SizeError(".5MiB"), "size \".5MiB\" is not a number (write e.g. 0.5, not .5 or 5.)");
   EXPECT_EQ(SizeError("5.MiB"), "size \"5.MiB\" is not a number (write e.g. 0.5, not .5 or 5.)");

@@ -19,7 +19,9 @@ config::HealthConfig Policy() {
 TEST(ServerHttp, ServesMetricsStatusAndHealth) {
   MetricsRegistry registry;
   registry.AddCounter("rowbridge_test_total", "Test counter.").Get().Increment(7);
-  StatusBoard board;
+  // A frozen clock keeps the countdown below exact however slow the machine is.
+  const TimePoint now = std::chrono::system_clock::now();
+  StatusBoard board([now] { return now; });
   board.SetState(PipelineState::kRunning);
   board.SetConfig({{"source", {{"password", "***"}}}});
   AdminServer server(registry, board, Policy());
@@ -54,7 +56,7 @@ TEST(ServerHttp, ServesMetricsStatusAndHealth) {
   EXPECT_EQ(healthz->body, "ok: running\n");
 
   board.SetWaiting("reconnecting to source 127.0.0.1:3306", 3,
-                   std::chrono::system_clock::now() + std::chrono::milliseconds(3500));
+                   now + std::chrono::milliseconds(3500));
   healthz = client.Get("/healthz");
   ASSERT_TRUE(healthz);
   EXPECT_EQ(healthz->status, 503);
@@ -65,9 +67,11 @@ TEST(ServerHttp, ServesMetricsStatusAndHealth) {
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);
 
+  const uint16_t port = server.port();
   server.Stop();
   server.Stop();  // idempotent
-  httplib::Client after("127.0.0.1", server.port() == 0 ? 1 : server.port());
+  EXPECT_EQ(server.port(), 0);
+  httplib::Client after("127.0.0.1", port);
   after.set_connection_timeout(seconds(1));
   EXPECT_FALSE(after.Get("/healthz"));
 }

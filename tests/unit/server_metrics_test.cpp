@@ -1,5 +1,3 @@
-#include "server/metrics.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,6 +5,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "server/metrics.h"
 #include "server/pipeline_metrics.h"
 
 namespace rowbridge::server {
@@ -148,8 +147,9 @@ TEST(ServerMetrics, PipelineCatalogRegistersOnceAndRenders) {
   EXPECT_EQ(&again.rows.WithLabels({"shop", "orders", "insert"}),
             &metrics.rows.WithLabels({"shop", "orders", "insert"}));
   std::string text = registry.RenderPrometheus();
-  EXPECT_NE(text.find("rowbridge_rows_total{database=\"shop\",table=\"orders\",change=\"insert\"} 5\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("rowbridge_rows_total{database=\"shop\",table=\"orders\",change=\"insert\"} 5\n"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("rowbridge_build_info{version=\"" ROWBRIDGE_VERSION "\"} 1\n"),
             std::string::npos)

@@ -1,6 +1,6 @@
-#include "server/status.h"
-
 #include <gtest/gtest.h>
+
+#include "server/status.h"
 
 namespace rowbridge::server {
 namespace {
@@ -40,7 +40,8 @@ TEST(ServerStatus, WaitingCountsDownAndIsUnhealthy) {
   board.SetWaiting("reconnecting to source 127.0.0.1:3306", 3, clock.now + milliseconds(3500));
   Health health = board.CheckHealth(Policy());
   EXPECT_FALSE(health.healthy);
-  EXPECT_EQ(health.reason, "waiting: reconnecting to source 127.0.0.1:3306 (attempt 3, next in 4s)");
+  EXPECT_EQ(health.reason,
+            "waiting: reconnecting to source 127.0.0.1:3306 (attempt 3, next in 4s)");
   clock.now += seconds(2);
   EXPECT_EQ(board.ToJson(Policy())["status"],
             "waiting: reconnecting to source 127.0.0.1:3306 (attempt 3, next in 2s)");

@@ -113,7 +113,7 @@ TEST_F(ClickHouseClientTest, SelectsAMillionRowsWithEveryCompression) {
   }
 }
 
-TEST_F(ClickHouseClientTest, ServerExceptionsComeBackWholeAndTheConnectionSurvives) {
+TEST_F(ClickHouseClientTest, ServerExceptionsComeBackWholeAndTheClientRecovers) {
   Client client(OptionsFor(server_));
   struct Case {
     const char* sql;
@@ -268,24 +268,24 @@ TEST_F(ClickHouseClientTest, InsertsIntoMergeTreeWithEveryCompression) {
     EXPECT_EQ(header.At(0).type_name(), "UInt64");
     EXPECT_EQ(header.At(1).type_name(), "String");
     EXPECT_EQ(header.RowCount(), 0u);
-    // 3 x 100k rows: each block spans several 1 MiB compressed frames.
-    for (uint64_t b = 0; b < 3; ++b) client.SendBlock(MakeRows(header, b * 100000, 100000));
+    // 3 x 60k rows: each block (about 1.7 MB) spans two 1 MiB compressed frames.
+    for (uint64_t b = 0; b < 3; ++b) client.SendBlock(MakeRows(header, b * 60000, 60000));
     QueryResult result = client.EndInsert();
     EXPECT_FALSE(client.inserting());
     if (client.server().negotiated_revision >= kRevisionWithClientWriteInfo) {
-      EXPECT_EQ(result.progress.written_rows, 300000u);
+      EXPECT_EQ(result.progress.written_rows, 180000u);
     }
     // Check with clickhouse-client, independently of our reader.
     std::string check = testing::RunClickHouseSql(
         server_, "SELECT count(), sum(id), sum(length(name)), uniqExact(name) FROM " + table);
-    EXPECT_EQ(check, "300000\t44999850000\t" + std::to_string([] {
+    EXPECT_EQ(check, "180000\t16199910000\t" + std::to_string([] {
                        uint64_t total = 0;
-                       for (uint64_t i = 0; i < 300000; ++i) {
+                       for (uint64_t i = 0; i < 180000; ++i) {
                          total += fmt::format("name-{}-", i).size() + i % 13;
                        }
                        return total;
                      }()) +
-                         "\t300000\n")
+                         "\t180000\n")
         << CompressionMethodName(method);
   }
 }
@@ -383,14 +383,11 @@ TEST_F(ClickHouseClientTest, ReadTimeoutClosesTheConnection) {
 }
 
 TEST_F(ClickHouseClientTest, ConnectToAClosedPortIsANetworkError) {
-  testing::TcpProxy probe(server_.host, server_.port);
-  const uint16_t port = probe.port();
   ClientOptions options = OptionsFor(server_);
   options.port = 1;  // nothing listens on port 1 on a test machine
   Error e = ErrorOf([&] { Client client(options); });
   EXPECT_EQ(e.code(), ErrorCode::kNetwork) << e.what();
   EXPECT_NE(std::string(e.what()).find("127.0.0.1"), std::string::npos) << e.what();
-  (void)port;
 }
 
 }  // namespace

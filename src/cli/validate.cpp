@@ -1,0 +1,131 @@
+#include "cli/validate.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/logging.h"
+#include "config/loader.h"
+#include "mysql/source_check.h"
+#include "pipeline/batch_buffers.h"
+#include "pipeline/connection_options.h"
+#include "pipeline/table_router.h"
+#include "pipeline/target_tables.h"
+#include "server/pipeline_metrics.h"
+
+namespace rowbridge::cli {
+
+namespace {
+
+void Validate(const std::string& config_file) {
+  std::vector<std::string> warnings;
+  config::LoadOptions load;
+  load.warnings = &warnings;
+  config::Config config = config::LoadConfigFile(config_file, load);
+  config::LogConfig quiet = config.log;
+  quiet.level = config::LogLevel::kWarn;
+  ConfigureLogging(quiet);
+  std::printf("config %s: ok (%zu table rule(s))\n", config_file.c_str(), config.tables.size());
+  for (const auto& w : warnings) std::printf("  warning: %s\n", w.c_str());
+
+  std::vector<std::string> problems;
+  const std::string source_name =
+      fmt::format("source {}:{}", config.source.host, config.source.port);
+  const std::string target_name =
+      fmt::format("ClickHouse {}:{}", config.target.host, config.target.port);
+
+  std::unique_ptr<mysql::Connection> source;
+  try {
+    source = mysql::Connection::Connect(pipeline::SourceConnectOptions(config.source));
+    mysql::SourceCheckResult check = mysql::CheckSource(*source, config.source.server_id);
+    std::printf("%s: %s %s, binlog_format=%s, binlog_row_image=%s\n", source_name.c_str(),
+                mysql::FlavorName(check.facts.flavor), check.facts.version.c_str(),
+                check.facts.binlog_format.c_str(), check.facts.binlog_row_image.c_str());
+    for (const auto& note : check.notes) std::printf("  note: %s\n", note.c_str());
+    for (const auto& p : check.problems) problems.push_back(source_name + ": " + p);
+  } catch (const Error& e) {
+    problems.push_back(fmt::format("{}: {}", source_name, e.what()));
+    source.reset();
+  }
+
+  pipeline::TargetCatalog catalog(pipeline::TargetClientOptions(config.target));
+  bool target_ok = false;
+  try {
+    const auto& server = catalog.client().server();
+    std::printf("%s: %s %s\n", target_name.c_str(), server.name.c_str(), server.Version().c_str());
+    target_ok = true;
+  } catch (const Error& e) {
+    problems.push_back(fmt::format("{}: {}", target_name, e.what()));
+  }
+
+  if (config.state.store == config::StateStore::kFile) {
+    const std::filesystem::path dir(config.state.path);
+    std::error_code ec;
+    if (std::filesystem::exists(dir, ec)) {
+      if (::access(dir.c_str(), W_OK) != 0)
+        problems.push_back(fmt::format("state.path {}: not writable", dir.string()));
+    } else if (::access(dir.parent_path().c_str(), W_OK) != 0) {
+      problems.push_back(
+          fmt::format("state.path {}: does not exist and cannot be created", dir.string()));
+    }
+  }
+
+  if (source && target_ok) {
+    server::MetricsRegistry registry;
+    server::PipelineMetrics metrics(registry);
+    server::StatusBoard status;
+    pipeline::BatchBuffers buffers(pipeline::BatchLimits{});
+    pipeline::RouterContext rc;
+    rc.config = &config;
+    rc.targets = &catalog;
+    rc.buffers = &buffers;
+    rc.dry_run = true;
+    rc.have_checkpoint = false;
+    rc.connect_source = [&] {
+      return mysql::Connection::Connect(pipeline::SourceConnectOptions(config.source));
+    };
+    rc.make_stats = [&](const pipeline::SourceTableName& name,
+                        const pipeline::TargetTable& target) {
+      return std::make_unique<pipeline::TableStats>(metrics, status, name.database, name.table,
+                                                    target.database, target.table);
+    };
+    rc.conversion_counters = std::make_shared<mapping::ConversionCounters>();
+    pipeline::TableRouter router(rc);
+    try {
+      router.Prepare(*source, problems);
+      size_t matched = 0;
+      for (const auto& [name, table] : router.tables()) {
+        if (table->target == nullptr) continue;
+        ++matched;
+        std::printf("  %s -> %s (%s)\n", name.ToString().c_str(), table->target->label.c_str(),
+                    config::TableModeName(table->rule->mode));
+      }
+      std::printf("%zu source table(s) matched\n", matched);
+    } catch (const Error& e) {
+      problems.push_back(fmt::format("checking tables: {}", e.what()));
+    }
+  }
+
+  if (!problems.empty()) {
+    std::string text = fmt::format("{} problem(s) found:", problems.size());
+    for (const auto& p : problems) text += "\n  " + p;
+    throw Error(ErrorCode::kConfig, text);
+  }
+  std::printf("ok: ready to run\n");
+}
+
+}  // namespace
+
+void RegisterValidate(CLI::App& app) {
+  auto file = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand(
+      "validate",
+      "Check the configuration, both servers, the source settings and every target table; print "
+      "every problem at once");
+  cmd->add_option("-c,--config", *file, "the configuration file (YAML)")->required();
+  cmd->callback([file] { Validate(*file); });
+}
+
+}  // namespace rowbridge::cli

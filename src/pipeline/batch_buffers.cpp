@@ -1,0 +1,147 @@
+#include "pipeline/batch_buffers.h"
+
+#include <algorithm>
+
+namespace rowbridge::pipeline {
+
+BatchBuffers::BatchBuffers(BatchLimits limits) : limits_(limits) {
+  if (limits_.max_rows == 0) limits_.max_rows = 1;
+  if (limits_.max_bytes == 0) limits_.max_bytes = 1;
+}
+
+TargetGroup& BatchBuffers::AddGroup(std::unique_ptr<TargetGroup> group) {
+  groups_.push_back(std::move(group));
+  return *groups_.back();
+}
+
+void BatchBuffers::Seal(TargetGroup& group) {
+  group.sealed = group.filling;
+  group.filling = group.filling == &group.batches[0] ? &group.batches[1] : &group.batches[0];
+  queue_.push_back(&group);
+  ready_.notify_one();
+}
+
+Batch* BatchBuffers::Reserve(std::unique_lock<std::mutex>& lock, TargetGroup& group) {
+  for (;;) {
+    if (aborted_) return nullptr;
+    Batch& filling = *group.filling;
+    if (Full(filling)) {
+      if (group.sealed == nullptr) {
+        Seal(group);
+        continue;
+      }
+      changed_.wait(lock);
+      continue;
+    }
+    if (total_bytes_ >= limits_.max_buffered_bytes) {
+      // Writers are behind: hand them the largest batches that can go and wait for room.
+      TargetGroup* largest = nullptr;
+      for (auto& g : groups_) {
+        if (g->sealed == nullptr && g->filling->rows > 0 &&
+            (largest == nullptr || g->filling->bytes > largest->filling->bytes)) {
+          largest = g.get();
+        }
+      }
+      if (largest != nullptr) Seal(*largest);
+      changed_.wait(lock);
+      continue;
+    }
+    return &filling;
+  }
+}
+
+SteadyTime BatchBuffers::SealDue(SteadyTime now) {
+  SteadyTime next = now + limits_.max_delay;
+  for (auto& g : groups_) {
+    const Batch& f = *g->filling;
+    if (f.rows == 0) continue;
+    const SteadyTime due = f.first_row_at + limits_.max_delay;
+    if (due <= now) {
+      if (g->sealed == nullptr) Seal(*g);  // else Done() seals it
+    } else {
+      next = std::min(next, due);
+    }
+  }
+  return next;
+}
+
+void BatchBuffers::SealAll() {
+  for (auto& g : groups_) {
+    if (g->sealed == nullptr && g->filling->rows > 0) Seal(*g);
+  }
+}
+
+bool BatchBuffers::Idle() const {
+  if (!queue_.empty() || in_flight_ > 0) return false;
+  for (const auto& g : groups_) {
+    if (g->sealed != nullptr || g->filling->rows > 0) return false;
+  }
+  return true;
+}
+
+TargetGroup* BatchBuffers::NextSealed() {
+  std::unique_lock lock(mutex_);
+  ready_.wait(lock, [&] { return aborted_ || !queue_.empty() || (closed_ && Idle()); });
+  if (aborted_ || queue_.empty()) return nullptr;
+  TargetGroup* group = queue_.front();
+  queue_.pop_front();
+  ++in_flight_;
+  return group;
+}
+
+void BatchBuffers::Done(TargetGroup& group) {
+  std::lock_guard lock(mutex_);
+  --in_flight_;
+  Batch& batch = *group.sealed;
+  total_bytes_ -= std::min(total_bytes_, batch.bytes);
+  batch.Reset();
+  group.sealed = nullptr;
+  const Batch& next = *group.filling;
+  if (next.rows > 0 &&
+      (Full(next) || closed_ ||
+       std::chrono::steady_clock::now() >= next.first_row_at + limits_.max_delay)) {
+    Seal(group);
+  }
+  changed_.notify_all();
+  if (closed_) ready_.notify_all();
+}
+
+void BatchBuffers::Abort(std::optional<Error> error) {
+  std::lock_guard lock(mutex_);
+  if (!aborted_) {
+    aborted_ = true;
+    if (error && !error_) error_ = std::move(error);
+  }
+  changed_.notify_all();
+  ready_.notify_all();
+}
+
+void BatchBuffers::Close() {
+  std::lock_guard lock(mutex_);
+  closed_ = true;
+  SealAll();
+  changed_.notify_all();
+  ready_.notify_all();
+}
+
+bool BatchBuffers::aborted() const {
+  std::lock_guard lock(mutex_);
+  return aborted_;
+}
+
+std::optional<Error> BatchBuffers::error() const {
+  std::lock_guard lock(mutex_);
+  return error_;
+}
+
+uint64_t BatchBuffers::LowestUnflushed(uint64_t reader_next_version) const {
+  uint64_t lowest = reader_next_version;
+  for (const auto& g : groups_) {
+    if (g->sealed != nullptr && g->sealed->rows > 0)
+      lowest = std::min(lowest, g->sealed->first_version);
+    if (g->filling->rows > 0) lowest = std::min(lowest, g->filling->first_version);
+  }
+  return lowest;
+}
+
+}  // namespace rowbridge::pipeline

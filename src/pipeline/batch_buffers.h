@@ -1,0 +1,173 @@
+// BatchBuffers: the per-target-table batches between the reader and the writers, the flush policy
+// and the memory bound.
+//
+// Each TargetGroup (one target table and one INSERT column list; several source tables may share
+// it: many-to-one merges) has two batches: one being filled by the reader, and at most one sealed
+// (queued for or being written by a writer). So the batches of one target are written one after
+// another, in version order, while different targets are written in parallel.
+//
+// A filling batch is sealed when it reaches batch.max_rows or batch.max_bytes (by the reader),
+// when its first row is batch.max_delay old (by the ticker, SealDue), or when the writer of its
+// predecessor finishes and it is already due. When the rows buffered in total reach
+// memory.max_buffered_bytes, the reader seals the largest batches and waits for writers
+// (back-pressure): memory never grows without bound.
+//
+// Byte counts are estimates (cell payload sizes plus a per-value overhead), good enough for
+// bounds; they are what the buffered_bytes metric shows.
+//
+// One mutex guards everything here. The reader holds it while it appends one rows event; writers
+// take it only to pick up and to return a batch; the block of a sealed batch belongs to its writer
+// alone until Done().
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "mapping/conversion_plan.h"
+#include "pipeline/table_stats.h"
+
+namespace rowbridge::pipeline {
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+// The rows one source table contributed to a batch (for per-table metrics at flush).
+struct BatchShare {
+  TableStats* stats = nullptr;
+  uint64_t inserted = 0;
+  uint64_t updated = 0;
+  uint64_t deleted = 0;
+  uint64_t bytes = 0;
+  uint32_t newest_event_time = 0;  // source commit time (unix seconds) of its newest row
+};
+
+struct Batch {
+  mapping::TargetBlock block;
+  uint64_t rows = 0;
+  uint64_t bytes = 0;
+  uint64_t first_version = 0;  // lowest version in the batch (its first row)
+  uint64_t last_version = 0;
+  SteadyTime first_row_at{};
+  uint32_t first_event_time = 0;  // source commit time (unix seconds) of the first row
+  std::vector<BatchShare> shares;
+
+  void Reset() {
+    block.Clear();
+    rows = bytes = first_version = last_version = 0;
+    first_event_time = 0;
+    shares.clear();
+  }
+  BatchShare& ShareOf(TableStats* stats) {
+    if (shares.empty() || shares.back().stats != stats) {
+      for (BatchShare& s : shares)
+        if (s.stats == stats) return s;
+      shares.push_back({stats});
+    }
+    return shares.back();
+  }
+};
+
+struct TargetGroup {
+  std::string database;
+  std::string table;
+  std::string label;       // db.table
+  std::string insert_sql;  // INSERT INTO ... (columns) VALUES
+  Batch batches[2];
+  Batch* filling = &batches[0];
+  Batch* sealed = nullptr;  // queued or being written; at most one
+};
+
+struct BatchLimits {
+  uint64_t max_rows = 100000;
+  uint64_t max_bytes = 64ULL << 20;
+  std::chrono::milliseconds max_delay{1000};
+  uint64_t max_buffered_bytes = 1ULL << 30;
+};
+
+class BatchBuffers {
+ public:
+  explicit BatchBuffers(BatchLimits limits);
+
+  std::mutex& mutex() { return mutex_; }
+  const BatchLimits& limits() const { return limits_; }
+
+  // Takes ownership of a new group (made by the reader when it routes a table to a target with a
+  // new column list). Lock held.
+  TargetGroup& AddGroup(std::unique_ptr<TargetGroup> group);
+
+  // Reader, lock held: makes room for one more row in `group` (seals a full batch, waits for the
+  // writers while the group's previous batch is still being written or while the memory bound is
+  // reached). Returns the batch to append to, or nullptr when the pipeline is stopping.
+  Batch* Reserve(std::unique_lock<std::mutex>& lock, TargetGroup& group);
+  // Reader, lock held: one row of `bytes` with `version` went into `batch` (from Reserve).
+  void Appended(Batch& batch, uint64_t bytes, uint64_t version, SteadyTime now) {
+    if (batch.rows == 0) {
+      batch.first_version = version;
+      batch.first_row_at = now;
+    }
+    batch.last_version = version;
+    ++batch.rows;
+    batch.bytes += bytes;
+    total_bytes_ += bytes;
+  }
+
+  // Ticker, lock held: seals the batches whose first row is max_delay old. Returns when the next
+  // one falls due (or now + max_delay when nothing is waiting).
+  SteadyTime SealDue(SteadyTime now);
+  // Lock held: seals every non-empty batch whose group has nothing in flight (for a clean stop;
+  // call repeatedly until Idle()).
+  void SealAll();
+  // Lock held: nothing is buffered, queued or in flight.
+  bool Idle() const;
+
+  // Writer: waits for the next sealed batch and returns its group (the batch is group->sealed),
+  // or nullptr once the buffers are aborted, or closed and drained.
+  TargetGroup* NextSealed();
+  // Writer: the group's sealed batch was written; it is emptied and may be reused.
+  void Done(TargetGroup& group);
+
+  // Stops everything: Reserve and NextSealed return nullptr from now on, waiters wake up. `error`
+  // (if set) is kept for the supervisor.
+  void Abort(std::optional<Error> error = std::nullopt);
+  // Writers finish what is queued, then NextSealed returns nullptr.
+  void Close();
+  bool aborted() const;
+  bool aborted_locked() const { return aborted_; }  // lock held
+  std::optional<Error> error() const;
+
+  // Lock held: the lowest version that is buffered or in flight; `reader_next_version` when
+  // nothing is.
+  uint64_t LowestUnflushed(uint64_t reader_next_version) const;
+  uint64_t total_bytes() const { return total_bytes_; }
+  // Lock held: every group, for status.
+  const std::vector<std::unique_ptr<TargetGroup>>& groups() const { return groups_; }
+  // Wakes whoever waits on the buffers (e.g. a ticker).
+  std::condition_variable& changed() { return changed_; }
+
+ private:
+  void Seal(TargetGroup& group);
+  bool Full(const Batch& batch) const {
+    return batch.rows >= limits_.max_rows || batch.bytes >= limits_.max_bytes;
+  }
+
+  BatchLimits limits_;
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;  // reader / ticker / supervisor waits
+  std::condition_variable ready_;    // writers wait
+  std::vector<std::unique_ptr<TargetGroup>> groups_;
+  std::deque<TargetGroup*> queue_;
+  size_t in_flight_ = 0;  // batches taken by writers and not Done
+  uint64_t total_bytes_ = 0;
+  bool aborted_ = false;
+  bool closed_ = false;
+  std::optional<Error> error_;
+};
+
+}  // namespace rowbridge::pipeline

@@ -1,0 +1,379 @@
+#include "pipeline/binlog_reader.h"
+
+#include <endian.h>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <cctype>
+#include <cstring>
+
+#include "binlog/control_events.h"
+#include "binlog/event_source.h"
+#include "binlog/gtid_events.h"
+#include "binlog/query_event.h"
+#include "binlog/rows_event.h"
+#include "common/byte_reader.h"
+#include "mysql/source_check.h"
+#include "pipeline/connection_options.h"
+
+namespace rowbridge::pipeline {
+
+using binlog::EventType;
+
+namespace {
+
+// Frames the replication stream's events for BinlogEventReader. A live event's offset is its end
+// position (header log_pos) minus its size; artificial events (log_pos 0) get offset 0.
+class StreamEventSource : public binlog::EventSource {
+ public:
+  explicit StreamEventSource(mysql::BinlogStream& stream) : stream_(stream) {}
+  bool Next(binlog::RawEvent& event) override {
+    std::optional<std::string_view> bytes = stream_.Next();
+    if (!bytes) return false;
+    uint64_t log_pos = 0;
+    if (bytes->size() >= binlog::kEventHeaderSize) {
+      uint32_t v;
+      std::memcpy(&v, bytes->data() + 13, 4);
+      log_pos = le32toh(v);
+    }
+    event.bytes = *bytes;
+    event.offset = log_pos >= bytes->size() ? log_pos - bytes->size() : 0;
+    return true;
+  }
+  std::string_view file_name() const override { return {}; }
+
+ private:
+  mysql::BinlogStream& stream_;
+};
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (std::isspace(static_cast<unsigned char>(s.front())) || s.front() == ';'))
+    s.remove_prefix(1);
+  while (!s.empty() && (std::isspace(static_cast<unsigned char>(s.back())) || s.back() == ';'))
+    s.remove_suffix(1);
+  return s;
+}
+
+bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    if (std::toupper(static_cast<unsigned char>(s[i])) != prefix[i]) return false;
+  }
+  return s.size() == prefix.size() || !std::isalnum(static_cast<unsigned char>(s[prefix.size()]));
+}
+
+// The table id that starts the post-header of TABLE_MAP and rows events (4 bytes in the 5.0-era
+// layout whose post-header is 6 bytes long, else 6 bytes).
+uint64_t TableIdOf(const binlog::Event& event, const binlog::FormatDescription& format) {
+  ByteReader r = event.BodyReader();
+  return format.PostHeaderLength(event.type()) == 6 ? r.U32("table id") : r.U48("table id");
+}
+
+size_t RowBytes(std::span<const binlog::Cell> cells) {
+  size_t bytes = 16;  // meta columns
+  for (const binlog::Cell& c : cells) bytes += c.size + 8;
+  return bytes;
+}
+
+bool SameCell(const binlog::Cell* a, const binlog::Cell* b) {
+  if (a == nullptr || b == nullptr) return true;  // absent from an image: unchanged
+  if (a->is_null != b->is_null) return false;
+  return a->size == b->size && (a->size == 0 || std::memcmp(a->data, b->data, a->size) == 0);
+}
+
+const binlog::Cell* CellFor(std::span<const binlog::Cell> cells, uint32_t index) {
+  if (index < cells.size() && cells[index].index == index) return &cells[index];
+  for (const binlog::Cell& c : cells)
+    if (c.index == index) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+BinlogReader::BinlogReader(ReaderContext context) : ctx_(std::move(context)) {
+  next_version_ = ctx_.start.next_version;
+  read_file_ = ctx_.start.file;
+  read_position_ = ctx_.start.position;
+  tracked_file_ = ctx_.start.file;
+}
+
+void BinlogReader::Interrupt() {
+  stopping_ = true;
+  std::lock_guard lock(interrupt_mutex_);
+  if (socket_ != nullptr) socket_->Interrupt();
+}
+
+std::string BinlogReader::Position(const binlog::Event& event) const {
+  return fmt::format("{}:{}", event.file, event.offset);
+}
+
+void BinlogReader::Run() {
+  const config::SourceConfig& source = ctx_.config->source;
+  auto connection = mysql::Connection::Connect(SourceConnectOptions(source));
+  const bool mariadb = connection->is_mariadb();
+
+  mysql::BinlogStreamOptions options;
+  options.server_id = source.server_id;
+  options.heartbeat_period = source.heartbeat_period;
+  const auto period = std::max<int64_t>(1, source.heartbeat_period.count());
+  options.silence_multiple =
+      static_cast<int>(std::max<int64_t>(2, (source.read_timeout.count() + period - 1) / period));
+  const Checkpoint& start = ctx_.start;
+  std::string how;
+  if (mariadb && start.gtid_flavor == GtidFlavor::kMariadb && !start.gtid.empty()) {
+    options.mode = mysql::BinlogStartMode::kMariadbGtid;
+    options.mariadb_gtids = mysql::MariadbGtidPosition::Parse(start.gtid);
+    how = "GTID position " + start.gtid;
+  } else if (!mariadb && start.gtid_flavor == GtidFlavor::kMysql && !start.gtid.empty()) {
+    options.mode = mysql::BinlogStartMode::kMysqlGtid;
+    options.mysql_gtids = mysql::MysqlGtidSet::Parse(start.gtid);
+    how = "GTID set " + start.gtid;
+  } else {
+    options.mode = mysql::BinlogStartMode::kFilePosition;
+    options.file = start.file;
+    options.position = start.position;
+    how = fmt::format("{}:{}", start.file, start.position);
+  }
+  const std::string peer = connection->peer();
+  auto stream = mysql::BinlogStream::Start(std::move(connection), options);
+  {
+    std::lock_guard lock(interrupt_mutex_);
+    socket_ = &stream->connection().tcp();
+  }
+  struct Unregister {
+    BinlogReader* self;
+    ~Unregister() {
+      std::lock_guard lock(self->interrupt_mutex_);
+      self->socket_ = nullptr;
+      self->connected_ = false;
+      self->ctx_.metrics->source_connected.Set(0);
+    }
+  } unregister{this};
+  if (stopping_) return;
+  connected_ = true;
+  ctx_.metrics->source_connected.Set(1);
+  spdlog::info("reading the binlog of {} from {} (next version {})", peer, how, next_version_);
+
+  StreamEventSource events_source(*stream);
+  binlog::BinlogEventReader events(events_source);
+  events.decoder().SetChecksumBeforeFormat(stream->checksum() == "CRC32"
+                                               ? binlog::ChecksumAlgorithm::kCrc32
+                                               : binlog::ChecksumAlgorithm::kOff);
+  binlog::Event event;
+  while (!stopping_) {
+    if (!events.Next(event)) break;
+    Handle(event, events);
+  }
+}
+
+void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader& events) {
+  const EventType type = event.type();
+  server::Counter*& counter = event_counters_[static_cast<uint8_t>(type)];
+  if (counter == nullptr) {
+    std::string name(binlog::EventTypeName(type));
+    if (name == "Unknown") name = fmt::format("unknown_{}", static_cast<unsigned>(type));
+    counter = &ctx_.metrics->source_events.WithLabels({name});
+  }
+  counter->Increment();
+  ctx_.metrics->source_bytes.Increment(event.bytes.size());
+
+  if (type == EventType::kHeartbeat || type == EventType::kHeartbeatV2) {
+    ctx_.status->RecordHeartbeat();
+    std::lock_guard lock(ctx_.buffers->mutex());
+    caught_up_ = true;
+    return;
+  }
+  if (event.header.timestamp != 0 && !event.in_payload) {
+    ctx_.status->RecordSourceEvent(
+        std::chrono::system_clock::time_point(std::chrono::seconds(event.header.timestamp)));
+    ctx_.metrics->source_last_event_time.Set(event.header.timestamp);
+    if (event.header.log_pos != 0) {
+      std::lock_guard lock(ctx_.buffers->mutex());
+      last_event_time_ = event.header.timestamp;
+      last_event_received_ = std::chrono::steady_clock::now();
+      caught_up_ = false;
+    }
+  }
+
+  switch (type) {
+    case EventType::kFormatDescription:
+      if (!event.in_payload) ctx_.router->ResetRoutes();
+      break;
+    case EventType::kGtid:
+    case EventType::kGtidTagged: {
+      binlog::GtidEvent g = binlog::ParseGtidEvent(event);
+      transaction_gtid_ = {};
+      if (!g.anonymous) {
+        transaction_gtid_.flavor = GtidFlavor::kMysql;
+        std::memcpy(transaction_gtid_.uuid.bytes.data(), g.sid.data(), 16);
+        transaction_gtid_.tag = g.tag;
+        transaction_gtid_.gno = static_cast<uint64_t>(g.gno);
+      }
+      break;
+    }
+    case EventType::kAnonymousGtid:
+      transaction_gtid_ = {};
+      break;
+    case EventType::kMariaGtid: {
+      binlog::MariaGtidEvent g = binlog::ParseMariaGtidEvent(event);
+      transaction_gtid_ = {};
+      transaction_gtid_.flavor = GtidFlavor::kMariadb;
+      transaction_gtid_.mariadb = {g.gtid.domain_id, g.gtid.server_id, g.gtid.seq_no};
+      in_transaction_ = !g.standalone;
+      break;
+    }
+    case EventType::kQuery:
+    case EventType::kMariaQueryCompressed:
+      OnQuery(event, events.format());
+      break;
+    case EventType::kXid:
+    case EventType::kXaPrepare:
+      Boundary(event);
+      break;
+    case EventType::kTableMap: {
+      const uint64_t id = TableIdOf(event, events.format());
+      auto map = events.tables().FindShared(id);
+      if (map == nullptr) {
+        Fail(ErrorCode::kInternal, "{}: TABLE_MAP for table id {} is not in the cache",
+             Position(event), id);
+      }
+      ctx_.router->OnTableMap(id, map, Position(event));
+      break;
+    }
+    default:
+      if (binlog::IsRowsEvent(type)) OnRows(event, events);
+      break;
+  }
+}
+
+void BinlogReader::OnQuery(const binlog::Event& event, const binlog::FormatDescription& format) {
+  binlog::QueryEvent q = binlog::ParseQueryEvent(event, format, query_scratch_);
+  const std::string_view sql = Trim(q.sql);
+  if (StartsWithNoCase(sql, "BEGIN") || StartsWithNoCase(sql, "START TRANSACTION") ||
+      StartsWithNoCase(sql, "XA START") || StartsWithNoCase(sql, "XA BEGIN")) {
+    in_transaction_ = true;
+    return;
+  }
+  if (StartsWithNoCase(sql, "COMMIT") ||
+      (StartsWithNoCase(sql, "ROLLBACK") && !StartsWithNoCase(sql, "ROLLBACK TO")) ||
+      StartsWithNoCase(sql, "XA COMMIT") || StartsWithNoCase(sql, "XA ROLLBACK")) {
+    Boundary(event);
+    return;
+  }
+  if (StartsWithNoCase(sql, "XA END") || StartsWithNoCase(sql, "SAVEPOINT") ||
+      StartsWithNoCase(sql, "ROLLBACK TO") || StartsWithNoCase(sql, "RELEASE SAVEPOINT")) {
+    return;
+  }
+  ctx_.router->OnStatement(sql, q.database, Position(event));
+  if (!in_transaction_) Boundary(event);
+}
+
+void BinlogReader::Boundary(const binlog::Event& event) {
+  {
+    std::lock_guard lock(ctx_.buffers->mutex());
+    if (event.file != tracked_file_) {
+      tracked_file_.assign(event.file);
+      ctx_.tracker->SetFile(tracked_file_);
+      read_file_ = tracked_file_;
+    }
+    ctx_.tracker->AddBoundary(event.end_offset, next_version_, transaction_gtid_);
+    read_position_ = event.end_offset;
+  }
+  in_transaction_ = false;
+  transaction_gtid_ = {};
+}
+
+void BinlogReader::OnRows(const binlog::Event& event, binlog::BinlogEventReader& events) {
+  // Tables no rule matches cost this lookup only: their rows are never parsed or decompressed.
+  Route* route = ctx_.router->Find(TableIdOf(event, events.format()));
+  if (route != nullptr && (route->table == nullptr || route->table->stopped)) return;
+  const binlog::RowsEvent rows = binlog::ParseRowsEvent(event, events.format(), rows_scratch_);
+  if (route == nullptr) {
+    if (rows.rows.empty()) return;  // the dummy statement-end event of old servers
+    Fail(ErrorCode::kCorruption, "{}: rows event for table id {} without a TABLE_MAP before it",
+         Position(event), rows.table_id);
+  }
+  SourceTable* table = route->table;
+  if (table->map != route->map) {
+    if (!ctx_.router->Use(*table, events.tables().FindShared(rows.table_id), Position(event)))
+      return;
+  }
+  cursor_.Reset(rows, *table->decoded);
+  AppendRows(*table, rows.kind, event.header.timestamp);
+}
+
+bool BinlogReader::KeyChanged(const SourceTable& table) const {
+  for (uint32_t k : table.key_columns) {
+    if (!SameCell(CellFor(cursor_.before(), k), CellFor(cursor_.after(), k))) return true;
+  }
+  return false;
+}
+
+void BinlogReader::AppendRows(SourceTable& table, binlog::RowsKind kind, uint32_t event_time) {
+  TargetTable& target = *table.target;
+  const bool replica = target.mode == mapping::TableMode::kReplica;
+  const SteadyTime now = std::chrono::steady_clock::now();
+  std::unique_lock lock(ctx_.buffers->mutex());
+  while (cursor_.Next()) {
+    const uint64_t version = next_version_++;
+    bool ok = true;
+    switch (kind) {
+      case binlog::RowsKind::kWrite:
+        if (!target.AlreadyPresent(version, 1)) {
+          ok = Append(table, cursor_.after(), mapping::RowKind::kInsert, version, event_time, now,
+                      lock);
+        }
+        break;
+      case binlog::RowsKind::kUpdate: {
+        const bool moved = replica && KeyChanged(table);
+        if (!target.AlreadyPresent(version, moved ? 2 : 1)) {
+          if (moved) {
+            ok = Append(table, cursor_.before(), mapping::RowKind::kDelete, version, event_time,
+                        now, lock);
+          }
+          ok = ok && Append(table, cursor_.after(), mapping::RowKind::kUpdate, version, event_time,
+                            now, lock);
+        }
+        break;
+      }
+      case binlog::RowsKind::kDelete:
+        if (!target.AlreadyPresent(version, 1)) {
+          ok = Append(table, cursor_.before(), mapping::RowKind::kDelete, version, event_time, now,
+                      lock);
+        }
+        break;
+    }
+    if (!ok) {
+      stopping_ = true;
+      return;
+    }
+  }
+}
+
+bool BinlogReader::Append(SourceTable& table, std::span<const binlog::Cell> cells,
+                          mapping::RowKind kind, uint64_t version, uint32_t event_time,
+                          SteadyTime now, std::unique_lock<std::mutex>& lock) {
+  Batch* batch = ctx_.buffers->Reserve(lock, *table.group);
+  if (batch == nullptr) return false;
+  table.plan->AppendRow(cells, batch->block, {kind, version});
+  const size_t bytes = RowBytes(cells);
+  if (batch->rows == 0) batch->first_event_time = event_time;
+  ctx_.buffers->Appended(*batch, bytes, version, now);
+  BatchShare& share = batch->ShareOf(table.stats.get());
+  switch (kind) {
+    case mapping::RowKind::kInsert:
+      ++share.inserted;
+      break;
+    case mapping::RowKind::kUpdate:
+      ++share.updated;
+      break;
+    case mapping::RowKind::kDelete:
+      ++share.deleted;
+      break;
+  }
+  share.bytes += bytes;
+  share.newest_event_time = std::max(share.newest_event_time, event_time);
+  return true;
+}
+
+}  // namespace rowbridge::pipeline

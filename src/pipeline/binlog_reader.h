@@ -1,0 +1,107 @@
+// BinlogReader: the source side of a pipeline session, run on its own thread.
+//
+// Connects to the source (mysql::Connection + BinlogStream) at the session's resume checkpoint
+// (a GTID position/set when the checkpoint has one and the source speaks that flavor, else
+// file:pos), decodes events (binlog::BinlogEventReader: framing, checksums, TABLE_MAPs,
+// TRANSACTION_PAYLOADs), routes rows events through the TableRouter and appends their row changes
+// to the target batches, one version per row change in binlog order:
+//   replica    INSERT -> the row (_is_deleted = 0); UPDATE -> the new image, preceded by a
+//              tombstone of the old image when the key changed; DELETE -> a tombstone of the old
+//              image (_is_deleted = 1). Both rows of a key change carry the change's version.
+//   changelog  one row per change, event type insert/update/delete (UPDATE: the new image).
+// A change whose rows the target already holds (a replay after a restart) is skipped.
+//
+// At every transaction boundary (XID, COMMIT, a statement outside BEGIN...COMMIT such as DDL, XA
+// PREPARE/COMMIT) it reports (position after the event, next version, GTID) to the checkpoint
+// tracker.
+//
+// Run() returns after Interrupt() (or when the buffers are aborted) and throws on any failure.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+
+#include "binlog/binlog_event_reader.h"
+#include "binlog/row_cursor.h"
+#include "config/config.h"
+#include "mysql/binlog_stream.h"
+#include "mysql/connection.h"
+#include "pipeline/batch_buffers.h"
+#include "pipeline/checkpoint.h"
+#include "pipeline/checkpoint_tracker.h"
+#include "pipeline/table_router.h"
+#include "server/pipeline_metrics.h"
+#include "server/status.h"
+
+namespace rowbridge::pipeline {
+
+struct ReaderContext {
+  const config::Config* config = nullptr;
+  Checkpoint start;
+  TableRouter* router = nullptr;
+  BatchBuffers* buffers = nullptr;
+  CheckpointTracker* tracker = nullptr;  // used under the buffers' lock
+  server::StatusBoard* status = nullptr;
+  server::PipelineMetrics* metrics = nullptr;
+};
+
+class BinlogReader {
+ public:
+  explicit BinlogReader(ReaderContext context);
+
+  void Run();
+  // Thread-safe: makes Run() return soon (shuts the stream's socket down).
+  void Interrupt();
+
+  // Buffer lock held: the version the next row change gets.
+  uint64_t next_version() const { return next_version_; }
+  // Buffer lock held: where the reader is (end of the last transaction it finished).
+  const std::string& read_file() const { return read_file_; }
+  uint64_t read_position() const { return read_position_; }
+  // Buffer lock held: the source commit time of the last event, and whether the source said it
+  // had nothing more (a heartbeat) after it.
+  uint32_t last_event_time() const { return last_event_time_; }
+  SteadyTime last_event_received() const { return last_event_received_; }
+  bool caught_up() const { return caught_up_; }
+  bool connected() const { return connected_.load(); }
+
+ private:
+  void Handle(const binlog::Event& event, binlog::BinlogEventReader& events);
+  void OnQuery(const binlog::Event& event, const binlog::FormatDescription& format);
+  void OnRows(const binlog::Event& event, binlog::BinlogEventReader& events);
+  void AppendRows(SourceTable& table, binlog::RowsKind kind, uint32_t event_time);
+  bool Append(SourceTable& table, std::span<const binlog::Cell> cells, mapping::RowKind kind,
+              uint64_t version, uint32_t event_time, SteadyTime now,
+              std::unique_lock<std::mutex>& lock);
+  bool KeyChanged(const SourceTable& table) const;
+  void Boundary(const binlog::Event& event);
+  std::string Position(const binlog::Event& event) const;
+
+  ReaderContext ctx_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> connected_{false};
+  std::mutex interrupt_mutex_;
+  TcpConnection* socket_ = nullptr;  // the stream's, while it runs
+
+  binlog::RowCursor cursor_;
+  std::string rows_scratch_;
+  std::string query_scratch_;
+  std::array<server::Counter*, 256> event_counters_{};
+
+  bool in_transaction_ = false;
+  TransactionGtid transaction_gtid_;
+  uint64_t next_version_ = 1;
+  std::string read_file_;
+  uint64_t read_position_ = 0;
+  std::string tracked_file_;
+  uint32_t last_event_time_ = 0;
+  SteadyTime last_event_received_{};
+  bool caught_up_ = false;
+};
+
+}  // namespace rowbridge::pipeline

@@ -1,0 +1,83 @@
+#include "pipeline/checkpoint.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+
+namespace rowbridge::pipeline {
+
+const char* GtidFlavorName(GtidFlavor flavor) {
+  switch (flavor) {
+    case GtidFlavor::kNone:
+      return "none";
+    case GtidFlavor::kMysql:
+      return "mysql";
+    case GtidFlavor::kMariadb:
+      return "mariadb";
+  }
+  return "?";
+}
+
+std::string Checkpoint::Describe() const {
+  std::string s = fmt::format("{}:{}", file, position);
+  if (gtid_flavor != GtidFlavor::kNone && !gtid.empty()) s += fmt::format(" (gtid {})", gtid);
+  return s;
+}
+
+std::string Checkpoint::ToJson() const {
+  nlohmann::ordered_json j;
+  j["file"] = file;
+  j["position"] = position;
+  j["gtid_flavor"] = GtidFlavorName(gtid_flavor);
+  j["gtid"] = gtid;
+  j["next_version"] = next_version;
+  auto stopped = nlohmann::ordered_json::array();
+  for (const StoppedTable& t : stopped_tables) {
+    stopped.push_back({{"database", t.database},
+                       {"table", t.table},
+                       {"position", t.position},
+                       {"reason", t.reason}});
+  }
+  j["stopped_tables"] = std::move(stopped);
+  return j.dump();
+}
+
+Checkpoint Checkpoint::FromJson(std::string_view text, std::string_view origin) {
+  Checkpoint c;
+  try {
+    nlohmann::json j = nlohmann::json::parse(text);
+    c.file = j.at("file").get<std::string>();
+    c.position = j.at("position").get<uint64_t>();
+    const std::string flavor = j.at("gtid_flavor").get<std::string>();
+    if (flavor == "none") {
+      c.gtid_flavor = GtidFlavor::kNone;
+    } else if (flavor == "mysql") {
+      c.gtid_flavor = GtidFlavor::kMysql;
+    } else if (flavor == "mariadb") {
+      c.gtid_flavor = GtidFlavor::kMariadb;
+    } else {
+      Fail(ErrorCode::kCorruption, "{}: unknown gtid_flavor \"{}\"", origin, flavor);
+    }
+    c.gtid = j.at("gtid").get<std::string>();
+    c.next_version = j.at("next_version").get<uint64_t>();
+    if (j.contains("stopped_tables")) {
+      for (const auto& t : j.at("stopped_tables")) {
+        c.stopped_tables.push_back(
+            {t.at("database").get<std::string>(), t.at("table").get<std::string>(),
+             t.at("position").get<std::string>(), t.at("reason").get<std::string>()});
+      }
+    }
+  } catch (const nlohmann::json::exception& e) {
+    Fail(ErrorCode::kCorruption, "{}: not a rowbridge checkpoint ({}): {}", origin, e.what(),
+         text.substr(0, 200));
+  }
+  if (c.file.empty() || c.next_version == 0) {
+    Fail(ErrorCode::kCorruption, "{}: checkpoint without a binlog file or with version 0: {}",
+         origin, text.substr(0, 200));
+  }
+  return c;
+}
+
+}  // namespace rowbridge::pipeline

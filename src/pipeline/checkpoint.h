@@ -1,0 +1,50 @@
+// Checkpoint: where `rowbridge run` resumes. It names a transaction boundary in the source's
+// binlog (file:pos, and the GTID state there when the source has one) together with the version
+// the next row change gets. The pipeline only ever saves a boundary whose rows, and all rows
+// before it, are in ClickHouse; replaying the binlog from it hands out exactly the same versions
+// again (docs/architecture.md, "Versions and exactly-once").
+//
+// It also remembers the tables that were stopped (a schema change rowbridge cannot follow yet):
+// they stay stopped across restarts, because their rows after the stop position were not applied.
+//
+// Serialized as one JSON object (the state stores keep it as text).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rowbridge::pipeline {
+
+enum class GtidFlavor : uint8_t { kNone, kMysql, kMariadb };
+
+struct StoppedTable {
+  std::string database;
+  std::string table;
+  std::string position;  // "file:pos" of the event that stopped it
+  std::string reason;
+  bool operator==(const StoppedTable&) const = default;
+};
+
+struct Checkpoint {
+  std::string file;       // binlog file name
+  uint64_t position = 0;  // offset in `file` just after the boundary's last event
+  GtidFlavor gtid_flavor = GtidFlavor::kNone;
+  // MySQL: the executed GTID set; MariaDB: the GTID position (one GTID per domain). Empty if the
+  // source has none. Only meaningful when gtid_flavor is not kNone.
+  std::string gtid;
+  uint64_t next_version = 1;  // version of the first row change after the boundary
+  std::vector<StoppedTable> stopped_tables;
+
+  // "mysql-bin.000003:1234" (+ " gtid 0-1-42" when known).
+  std::string Describe() const;
+  std::string ToJson() const;
+  // Throws Error(kCorruption) naming `origin` when the text is not a checkpoint.
+  static Checkpoint FromJson(std::string_view text, std::string_view origin);
+  bool operator==(const Checkpoint&) const = default;
+};
+
+const char* GtidFlavorName(GtidFlavor flavor);
+
+}  // namespace rowbridge::pipeline

@@ -1,0 +1,68 @@
+#include "pipeline/checkpoint_tracker.h"
+
+namespace rowbridge::pipeline {
+
+CheckpointTracker::CheckpointTracker(const Checkpoint& start) : checkpoint_(start) {
+  files_.push_back(start.file);
+  if (start.gtid_flavor == GtidFlavor::kMysql) {
+    mysql_gtids_ = mysql::MysqlGtidSet::Parse(start.gtid);
+  } else if (start.gtid_flavor == GtidFlavor::kMariadb) {
+    mariadb_gtids_ = mysql::MariadbGtidPosition::Parse(start.gtid);
+  }
+}
+
+void CheckpointTracker::SetFile(std::string_view file) {
+  if (files_.back() != file) files_.emplace_back(file);
+}
+
+void CheckpointTracker::AddBoundary(uint64_t position, uint64_t next_version,
+                                    const TransactionGtid& gtid) {
+  boundaries_.push_back(
+      {static_cast<uint32_t>(files_.size() - 1), position, next_version, gtid, stops_added_});
+}
+
+void CheckpointTracker::AddStop(StoppedTable stop) {
+  stops_.push_back(std::move(stop));
+  ++stops_added_;
+}
+
+bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
+  bool moved = false;
+  bool gtids_changed = false;
+  uint32_t last_file = 0;
+  while (!boundaries_.empty() && boundaries_.front().next_version <= lowest_unflushed) {
+    const Boundary& b = boundaries_.front();
+    last_file = b.file_index;
+    checkpoint_.position = b.position;
+    checkpoint_.next_version = b.next_version;
+    checkpoint_.file = files_[b.file_index];
+    if (b.gtid.flavor == GtidFlavor::kMysql) {
+      mysql_gtids_.Add(b.gtid.uuid, b.gtid.tag, b.gtid.gno);
+      checkpoint_.gtid_flavor = GtidFlavor::kMysql;
+      gtids_changed = true;
+    } else if (b.gtid.flavor == GtidFlavor::kMariadb) {
+      mariadb_gtids_.Update(b.gtid.mariadb);
+      checkpoint_.gtid_flavor = GtidFlavor::kMariadb;
+      gtids_changed = true;
+    }
+    while (stops_applied_ < b.stops_end) {
+      checkpoint_.stopped_tables.push_back(std::move(stops_.front()));
+      stops_.pop_front();
+      ++stops_applied_;
+    }
+    boundaries_.pop_front();
+    moved = true;
+  }
+  if (gtids_changed) {
+    checkpoint_.gtid = checkpoint_.gtid_flavor == GtidFlavor::kMysql ? mysql_gtids_.ToString()
+                                                                     : mariadb_gtids_.ToString();
+  }
+  if (moved && last_file > 0) {
+    // Boundaries still queued refer to later files; drop the names no one uses any more.
+    files_.erase(files_.begin(), files_.begin() + last_file);
+    for (Boundary& b : boundaries_) b.file_index -= last_file;
+  }
+  return moved;
+}
+
+}  // namespace rowbridge::pipeline

@@ -1,0 +1,73 @@
+// CheckpointTracker: turns the reader's stream of transaction boundaries into the newest
+// checkpoint that is safe to save.
+//
+// The reader reports every transaction boundary (the position just after its commit event, the
+// version the next row change will get, and the transaction's GTID). A boundary is safe once
+// every row change before it is in ClickHouse, i.e. once its next_version is at most the lowest
+// version still buffered or in flight (`lowest_unflushed`). Advance() applies the safe boundaries
+// in order, accumulating GTIDs into the executed set (MySQL) or position (MariaDB).
+//
+// Tables stopped by a schema change are attached to the next boundary, so a checkpoint lists a
+// table as stopped only when its position is past the stop (replaying from an earlier checkpoint
+// must still apply the table's rows before the stop).
+//
+// Not thread-safe; the pipeline calls it under its buffer lock. Each boundary costs no heap
+// allocation (file names are interned).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mysql/gtid_set.h"
+#include "pipeline/checkpoint.h"
+
+namespace rowbridge::pipeline {
+
+struct TransactionGtid {
+  GtidFlavor flavor = GtidFlavor::kNone;
+  mysql::Uuid uuid;  // MySQL
+  std::string tag;   // MySQL 8.4 tagged GTIDs; usually empty
+  uint64_t gno = 0;
+  mysql::MariadbGtid mariadb;  // MariaDB
+};
+
+class CheckpointTracker {
+ public:
+  // Starts from the checkpoint the reader resumes at.
+  explicit CheckpointTracker(const Checkpoint& start);
+
+  // The binlog file following boundaries are in (after a ROTATE).
+  void SetFile(std::string_view file);
+  void AddBoundary(uint64_t position, uint64_t next_version, const TransactionGtid& gtid);
+  // Records a stopped table; it joins the checkpoint with the next boundary.
+  void AddStop(StoppedTable stop);
+
+  // Applies every boundary whose next_version <= lowest_unflushed. True if the checkpoint moved.
+  bool Advance(uint64_t lowest_unflushed);
+  // The newest safe checkpoint (GTID text refreshed by Advance).
+  const Checkpoint& checkpoint() const { return checkpoint_; }
+  size_t pending() const { return boundaries_.size(); }
+
+ private:
+  struct Boundary {
+    uint32_t file_index;
+    uint64_t position;
+    uint64_t next_version;
+    TransactionGtid gtid;
+    size_t stops_end;  // stops_[0, stops_end) belong to this or earlier boundaries
+  };
+
+  Checkpoint checkpoint_;
+  mysql::MysqlGtidSet mysql_gtids_;
+  mysql::MariadbGtidPosition mariadb_gtids_;
+  std::vector<std::string> files_;  // interned file names; boundaries refer by index
+  std::deque<Boundary> boundaries_;
+  std::deque<StoppedTable> stops_;  // not yet in checkpoint_
+  size_t stops_applied_ = 0;        // stops_ entries popped so far (for stops_end offsets)
+  size_t stops_added_ = 0;
+};
+
+}  // namespace rowbridge::pipeline

@@ -1,0 +1,462 @@
+#include "pipeline/pipeline.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "mysql/source_check.h"
+#include "pipeline/batch_buffers.h"
+#include "pipeline/binlog_reader.h"
+#include "pipeline/checkpoint_tracker.h"
+#include "pipeline/connection_options.h"
+#include "pipeline/table_router.h"
+#include "pipeline/target_tables.h"
+#include "pipeline/writer_pool.h"
+
+namespace rowbridge::pipeline {
+
+namespace {
+
+// MySQL/MariaDB errors that go away by themselves: too many connections, shutdown in progress,
+// lock waits, interrupted or killed connections, network errors reported by the server.
+bool TransientMysqlError(int code) {
+  switch (code) {
+    case 1040:
+    case 1053:
+    case 1077:
+    case 1152:
+    case 1153:
+    case 1154:
+    case 1155:
+    case 1156:
+    case 1157:
+    case 1158:
+    case 1159:
+    case 1160:
+    case 1161:
+    case 1203:
+    case 1205:
+    case 1213:
+    case 1317:
+    case 1927:
+    case 2006:
+    case 2013:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// ClickHouse exception codes of a server that is overloaded, restarting or lost a connection.
+bool TransientClickHouseError(int code) {
+  switch (code) {
+    case 3:
+    case 23:
+    case 24:
+    case 32:
+    case 159:
+    case 164:
+    case 202:
+    case 203:
+    case 209:
+    case 210:
+    case 236:
+    case 241:
+    case 242:
+    case 252:
+    case 319:
+    case 394:
+    case 425:
+    case 999:
+      return true;
+    default:
+      return false;
+  }
+}
+
+double UnixSeconds(std::chrono::system_clock::time_point t) {
+  return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
+
+// The numeric extension of a binlog file name ("mysql-bin.000042" -> 42), 0 if none.
+double FileNumber(const std::string& file) {
+  const size_t dot = file.rfind('.');
+  if (dot == std::string::npos) return 0;
+  double n = 0;
+  for (size_t i = dot + 1; i < file.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(file[i]))) return 0;
+    n = n * 10 + (file[i] - '0');
+  }
+  return n;
+}
+
+}  // namespace
+
+struct Pipeline::Metrics {
+  explicit Metrics(server::MetricsRegistry& r)
+      : batches(r.AddCounter("rowbridge_batches_total",
+                             "Batches (INSERT blocks) written to ClickHouse.")
+                    .Get()),
+        restarts(r.AddCounter("rowbridge_pipeline_restarts_total",
+                              "Soft restarts after a transient fault (resuming from the last "
+                              "checkpoint).")
+                     .Get()),
+        lag(r.AddGauge("rowbridge_replication_lag_seconds",
+                       "Seconds between now and the source commit time of the oldest row not yet "
+                       "in ClickHouse (0 when everything read is written and the source is "
+                       "idle, as its heartbeats show).")
+                .Get()),
+        checkpoint_file(r.AddGauge("rowbridge_checkpoint_file_number",
+                                   "Numeric extension of the checkpoint's binlog file "
+                                   "(mysql-bin.000042 -> 42).")
+                            .Get()),
+        checkpoint_position(r.AddGauge("rowbridge_checkpoint_position_bytes",
+                                       "Offset of the checkpoint in its binlog file.")
+                                .Get()),
+        checkpoint_version(r.AddGauge("rowbridge_checkpoint_next_version",
+                                      "The version the first row change after the checkpoint "
+                                      "gets.")
+                               .Get()),
+        checkpoint_time(r.AddGauge("rowbridge_checkpoint_saved_timestamp_seconds",
+                                   "Unix time the last checkpoint was saved.")
+                            .Get()),
+        stopped_tables(r.AddGauge("rowbridge_stopped_tables",
+                                  "Source tables no longer replicated because of a schema change "
+                                  "rowbridge cannot follow (see /status).")
+                           .Get()) {}
+
+  server::Counter& batches;
+  server::Counter& restarts;
+  server::Gauge& lag;
+  server::Gauge& checkpoint_file;
+  server::Gauge& checkpoint_position;
+  server::Gauge& checkpoint_version;
+  server::Gauge& checkpoint_time;
+  server::Gauge& stopped_tables;
+};
+
+Pipeline::Pipeline(config::Config config, server::MetricsRegistry& registry,
+                   server::StatusBoard& status, PipelineOptions options)
+    : config_(std::move(config)),
+      registry_(registry),
+      status_(status),
+      options_(options),
+      metrics_(registry),
+      run_metrics_(std::make_unique<Metrics>(registry)),
+      store_(MakeStateStore(config_)),
+      job_(JobName(config_)) {}
+
+Pipeline::~Pipeline() = default;
+
+void Pipeline::RequestStop() {
+  stop_requested_ = true;
+  std::lock_guard lock(stop_mutex_);
+  stop_cv_.notify_all();
+}
+
+std::optional<Checkpoint> Pipeline::last_checkpoint() const {
+  std::lock_guard lock(checkpoint_mutex_);
+  return last_checkpoint_;
+}
+
+void Pipeline::SetLastCheckpoint(const Checkpoint& checkpoint) {
+  {
+    std::lock_guard lock(checkpoint_mutex_);
+    last_checkpoint_ = checkpoint;
+  }
+  run_metrics_->checkpoint_file.Set(FileNumber(checkpoint.file));
+  run_metrics_->checkpoint_position.Set(static_cast<double>(checkpoint.position));
+  run_metrics_->checkpoint_version.Set(static_cast<double>(checkpoint.next_version));
+  run_metrics_->checkpoint_time.Set(UnixSeconds(std::chrono::system_clock::now()));
+  run_metrics_->stopped_tables.Set(static_cast<double>(checkpoint.stopped_tables.size()));
+  status_.SetSourcePosition({checkpoint.file, checkpoint.position, checkpoint.gtid});
+}
+
+bool Pipeline::Recoverable(const Error& error, Side side) const {
+  if (error.IsTransient()) return true;
+  if (error.code() != ErrorCode::kServer) return false;
+  return side == Side::kSource ? TransientMysqlError(error.server_code())
+                               : TransientClickHouseError(error.server_code());
+}
+
+std::string Pipeline::WaitingFor(const Error& error, Side side) const {
+  if (side == Side::kSource) {
+    return fmt::format("reconnecting to source {}:{}: {}", config_.source.host, config_.source.port,
+                       error.what());
+  }
+  return fmt::format("reconnecting to ClickHouse {}:{}: {}", config_.target.host,
+                     config_.target.port, error.what());
+}
+
+void Pipeline::Run() {
+  int attempt = 0;
+  while (!stop_requested_) {
+    session_was_healthy_ = false;
+    try {
+      RunSession();
+      status_.SetState(server::PipelineState::kStopped);
+      return;
+    } catch (const Error& e) {
+      metrics_.errors.WithLabels({ErrorCodeName(e.code())}).Increment();
+      if (!Recoverable(e, failure_side_)) {
+        status_.SetState(server::PipelineState::kFailed, e.what());
+        spdlog::error("replication stopped: {}", e.what());
+        throw;
+      }
+      if (stop_requested_) {
+        spdlog::warn("stopping after an error; the last checkpoint stays where it was: {}",
+                     e.what());
+        status_.SetState(server::PipelineState::kStopped, e.what());
+        return;
+      }
+      if (session_was_healthy_) attempt = 0;
+      ++attempt;
+      run_metrics_->restarts.Increment();
+      const auto& reconnect = config_.source.reconnect;
+      auto wait = reconnect.initial_backoff;
+      for (int i = 1; i < attempt && wait < reconnect.max_backoff; ++i) wait *= 2;
+      wait = std::min(wait, reconnect.max_backoff);
+      const std::string what = WaitingFor(e, failure_side_);
+      spdlog::warn("{}; retrying in {} ms (attempt {})", what, wait.count(), attempt);
+      status_.SetWaiting(what, attempt, std::chrono::system_clock::now() + wait);
+      std::unique_lock lock(stop_mutex_);
+      stop_cv_.wait_for(lock, wait, [&] { return stop_requested_.load(); });
+    }
+  }
+  status_.SetState(server::PipelineState::kStopped);
+}
+
+void Pipeline::RunSession() {
+  ++session_;
+  if (session_ > 1) metrics_.source_reconnects.Increment();
+  status_.SetState(server::PipelineState::kStarting);
+  failure_side_ = Side::kTarget;
+
+  // The checkpoint, and ClickHouse reachable (the state table lives there by default).
+  std::optional<Checkpoint> checkpoint = store_->Load();
+  TargetCatalog catalog(TargetClientOptions(config_.target));
+  const std::string insert_prefix = fmt::format("rowbridge-{}-", job_);
+  catalog.WaitForInserts(insert_prefix, options_.insert_patience);
+
+  // The source, checked.
+  failure_side_ = Side::kSource;
+  std::unique_ptr<mysql::Connection> admin =
+      mysql::Connection::Connect(SourceConnectOptions(config_.source));
+  mysql::RequireSourceReady(*admin, config_.source.server_id);
+  const bool mariadb = admin->is_mariadb();
+  failure_side_ = Side::kTarget;
+
+  BatchLimits limits;
+  limits.max_rows = config_.batch.max_rows;
+  limits.max_bytes = config_.batch.max_bytes;
+  limits.max_delay = config_.batch.max_delay;
+  limits.max_buffered_bytes = config_.memory.max_buffered_bytes;
+  BatchBuffers buffers(limits);
+  std::optional<CheckpointTracker> tracker;
+
+  RouterContext rc;
+  rc.config = &config_;
+  rc.targets = &catalog;
+  rc.buffers = &buffers;
+  rc.connect_source = [this] {
+    return mysql::Connection::Connect(SourceConnectOptions(config_.source));
+  };
+  rc.make_stats = [this](const SourceTableName& name, const TargetTable& target) {
+    return std::make_unique<TableStats>(metrics_, status_, name.database, name.table,
+                                        target.database, target.table);
+  };
+  rc.on_stop = [&](const StoppedTable& stopped) {
+    metrics_.errors.WithLabels({"table_stopped"}).Increment();
+    std::lock_guard lock(buffers.mutex());
+    if (tracker) tracker->AddStop(stopped);
+  };
+  rc.conversion_counters = std::make_shared<mapping::ConversionCounters>();
+  rc.have_checkpoint = checkpoint.has_value();
+  rc.resume_version = checkpoint ? checkpoint->next_version : 1;
+  TableRouter router(rc);
+  if (checkpoint) {
+    for (const StoppedTable& s : checkpoint->stopped_tables) {
+      router.AddStopped(s);
+      spdlog::warn("{}.{} stays stopped since {}: {}", s.database, s.table, s.position, s.reason);
+    }
+  }
+  std::vector<std::string> problems;
+  router.Prepare(*admin, problems);
+  mapping::ThrowIfProblems(problems);
+
+  if (!checkpoint) {
+    failure_side_ = Side::kSource;
+    const mysql::BinlogPosition position = mysql::CurrentBinlogPosition(*admin);
+    failure_side_ = Side::kTarget;
+    uint64_t max_version = 0;
+    for (TargetTable* t : router.targets()) {
+      const bool has_version =
+          std::any_of(t->columns.begin(), t->columns.end(),
+                      [&](const mapping::TargetColumn& c) { return c.name == t->version_column; });
+      if (has_version) {
+        max_version =
+            std::max(max_version, catalog.MaxVersion(t->database, t->table, t->version_column));
+      }
+    }
+    Checkpoint first;
+    first.file = position.file;
+    first.position = position.position;
+    if (mariadb) {
+      first.gtid_flavor = GtidFlavor::kMariadb;
+      first.gtid = position.mariadb_gtids.ToString();
+    } else if (!position.mysql_gtids.empty()) {
+      first.gtid_flavor = GtidFlavor::kMysql;
+      first.gtid = position.mysql_gtids.ToString();
+    }
+    first.next_version = max_version + 1;
+    store_->Save(first);
+    spdlog::info(
+        "first start: no checkpoint in {}; replicating changes from the source's current "
+        "position {} (rows that exist already are not copied)",
+        store_->Describe(), first.Describe());
+    checkpoint = first;
+  }
+  admin.reset();
+  SetLastCheckpoint(*checkpoint);
+  tracker.emplace(*checkpoint);
+
+  ReaderContext reader_context;
+  reader_context.config = &config_;
+  reader_context.start = *checkpoint;
+  reader_context.router = &router;
+  reader_context.buffers = &buffers;
+  reader_context.tracker = &*tracker;
+  reader_context.status = &status_;
+  reader_context.metrics = &metrics_;
+  BinlogReader reader(reader_context);
+
+  WriterPool writers(config_.target.writers, TargetClientOptions(config_.target), buffers,
+                     fmt::format("{}{}-{}-", insert_prefix, ::getpid(), session_),
+                     run_metrics_->batches);
+  writers.Start();
+
+  std::atomic<bool> source_failed{false};
+  std::atomic<bool> shutting_down{false};
+  std::thread reader_thread([&] {
+    try {
+      reader.Run();
+      if (!shutting_down) {
+        source_failed = true;
+        buffers.Abort(
+            Error(ErrorCode::kNetwork, fmt::format("source {}:{} ended the binlog stream",
+                                                   config_.source.host, config_.source.port)));
+      }
+    } catch (const Error& e) {
+      if (!shutting_down) {
+        source_failed = true;
+        buffers.Abort(Error(e.code(),
+                            fmt::format("reading the binlog of {}:{}: {}", config_.source.host,
+                                        config_.source.port, e.what()),
+                            e.server_code(), e.sql_state()));
+      }
+    } catch (const std::exception& e) {
+      source_failed = true;
+      buffers.Abort(Error(ErrorCode::kInternal, fmt::format("binlog reader: {}", e.what())));
+    }
+  });
+
+  // Ends the session's threads; on an error path nothing more is written.
+  auto stop_threads = [&](bool drain) {
+    shutting_down = true;
+    reader.Interrupt();
+    if (!drain) buffers.Abort();
+    reader_thread.join();
+    if (drain) buffers.Close();
+    writers.Join();
+  };
+
+  Checkpoint saved = *checkpoint;
+  auto save = [&](const Checkpoint& c) {
+    if (c == saved) return;
+    store_->Save(c);
+    saved = c;
+    SetLastCheckpoint(c);
+  };
+
+  try {
+    auto next_checkpoint = std::chrono::steady_clock::now() + options_.checkpoint_interval;
+    const auto session_start = std::chrono::steady_clock::now();
+    bool running = false;
+    std::unique_lock lock(buffers.mutex());
+    for (;;) {
+      if (buffers.aborted_locked() || stop_requested_) break;
+      const auto now = std::chrono::steady_clock::now();
+      const SteadyTime due = buffers.SealDue(now);
+      if (!running && reader.connected()) {
+        running = true;
+        lock.unlock();
+        status_.SetState(server::PipelineState::kRunning);
+        lock.lock();
+      }
+      if (now >= next_checkpoint) {
+        const bool moved = tracker->Advance(buffers.LowestUnflushed(reader.next_version()));
+        // Lag: the oldest row still buffered; else the age of what the reader is chewing on.
+        const auto wall = std::chrono::system_clock::now();
+        uint32_t oldest = 0;
+        for (const auto& g : buffers.groups()) {
+          for (const Batch* b : {g->sealed, g->filling}) {
+            if (b != nullptr && b->rows > 0 && (oldest == 0 || b->first_event_time < oldest))
+              oldest = b->first_event_time;
+          }
+        }
+        double lag = 0;
+        if (oldest != 0) {
+          lag = UnixSeconds(wall) - oldest;
+        } else if (!reader.caught_up() && reader.last_event_time() != 0 &&
+                   now - reader.last_event_received() < std::chrono::seconds(1)) {
+          lag = UnixSeconds(wall) - reader.last_event_time();
+        }
+        run_metrics_->lag.Set(std::max(0.0, lag));
+        metrics_.buffered_bytes.Set(static_cast<double>(buffers.total_bytes()));
+        const Checkpoint current = tracker->checkpoint();
+        lock.unlock();
+        if (moved) save(current);
+        if (running && now - session_start > std::chrono::seconds(10)) session_was_healthy_ = true;
+        lock.lock();
+        next_checkpoint = now + options_.checkpoint_interval;
+      }
+      buffers.changed().wait_until(
+          lock, std::min({due, next_checkpoint, now + std::chrono::milliseconds(200)}));
+    }
+    lock.unlock();
+  } catch (const Error& e) {
+    stop_threads(false);
+    throw;
+  }
+
+  if (buffers.aborted()) {
+    stop_threads(false);
+    std::optional<Error> error = buffers.error();
+    failure_side_ = source_failed ? Side::kSource : Side::kTarget;
+    if (!error) error = Error(ErrorCode::kInternal, "the pipeline stopped without an error");
+    throw *error;
+  }
+
+  // A requested stop: write everything read so far, then save the final checkpoint.
+  status_.SetState(server::PipelineState::kStopping);
+  spdlog::info("stopping: writing the buffered rows and saving the checkpoint");
+  stop_threads(true);
+  if (std::optional<Error> error = buffers.error()) {
+    failure_side_ = Side::kTarget;
+    throw *error;
+  }
+  Checkpoint final_checkpoint;
+  {
+    std::lock_guard lock(buffers.mutex());
+    tracker->Advance(buffers.LowestUnflushed(reader.next_version()));
+    final_checkpoint = tracker->checkpoint();
+  }
+  save(final_checkpoint);
+  spdlog::info("stopped cleanly at {} (next version {})", final_checkpoint.Describe(),
+               final_checkpoint.next_version);
+}
+
+}  // namespace rowbridge::pipeline

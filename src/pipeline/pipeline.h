@@ -1,0 +1,97 @@
+// Pipeline: `rowbridge run`. Continuous binlog -> ClickHouse replication that loses nothing and
+// duplicates nothing (docs/architecture.md, docs/running.md).
+//
+// One session at a time does the work:
+//   1. load the checkpoint (state store); check the source (mysql::RequireSourceReady);
+//   2. wait until no INSERT of an earlier session still runs on ClickHouse;
+//   3. resolve every matched source table: its columns, its target table (created if missing and
+//      allowed), a conversion plan; every problem of every table is reported at once;
+//   4. on a first start (no checkpoint) begin at the source's current position, with versions
+//      above any already in the targets, and save that checkpoint at once;
+//   5. read the versions >= the checkpoint's next_version that the targets already hold (so a
+//      replay skips exactly the changes ClickHouse has);
+//   6. run the reader thread, target.writers writer threads and, on this thread, the ticker: it
+//      seals batches older than batch.max_delay and saves the newest safe checkpoint every
+//      second (CheckpointTracker).
+//
+// Faults: any transient failure (network, timeout, a server restarting or refusing for now, the
+// dump connection killed, a heartbeat timeout) ends the session: reading stops, in-flight writes
+// finish or fail, unflushed batches are dropped, and a new session starts from the last saved
+// checkpoint after an exponential backoff (source.reconnect.initial_backoff .. max_backoff).
+// /status says what it waits for. Anything else (bad configuration, incompatible target column,
+// a value the conversion policy refuses) makes Run() throw: the command exits non-zero.
+//
+// RequestStop() (SIGTERM/SIGINT): the reader stops, every buffered row is written, the final
+// checkpoint is saved, and Run() returns.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "config/config.h"
+#include "pipeline/checkpoint.h"
+#include "pipeline/state_store.h"
+#include "server/metrics.h"
+#include "server/pipeline_metrics.h"
+#include "server/status.h"
+
+namespace rowbridge::pipeline {
+
+struct PipelineOptions {
+  std::chrono::milliseconds checkpoint_interval{1000};
+  // How long a new session waits for INSERTs of a broken earlier connection before killing them.
+  std::chrono::milliseconds insert_patience{10000};
+};
+
+class Pipeline {
+ public:
+  Pipeline(config::Config config, server::MetricsRegistry& registry, server::StatusBoard& status,
+           PipelineOptions options = {});
+  ~Pipeline();
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  void Run();
+  // Thread-safe; may be called from a signal-handling thread.
+  void RequestStop();
+
+  // The last checkpoint saved (for tests and the final log line).
+  std::optional<Checkpoint> last_checkpoint() const;
+
+ private:
+  struct Metrics;
+  enum class Side { kSource, kTarget };
+
+  // Returns normally after a clean stop; throws the session's error otherwise, with
+  // failure_side_ saying which server it came from.
+  void RunSession();
+  bool Recoverable(const Error& error, Side side) const;
+  std::string WaitingFor(const Error& error, Side side) const;
+  void SetLastCheckpoint(const Checkpoint& checkpoint);
+
+  config::Config config_;
+  server::MetricsRegistry& registry_;
+  server::StatusBoard& status_;
+  PipelineOptions options_;
+  server::PipelineMetrics metrics_;
+  std::unique_ptr<Metrics> run_metrics_;
+  std::unique_ptr<StateStore> store_;
+  std::string job_;
+
+  std::atomic<bool> stop_requested_{false};
+  std::mutex stop_mutex_;
+  std::condition_variable stop_cv_;
+  uint64_t session_ = 0;
+  bool session_was_healthy_ = false;
+  Side failure_side_ = Side::kSource;
+
+  mutable std::mutex checkpoint_mutex_;
+  std::optional<Checkpoint> last_checkpoint_;
+};
+
+}  // namespace rowbridge::pipeline

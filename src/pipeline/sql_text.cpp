@@ -1,0 +1,50 @@
+#include "pipeline/sql_text.h"
+
+namespace rowbridge::pipeline {
+
+std::string QuoteIdentifier(std::string_view name) {
+  std::string out;
+  out.reserve(name.size() + 2);
+  out.push_back('`');
+  for (char c : name) {
+    if (c == '`') out.push_back('`');
+    out.push_back(c);
+  }
+  out.push_back('`');
+  return out;
+}
+
+std::string QuoteQualified(std::string_view database, std::string_view table) {
+  return QuoteIdentifier(database) + "." + QuoteIdentifier(table);
+}
+
+std::string QuoteString(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 2);
+  out.push_back('\'');
+  for (char c : text) {
+    switch (c) {
+      case '\'':
+        out += "\\'";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\0':
+        out += "\\0";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        out.push_back(c);
+    }
+  }
+  out.push_back('\'');
+  return out;
+}
+
+}  // namespace rowbridge::pipeline

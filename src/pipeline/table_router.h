@@ -1,0 +1,143 @@
+// TableRouter: decides, per binlog table id, whether rows are replicated and how.
+//
+// A TABLE_MAP names a table; the router matches it against the rules once per table map
+// (config::TableMatcher caches by name) and keeps a Route per table id, so a rows event of a table
+// no rule matches costs one hash lookup and is never decoded.
+//
+// For a matched table the router keeps a SourceTable: the columns it is known to have (from
+// information_schema when it was first needed, see source_schema.h), its target table, its
+// mapping::ConversionPlan and the batch group it writes into. A plan is built for each distinct
+// TABLE_MAP: the TABLE_MAP's own column definitions (the authority for decoding), enriched with
+// names, signedness, charsets and labels from the known schema.
+//
+// Schema changes (until DDL tracking exists): a TABLE_MAP whose columns differ from the known
+// ones, or a statement that may change a table's columns or rows unseen (statement_tables.h),
+// STOPS that table: its rows are no longer applied, /status and the metrics say why, the stop is
+// recorded in the checkpoint, and every other table goes on. With binlog_row_metadata=FULL an
+// ALTER TABLE only marks the table: the next TABLE_MAP, which then carries names, decides.
+//
+// Used by the session's setup (Prepare) and then by the reader thread only.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "binlog/table_map_cache.h"
+#include "config/config.h"
+#include "config/table_matcher.h"
+#include "mapping/conversion_plan.h"
+#include "mapping/out_of_range.h"
+#include "mysql/connection.h"
+#include "pipeline/batch_buffers.h"
+#include "pipeline/checkpoint.h"
+#include "pipeline/source_schema.h"
+#include "pipeline/table_stats.h"
+#include "pipeline/target_tables.h"
+
+namespace rowbridge::pipeline {
+
+struct SourceTable {
+  SourceTableName name;
+  int rule_index = -1;
+  const config::TableRule* rule = nullptr;
+  TargetTable* target = nullptr;
+  std::optional<SourceTableSchema> known;
+  std::unique_ptr<TableStats> stats;
+
+  // For the TABLE_MAP rows are currently decoded with.
+  const binlog::TableInfo* map = nullptr;  // the cache's entry the plan was built for
+  std::shared_ptr<const binlog::TableInfo> map_owner;
+  std::unique_ptr<binlog::TableInfo> decoded;  // that TABLE_MAP with enriched columns
+  std::optional<mapping::ConversionPlan> plan;
+  TargetGroup* group = nullptr;
+  std::vector<uint32_t> key_columns;  // column indices whose change makes an UPDATE a move
+  bool map_has_names = false;
+
+  bool stopped = false;
+  std::string stop_reason;
+  bool suspect = false;  // an ALTER named it; the next TABLE_MAP must show the same columns
+};
+
+struct Route {
+  const binlog::TableInfo* map = nullptr;  // identity of the TABLE_MAP this route is for
+  SourceTable* table = nullptr;            // nullptr: not replicated
+};
+
+struct RouterContext {
+  const config::Config* config = nullptr;
+  TargetCatalog* targets = nullptr;
+  BatchBuffers* buffers = nullptr;
+  // Opens a short-lived connection to the source for information_schema.
+  std::function<std::unique_ptr<mysql::Connection>()> connect_source;
+  // Makes the metric/status handles of a table.
+  std::function<std::unique_ptr<TableStats>(const SourceTableName&, const TargetTable&)> make_stats;
+  // Called (buffer lock NOT held) when a table stops; records it for the checkpoint.
+  std::function<void(const StoppedTable&)> on_stop;
+  std::shared_ptr<mapping::ConversionCounters> conversion_counters;
+  // Versions >= this are looked up in target tables first seen during the session.
+  uint64_t resume_version = 1;
+  bool have_checkpoint = true;
+  // `rowbridge validate`: create nothing; a missing target that would be created is checked
+  // against the columns its CREATE TABLE would make.
+  bool dry_run = false;
+};
+
+class TableRouter {
+ public:
+  explicit TableRouter(RouterContext context);
+
+  // Setup: registers the tables the checkpoint lists as stopped.
+  void AddStopped(const StoppedTable& stopped);
+  // Setup: resolves every matched table the source has now (schema, target, check plan) and
+  // appends every problem found to `problems`.
+  void Prepare(mysql::Connection& source, std::vector<std::string>& problems);
+  // The target tables resolved so far.
+  std::vector<TargetTable*> targets();
+
+  // A TABLE_MAP for `table_id` was read (the cache already holds it). Returns its route.
+  const Route& OnTableMap(uint64_t table_id, const std::shared_ptr<const binlog::TableInfo>& map,
+                          const std::string& position);
+  // The route of a rows event; nullptr if no TABLE_MAP for the id was seen.
+  Route* Find(uint64_t table_id) {
+    auto it = routes_.find(table_id);
+    return it == routes_.end() ? nullptr : &it->second;
+  }
+  // Makes sure `table` decodes with `map` (several table ids may name one table).
+  bool Use(SourceTable& table, const std::shared_ptr<const binlog::TableInfo>& map,
+           const std::string& position);
+  // A statement (QUERY event) at `position`; stops or marks the tables it may change.
+  void OnStatement(std::string_view sql, std::string_view default_database,
+                   const std::string& position);
+  // A new FORMAT_DESCRIPTION: table ids start over.
+  void ResetRoutes() { routes_.clear(); }
+
+  // Stops a table (idempotent).
+  void Stop(SourceTable& table, const std::string& position, const std::string& reason);
+
+  const std::map<SourceTableName, std::unique_ptr<SourceTable>>& tables() const { return tables_; }
+
+ private:
+  // `problems` null: mid-stream, problems stop the table; `source` null: opens a connection.
+  SourceTable& GetOrCreate(const SourceTableName& name, int rule_index,
+                           std::vector<std::string>* problems, const std::string& position,
+                           mysql::Connection* source);
+  TargetTable* ResolveTarget(SourceTable& table, std::vector<std::string>& problems);
+  mapping::PlanOptions PlanOptionsFor(const SourceTable& table) const;
+  std::vector<std::string> KeyNames(const SourceTable& table) const;
+  bool BuildPlan(SourceTable& table, const std::string& position);
+
+  RouterContext ctx_;
+  config::TableMatcher matcher_;
+  std::map<SourceTableName, std::unique_ptr<SourceTable>> tables_;
+  std::map<std::string, std::unique_ptr<TargetTable>> target_tables_;  // by db.table
+  std::unordered_map<uint64_t, Route> routes_;
+  std::map<std::string, std::shared_ptr<const mapping::TimeZone>> zones_;
+};
+
+}  // namespace rowbridge::pipeline

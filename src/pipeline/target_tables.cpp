@@ -1,0 +1,134 @@
+#include "pipeline/target_tables.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <thread>
+
+#include "clickhouse/columns/numeric.h"
+#include "clickhouse/columns/string.h"
+#include "common/error.h"
+#include "mapping/sql_quote.h"
+
+namespace rowbridge::pipeline {
+
+namespace {
+
+std::string_view StringAt(clickhouse::Block& block, size_t column, size_t row) {
+  return clickhouse::As<clickhouse::ColumnString>(block.At(column)).At(row);
+}
+
+}  // namespace
+
+TargetCatalog::TargetCatalog(clickhouse::ClientOptions options) : options_(std::move(options)) {}
+
+clickhouse::Client& TargetCatalog::client() {
+  if (client_ == nullptr) {
+    client_ = std::make_unique<clickhouse::Client>(options_);
+  } else if (!client_->connected()) {
+    client_->Reconnect();
+  }
+  return *client_;
+}
+
+const clickhouse::ServerFeatures& TargetCatalog::features() {
+  if (!features_) {
+    const auto& s = client().server();
+    features_.emplace(clickhouse::ServerVersion{static_cast<uint32_t>(s.version_major),
+                                                static_cast<uint32_t>(s.version_minor),
+                                                static_cast<uint32_t>(s.version_patch)});
+  }
+  return *features_;
+}
+
+std::optional<std::vector<mapping::TargetColumn>> TargetCatalog::ReadColumns(
+    const std::string& database, const std::string& table) {
+  std::vector<mapping::TargetColumn> columns;
+  client().Select(fmt::format("SELECT name, type, default_kind FROM system.columns WHERE database "
+                              "= {} AND table = {}",
+                              mapping::QuoteString(database), mapping::QuoteString(table)),
+                  [&](clickhouse::Block& block) {
+                    for (size_t r = 0; r < block.RowCount(); ++r) {
+                      mapping::TargetColumn c;
+                      c.name = std::string(StringAt(block, 0, r));
+                      const std::string type(StringAt(block, 1, r));
+                      try {
+                        c.type = clickhouse::ParseTypeName(type);
+                      } catch (const Error& e) {
+                        // Keep the column (so a plan can say it cannot write it) with its name.
+                        c.type.code = clickhouse::TypeCode::kString;
+                        c.type.name = type;
+                        c.default_kind = "UNSUPPORTED";
+                        columns.push_back(std::move(c));
+                        continue;
+                      }
+                      c.default_kind = std::string(StringAt(block, 2, r));
+                      columns.push_back(std::move(c));
+                    }
+                    return true;
+                  });
+  if (columns.empty()) return std::nullopt;
+  return columns;
+}
+
+void TargetCatalog::Execute(const std::string& sql) {
+  client().Execute(sql);
+}
+
+uint64_t TargetCatalog::MaxVersion(const std::string& database, const std::string& table,
+                                   const std::string& version_column) {
+  uint64_t max = 0;
+  client().Select(
+      fmt::format("SELECT toUInt64(max({})) FROM {}", mapping::QuoteIdentifier(version_column),
+                  mapping::QuoteTableName(database, table)),
+      [&](clickhouse::Block& block) {
+        if (block.RowCount() > 0) {
+          max = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0)).At(0);
+        }
+        return true;
+      });
+  return max;
+}
+
+std::vector<uint64_t> TargetCatalog::VersionsFrom(const std::string& database,
+                                                  const std::string& table,
+                                                  const std::string& version_column,
+                                                  uint64_t from) {
+  std::vector<uint64_t> versions;
+  const std::string column = mapping::QuoteIdentifier(version_column);
+  client().Select(fmt::format("SELECT toUInt64({0}) AS v FROM {1} WHERE {0} >= {2} ORDER BY v",
+                              column, mapping::QuoteTableName(database, table), from),
+                  [&](clickhouse::Block& block) {
+                    const auto& c = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0));
+                    for (size_t r = 0; r < c.Size(); ++r) versions.push_back(c.At(r));
+                    return true;
+                  });
+  std::sort(versions.begin(), versions.end());
+  return versions;
+}
+
+void TargetCatalog::WaitForInserts(const std::string& prefix, std::chrono::milliseconds patience) {
+  const std::string condition = fmt::format("query_id LIKE {}", mapping::QuoteString(prefix + "%"));
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  bool killed = false;
+  for (;;) {
+    uint64_t running = 0;
+    client().Select(
+        fmt::format("SELECT toUInt64(count()) FROM system.processes WHERE {}", condition),
+        [&](clickhouse::Block& block) {
+          if (block.RowCount() > 0)
+            running = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0)).At(0);
+          return true;
+        });
+    if (running == 0) return;
+    if (!killed && std::chrono::steady_clock::now() >= deadline) {
+      spdlog::warn("{} INSERT(s) of an earlier connection still run on ClickHouse {}; killing them",
+                   running, client().peer());
+      client().Execute(fmt::format("KILL QUERY WHERE {} SYNC", condition));
+      killed = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+}  // namespace rowbridge::pipeline

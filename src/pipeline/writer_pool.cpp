@@ -1,0 +1,84 @@
+#include "pipeline/writer_pool.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <memory>
+
+namespace rowbridge::pipeline {
+
+WriterPool::WriterPool(size_t count, clickhouse::ClientOptions options, BatchBuffers& buffers,
+                       std::string query_id_prefix, server::Counter& batches_written)
+    : count_(count == 0 ? 1 : count),
+      options_(std::move(options)),
+      buffers_(buffers),
+      prefix_(std::move(query_id_prefix)),
+      batches_written_(batches_written) {}
+
+WriterPool::~WriterPool() {
+  buffers_.Abort();
+  Join();
+}
+
+void WriterPool::Start() {
+  for (size_t i = 0; i < count_; ++i) threads_.emplace_back([this, i] { Run(i); });
+}
+
+void WriterPool::Join() {
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+  threads_.clear();
+}
+
+void WriterPool::Run(size_t index) {
+  std::unique_ptr<clickhouse::Client> client;
+  uint64_t sequence = 0;
+  while (TargetGroup* group = buffers_.NextSealed()) {
+    Batch& batch = *group->sealed;
+    try {
+      if (client == nullptr) {
+        client = std::make_unique<clickhouse::Client>(options_);
+      } else if (!client->connected()) {
+        client->Reconnect();
+      }
+      clickhouse::QueryOptions query;
+      query.query_id = fmt::format("{}w{}-{}", prefix_, index, ++sequence);
+      const auto started = std::chrono::steady_clock::now();
+      client->BeginInsert(group->insert_sql, query);
+      client->SendBlock(batch.block.block());
+      client->EndInsert();
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      const auto now = std::chrono::system_clock::now();
+      const double now_seconds = std::chrono::duration<double>(now.time_since_epoch()).count();
+      for (const BatchShare& share : batch.shares) {
+        TableStats& s = *share.stats;
+        s.inserted.Increment(share.inserted);
+        s.updated.Increment(share.updated);
+        s.deleted.Increment(share.deleted);
+        s.bytes.Increment(share.bytes);
+        s.flush_seconds.Observe(seconds);
+        s.flush_rows.Observe(static_cast<double>(share.inserted + share.updated + share.deleted));
+        s.last_flush_time.Set(now_seconds);
+        const auto newest =
+            std::chrono::system_clock::time_point(std::chrono::seconds(share.newest_event_time));
+        s.lag.Set(std::max(0.0, now_seconds - static_cast<double>(share.newest_event_time)));
+        s.status.AddRows(share.inserted, share.updated, share.deleted);
+        s.status.RecordFlush(now, newest);
+      }
+      batches_written_.Increment();
+      spdlog::debug("wrote {} rows (versions {}..{}) to {} in {:.3f}s", batch.rows,
+                    batch.first_version, batch.last_version, group->label, seconds);
+      buffers_.Done(*group);
+    } catch (const Error& e) {
+      buffers_.Abort(Error(e.code(),
+                           fmt::format("writing {} rows to {} on ClickHouse {}:{}: {}", batch.rows,
+                                       group->label, options_.host, options_.port, e.what()),
+                           e.server_code(), e.sql_state()));
+      return;
+    }
+  }
+}
+
+}  // namespace rowbridge::pipeline

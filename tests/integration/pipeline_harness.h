@@ -1,0 +1,137 @@
+// Test harness for `rowbridge run` on real servers: writes a config, runs the rowbridge binary as
+// a child process (so it can be SIGKILLed like in a crash), waits until everything the source
+// wrote is checkpointed, and compares source and target tables through the mariadb and
+// clickhouse-client command lines with the documented conversions (docs/running.md).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipeline/checkpoint.h"
+#include "support/test_servers.h"
+
+namespace rowbridge::testing {
+
+// How a column is compared between MariaDB and ClickHouse (both sides render text).
+enum class Compare {
+  kText,     // CAST(x AS CHAR) / toString(x): numbers, DECIMAL, DATE, DATETIME(0), TIME, ENUM, SET
+  kHex,      // HEX(x) / hex(x): every string and blob, compared byte for byte
+  kSeconds,  // DATETIME(n)/TIMESTAMP(n) with n > 0 into DateTime: the fraction is dropped
+  kBitNumber,  // BIT: the number
+  kRound2,     // FLOAT(m,2) into Float64: compared rounded to 2 decimals
+};
+struct ColumnCompare {
+  std::string name;
+  Compare how = Compare::kText;
+};
+
+struct PipelineConfig {
+  MysqlAddress mysql;  // root: the tests' own SQL
+  // The account rowbridge connects as (the replication user); empty = mysql.user/password.
+  std::string source_user;
+  std::string source_password;
+  ClickHouseAddress clickhouse;
+  std::string target_database;
+  std::string tables_yaml;  // the list under `tables:` (each item starting with "  - ")
+  uint64_t max_rows = 1000;
+  std::string max_delay = "200ms";
+  std::string heartbeat_period = "1s";
+  std::string read_timeout = "3s";
+  uint32_t writers = 2;
+  bool file_state = false;  // state in <dir>/state instead of ClickHouse
+  uint32_t server_id = 4242;
+  std::string extra_yaml;
+};
+
+struct CliResult {
+  int exit_code = 0;
+  std::string out;
+  std::string err;
+};
+
+class RowbridgeProcess {
+ public:
+  // Writes <dir>/rowbridge.yaml from `config`; logs go to <dir>/rowbridge.log.
+  RowbridgeProcess(std::filesystem::path dir, PipelineConfig config);
+  ~RowbridgeProcess();
+
+  void Start();
+  // SIGKILL, then reaps it.
+  void Kill();
+  // SIGTERM and wait; returns the exit status (128+signal if a signal ended it).
+  int Terminate(std::chrono::seconds timeout = std::chrono::seconds(60));
+  // Waits for the process to exit by itself; returns its status.
+  int Wait(std::chrono::seconds timeout);
+  bool running();
+  // The admin HTTP port of the current run (read from its log; waits for it).
+  uint16_t HttpPort(std::chrono::seconds timeout = std::chrono::seconds(30));
+  // GET http://127.0.0.1:<port><path>; empty if it cannot connect.
+  std::string HttpGet(const std::string& path);
+
+  std::string log() const;
+  // Runs another rowbridge command (e.g. validate) with this config's environment.
+  CliResult RunCommandLine(const std::vector<std::string>& args) const;
+  const PipelineConfig& config() const { return config_; }
+  const std::filesystem::path& dir() const { return dir_; }
+  const std::filesystem::path& config_path() const { return config_path_; }
+
+  // The saved checkpoint (from the ClickHouse state table or the state file).
+  std::optional<pipeline::Checkpoint> SavedCheckpoint() const;
+  // Writes a marker transaction into a database no rule matches, then waits until the saved
+  // checkpoint is at or past the source's binlog end at that moment: everything the source
+  // wrote before is in ClickHouse. Fails the test (with the log's tail) on timeout.
+  void WaitCaughtUp(std::chrono::seconds timeout = std::chrono::seconds(90));
+
+ private:
+  std::filesystem::path dir_;
+  PipelineConfig config_;
+  std::filesystem::path config_path_;
+  std::filesystem::path log_path_;
+  pid_t pid_ = -1;
+  size_t log_offset_ = 0;  // where the current run's log begins
+  uint16_t http_port_ = 0;
+};
+
+// Runs the rowbridge binary with `args` and returns what it did.
+CliResult RunRowbridge(const std::vector<std::string>& args,
+                       std::chrono::seconds timeout = std::chrono::seconds(120));
+
+// SELECT of the current rows of a MariaDB table and of its ClickHouse replica (FINAL, not
+// deleted), each row one line of '|'-joined column texts, ordered by `order_by`.
+std::string MysqlRows(const MysqlAddress& mysql, const std::string& database,
+                      const std::string& table, const std::vector<ColumnCompare>& columns,
+                      const std::string& order_by);
+std::string ReplicaRows(const ClickHouseAddress& ch, const std::string& database,
+                        const std::string& table, const std::vector<ColumnCompare>& columns,
+                        const std::string& order_by, const std::string& extra_where = "");
+// The rows of a changelog table reduced to the latest change per key that is not a delete: for
+// tables whose key never changes this equals the source table.
+std::string ChangelogLatestRows(const ClickHouseAddress& ch, const std::string& database,
+                                const std::string& table, const std::vector<ColumnCompare>& columns,
+                                const std::string& key, const std::string& event_type_column,
+                                const std::string& version_column);
+
+// A directory for one test under $TMPDIR, removed by the destructor unless the test failed.
+class TestDir {
+ public:
+  explicit TestDir(const std::string& name);
+  ~TestDir();
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// The contents of tests/data/<relative>.
+std::string ReadTestFile(const std::string& relative);
+
+// Polls `done` every 100 ms until it is true or `timeout` passes; returns whether it became true.
+bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeout);
+
+}  // namespace rowbridge::testing

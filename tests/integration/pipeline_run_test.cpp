@@ -1,0 +1,498 @@
+// `rowbridge run` end to end on real servers: a random workload while rowbridge replicates, then
+// every replica table (FINAL, not deleted) equals its MariaDB table row for row and every
+// changelog table holds each change exactly once — also across kill -9 of rowbridge, ClickHouse
+// and MariaDB restarts, binlog rotation and a KILLed dump connection.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include "common/error.h"
+#include "integration/pipeline_harness.h"
+#include "integration/pipeline_workload.h"
+#include "support/scoped_clickhouse.h"
+#include "support/test_servers.h"
+
+namespace rowbridge::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A server_id no other test process uses on the shared MariaDB at the same time.
+uint32_t UniqueServerId() {
+  static std::atomic<uint32_t> counter{0};
+  return 100000 + static_cast<uint32_t>(::getpid() % 40000) * 10 + counter++;
+}
+
+std::string Trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+std::string WorkloadRules(const std::string& db) {
+  return "  - match: " + db + ".items\n    mode: replica\n" + "  - match: " + db +
+         ".events\n    mode: changelog\n" + "  - match: " + db +
+         ".every_type\n    mode: replica\n" + "    conversion: {on_out_of_range: clamp}\n";
+}
+
+// Every check of the workload's tables: replicas equal the source, the changelog has every
+// change exactly once and replays to the source's rows.
+void ExpectWorkloadReplicated(const MysqlAddress& mysql, const ClickHouseAddress& ch,
+                              const std::string& source_db, const std::string& target_db,
+                              const Workload& workload) {
+  EXPECT_EQ(ReplicaRows(ch, target_db, "items", Workload::ItemsColumns(), "id"),
+            MysqlRows(mysql, source_db, "items", Workload::ItemsColumns(), "id"));
+  EXPECT_EQ(ReplicaRows(ch, target_db, "every_type", Workload::EveryTypeColumns(), "id"),
+            MysqlRows(mysql, source_db, "every_type", Workload::EveryTypeColumns(), "id"));
+  const std::string counts =
+      RunClickHouseSql(ch, "SELECT count(), uniqExact(_version) FROM `" + target_db + "`.events");
+  const std::string expected = std::to_string(workload.changes("events"));
+  EXPECT_EQ(Trimmed(counts), expected + "\t" + expected)
+      << "changelog rows and distinct versions must both equal the committed changes";
+  EXPECT_EQ(ChangelogLatestRows(ch, target_db, "events", Workload::EventsColumns(), "id",
+                                "_event_type", "_version"),
+            MysqlRows(mysql, source_db, "events", Workload::EventsColumns(), "id"));
+  // Replica tables: never two rows of one key with one version (a replayed change is skipped).
+  for (const char* table : {"items", "every_type"}) {
+    EXPECT_EQ(Trimmed(RunClickHouseSql(ch, std::string("SELECT count() FROM (SELECT id, _version, "
+                                                       "count() AS n FROM `") +
+                                               target_db + "`." + table +
+                                               " GROUP BY id, _version HAVING n > 1)")),
+              "0")
+        << table;
+  }
+}
+
+class PipelineRunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ROWBRIDGE_REQUIRE_MYSQL();
+    ROWBRIDGE_REQUIRE_CLICKHOUSE();
+    mysql_ = MysqlFromEnv();
+    ch_ = ClickHouseFromEnv();
+    source_db_ = UniqueName("rbp_src");
+    target_db_ = UniqueName("rbp_dst");
+  }
+  void TearDown() override {
+    if (mysql_.port != 0) {
+      try {
+        RunMysqlSql(mysql_, "DROP DATABASE IF EXISTS `" + source_db_ + "`");
+        RunClickHouseSql(ch_, "DROP DATABASE IF EXISTS `" + target_db_ + "`");
+      } catch (const Error&) {
+      }
+    }
+  }
+
+  PipelineConfig Config(const std::string& rules) {
+    PipelineConfig c;
+    c.mysql = mysql_;
+    c.source_user = mysql_.repl_user;
+    c.source_password = mysql_.repl_password;
+    c.clickhouse = ch_;
+    c.target_database = target_db_;
+    c.tables_yaml = rules;
+    c.server_id = UniqueServerId();
+    return c;
+  }
+
+  // Starts rowbridge and waits for its first checkpoint (changes before it are not replicated).
+  void StartAndWaitForCheckpoint(RowbridgeProcess& rb) {
+    rb.Start();
+    ASSERT_TRUE(WaitFor([&] { return rb.SavedCheckpoint().has_value(); }, 60s))
+        << "no checkpoint was saved; log:\n"
+        << rb.log();
+  }
+
+  MysqlAddress mysql_;
+  ClickHouseAddress ch_;
+  std::string source_db_;
+  std::string target_db_;
+};
+
+TEST_F(PipelineRunTest, ReplicaAndChangelogTablesMatchTheSource) {
+  TestDir dir("pipeline-basic");
+  Workload workload(20240501, source_db_);
+  RunMysqlSql(mysql_, workload.Schema());
+  PipelineConfig config = Config(WorkloadRules(source_db_));
+  config.max_rows = 64;  // the big transaction spans several batches
+  RowbridgeProcess rb(dir.path(), config);
+  StartAndWaitForCheckpoint(rb);
+
+  for (int i = 0; i < 3; ++i) RunMysqlSql(mysql_, workload.Next(40));
+  RunMysqlSql(mysql_, workload.BigTransaction(300));
+  RunMysqlSql(mysql_, workload.Next(40));
+  rb.WaitCaughtUp();
+  ExpectWorkloadReplicated(mysql_, ch_, source_db_, target_db_, workload);
+
+  // A single row in a quiet period reaches ClickHouse within about batch.max_delay (200 ms here;
+  // the bound leaves room for a loaded CI machine).
+  std::this_thread::sleep_for(1s);
+  const auto written = std::chrono::steady_clock::now();
+  RunMysqlSql(mysql_, "INSERT INTO `" + source_db_ +
+                          "`.items VALUES (999999, 1, 'quiet', 1, NULL, '2020-01-01', NULL)");
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        return Trimmed(RunClickHouseSql(
+                   ch_, "SELECT count() FROM `" + target_db_ + "`.items WHERE id = 999999")) == "1";
+      },
+      5s))
+      << "a lone row did not reach ClickHouse within 5 s";
+  std::printf("lone row visible in ClickHouse after %lld ms\n",
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                         std::chrono::steady_clock::now() - written)
+                                         .count()));
+
+  const std::string metrics = rb.HttpGet("/metrics");
+  EXPECT_NE(metrics.find("rowbridge_rows_total{database=\"" + source_db_ +
+                         "\",table=\"items\",change=\"insert\"}"),
+            std::string::npos)
+      << metrics.substr(0, 2000);
+  EXPECT_NE(rb.HttpGet("/status").find("\"state\": \"running\""), std::string::npos);
+
+  // SIGTERM: everything flushed, the final checkpoint at the source's end, exit status 0.
+  EXPECT_EQ(rb.Terminate(), 0) << rb.log();
+  const std::string log = rb.log();
+  EXPECT_NE(log.find("stopped cleanly at"), std::string::npos) << log;
+}
+
+TEST_F(PipelineRunTest, SeedTableReceivesChangesThroughMetaColumns) {
+  TestDir dir("pipeline-seed");
+  // The seed's MySQL table twice (many-to-one merge) and the seed's own ClickHouse table, as is.
+  std::string schema = ReadTestFile("seed/mysql_schema.sql");
+  std::string ch_schema = ReadTestFile("seed/clickhouse_schema.sql");
+  auto replace_all = [](std::string s, const std::string& from, const std::string& to) {
+    for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
+      s.replace(p, from.size(), to);
+    return s;
+  };
+  schema = replace_all(schema, "bifrost_test", source_db_);
+  RunMysqlSql(mysql_, schema);
+  RunMysqlSql(mysql_, "CREATE TABLE `" + source_db_ + "`.binlog_field_test_2 LIKE `" + source_db_ +
+                          "`.binlog_field_test_1");
+  RunClickHouseSql(ch_, replace_all(ch_schema, "bifrost_test", target_db_));
+
+  PipelineConfig config = Config("  - match: " + source_db_ +
+                                 ".binlog_field_test_*\n"
+                                 "    target: " +
+                                 target_db_ +
+                                 ".binlog_field_test_1\n"
+                                 "    mode: changelog\n"
+                                 "    create_table: false\n"
+                                 "    meta_columns: {event_type: binlog_event_type, version: "
+                                 "bifrost_data_version}\n"
+                                 "    conversion: {on_out_of_range: clamp}\n");
+  RowbridgeProcess rb(dir.path(), config);
+  StartAndWaitForCheckpoint(rb);
+
+  std::string sql = "SET NAMES utf8mb4;\n";
+  uint64_t changes = 0;
+  for (int t = 1; t <= 2; ++t) {
+    const int64_t base = t == 1 ? 1 : 1000001;
+    for (int i = 0; i < 40; ++i) {
+      sql += fmt::format(
+          "INSERT INTO `{0}`.binlog_field_test_{1} VALUES ({2}, {3}, {4}, {5}, {6}, {7}, "
+          "'varchar {2}', 'c{8}', 'en{9}', 'set1,set3', '{10:02}:{11:02}:05', '2019-0{9}-1{8}', "
+          "{12}, '2020-02-0{9} 10:11:12', '2021-03-0{9} 01:02:03', {13}.25, {14}.5, {15}.75, "
+          "'text {2}', X'00FF{16:02X}', {17}, {18}, 'mediumblob', 'longblob', 'tinyblob', {19}, "
+          "{20}, {21}, {22}, {23});\n",
+          source_db_, t, base + i, (i % 256) - 128, i * 100 - 32768, i * 1000 - 8388608,
+          i * 100000 - 2147483648LL, i * 1000000000LL - 9223372036854775807LL, i % 10, i % 3 + 1,
+          i % 24, i % 60, 1990 + i, i * 3 - 50, i * 7 - 100, i * 11 - 300, i, i * 123456789LL,
+          i % 2, i % 256, i * 200, i * 300000, i * 4000000LL,
+          static_cast<uint64_t>(i) * 400000000000ULL);
+      ++changes;
+    }
+    sql += fmt::format(
+        "UPDATE `{}`.binlog_field_test_{} SET testvarchar = 'changed', testint = "
+        "testint + 1 WHERE id < {};\n",
+        source_db_, t, base + 10);
+    changes += 10;
+    sql += fmt::format("DELETE FROM `{}`.binlog_field_test_{} WHERE id >= {};\n", source_db_, t,
+                       base + 35);
+    changes += 5;
+  }
+  RunMysqlSql(mysql_, sql);
+  rb.WaitCaughtUp();
+
+  const std::vector<ColumnCompare> columns = {{"id"},
+                                              {"testtinyint"},
+                                              {"testsmallint"},
+                                              {"testmediumint"},
+                                              {"testint"},
+                                              {"testbigint"},
+                                              {"testvarchar", Compare::kHex},
+                                              {"testchar", Compare::kHex},
+                                              {"testenum"},
+                                              {"testset"},
+                                              {"testtime"},
+                                              {"testdate"},
+                                              {"testyear"},
+                                              {"testtimestamp"},
+                                              {"testdatetime"},
+                                              {"testfloat", Compare::kRound2},
+                                              {"testdouble", Compare::kRound2},
+                                              {"testdecimal"},
+                                              {"testtext", Compare::kHex},
+                                              {"testblob", Compare::kHex},
+                                              {"testbit", Compare::kBitNumber},
+                                              {"testbool"},
+                                              {"testmediumblob", Compare::kHex},
+                                              {"testlongblob", Compare::kHex},
+                                              {"testtinyblob", Compare::kHex},
+                                              {"test_unsinged_tinyint"},
+                                              {"test_unsinged_smallint"},
+                                              {"test_unsinged_mediumint"},
+                                              {"test_unsinged_int"},
+                                              {"test_unsinged_bigint"}};
+  EXPECT_EQ(ChangelogLatestRows(ch_, target_db_, "binlog_field_test_1", columns, "id",
+                                "binlog_event_type", "bifrost_data_version"),
+            MysqlRows(mysql_, source_db_, "binlog_field_test_1", columns, "id") +
+                MysqlRows(mysql_, source_db_, "binlog_field_test_2", columns, "id"));
+  EXPECT_EQ(Trimmed(RunClickHouseSql(ch_, "SELECT count(), uniqExact(bifrost_data_version) FROM `" +
+                                              target_db_ + "`.binlog_field_test_1")),
+            std::to_string(changes) + "\t" + std::to_string(changes));
+  EXPECT_EQ(Trimmed(RunClickHouseSql(ch_, "SELECT binlog_event_type, count() FROM `" + target_db_ +
+                                              "`.binlog_field_test_1 GROUP BY binlog_event_type "
+                                              "ORDER BY binlog_event_type")),
+            "delete\t10\ninsert\t80\nupdate\t20");
+  EXPECT_EQ(rb.Terminate(), 0);
+}
+
+TEST_F(PipelineRunTest, KillNineAtRandomMomentsLosesAndDuplicatesNothing) {
+  TestDir dir("pipeline-kill9");
+  Workload workload(777, source_db_);
+  RunMysqlSql(mysql_, workload.Schema());
+  PipelineConfig config = Config(WorkloadRules(source_db_));
+  config.max_rows = 50;
+  config.file_state = true;
+  RowbridgeProcess rb(dir.path(), config);
+  StartAndWaitForCheckpoint(rb);
+
+  std::atomic<bool> writing{true};
+  std::string writer_error;
+  std::thread writer([&] {
+    try {
+      for (int chunk = 0; chunk < 16; ++chunk) {
+        RunMysqlSql(mysql_, chunk % 5 == 4 ? workload.BigTransaction(200) : workload.Next(25));
+        std::this_thread::sleep_for(300ms);
+      }
+    } catch (const Error& e) {
+      writer_error = e.what();
+    }
+    writing = false;
+  });
+  std::mt19937 rng(4242);
+  int kills = 0;
+  while (writing || kills < 4) {
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(std::uniform_int_distribution<int>(300, 1500)(rng)));
+    rb.Kill();
+    ++kills;
+    rb.Start();
+    if (kills >= 10) break;
+  }
+  writer.join();
+  ASSERT_TRUE(writer_error.empty()) << writer_error;
+  rb.WaitCaughtUp(120s);
+  const std::string log = rb.log();
+  size_t replays = 0;
+  for (size_t p = log.find("replaying their changes skips them"); p != std::string::npos;
+       p = log.find("replaying their changes skips them", p + 1)) {
+    ++replays;
+  }
+  std::printf(
+      "rowbridge was killed %d times; %zu restart(s) found rows written after the "
+      "checkpoint\n",
+      kills, replays);
+  ExpectWorkloadReplicated(mysql_, ch_, source_db_, target_db_, workload);
+  EXPECT_EQ(rb.Terminate(), 0);
+}
+
+TEST_F(PipelineRunTest, DdlStopsOnlyTheChangedTable) {
+  TestDir dir("pipeline-ddl");
+  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`; USE `" + source_db_ +
+                          "`; CREATE TABLE a (id INT PRIMARY KEY, v INT); CREATE TABLE b (id INT "
+                          "PRIMARY KEY, v INT);");
+  PipelineConfig config = Config("  - match: " + source_db_ + ".*\n    mode: replica\n");
+  RowbridgeProcess rb(dir.path(), config);
+  StartAndWaitForCheckpoint(rb);
+  RunMysqlSql(mysql_, "USE `" + source_db_ +
+                          "`; INSERT INTO a VALUES (1, 1); INSERT INTO b VALUES (1, 1); "
+                          "ALTER TABLE b ADD INDEX iv (v); INSERT INTO b VALUES (2, 2); "
+                          "ALTER TABLE a ADD COLUMN w INT FIRST; INSERT INTO a VALUES (5, 2, 2); "
+                          "INSERT INTO b VALUES (3, 3);");
+  rb.WaitCaughtUp();
+  EXPECT_EQ(Trimmed(RunClickHouseSql(ch_, "SELECT groupArray(id) FROM (SELECT id FROM `" +
+                                              target_db_ + "`.b FINAL ORDER BY id)")),
+            "[1,2,3]")
+      << "an index change must not stop a table";
+  EXPECT_EQ(Trimmed(RunClickHouseSql(ch_, "SELECT groupArray(id) FROM (SELECT id FROM `" +
+                                              target_db_ + "`.a FINAL ORDER BY id)")),
+            "[1]")
+      << "rows after an ALTER that changed columns must not be applied";
+  const std::string status = rb.HttpGet("/status");
+  EXPECT_NE(status.find("stopped: ALTER TABLE"), std::string::npos) << status;
+  std::optional<pipeline::Checkpoint> checkpoint = rb.SavedCheckpoint();
+  ASSERT_TRUE(checkpoint.has_value());
+  ASSERT_EQ(checkpoint->stopped_tables.size(), 1u);
+  EXPECT_EQ(checkpoint->stopped_tables[0].table, "a");
+  EXPECT_NE(rb.HttpGet("/metrics").find("rowbridge_stopped_tables 1"), std::string::npos);
+
+  // After a restart the table stays stopped; the other one goes on.
+  EXPECT_EQ(rb.Terminate(), 0);
+  rb.Start();
+  RunMysqlSql(mysql_, "USE `" + source_db_ +
+                          "`; INSERT INTO a VALUES (6, 3, 3); INSERT INTO b "
+                          "VALUES (4, 4);");
+  rb.WaitCaughtUp();
+  EXPECT_EQ(Trimmed(RunClickHouseSql(ch_, "SELECT count() FROM `" + target_db_ + "`.a FINAL")),
+            "1");
+  EXPECT_EQ(Trimmed(RunClickHouseSql(ch_, "SELECT count() FROM `" + target_db_ + "`.b FINAL")),
+            "4");
+  EXPECT_NE(rb.log().find("stays stopped"), std::string::npos);
+  EXPECT_EQ(rb.Terminate(), 0);
+}
+
+TEST_F(PipelineRunTest, ValidateAndRunReportEveryIncompatibleColumnAtOnce) {
+  TestDir dir("pipeline-validate");
+  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`; CREATE TABLE `" + source_db_ +
+                          "`.t (id INT PRIMARY KEY, d DATE, name VARCHAR(10), extra INT)");
+  RunClickHouseSql(ch_, "CREATE DATABASE `" + target_db_ + "`");
+  RunClickHouseSql(ch_, "CREATE TABLE `" + target_db_ +
+                            "`.t (id Int32, d UUID, name String, _version UInt64, _is_deleted "
+                            "UInt8) ENGINE = ReplacingMergeTree(_version) ORDER BY id");
+  PipelineConfig config =
+      Config("  - match: " + source_db_ + ".t\n    mode: replica\n    create_table: false\n");
+  RowbridgeProcess rb(dir.path(), config);  // writes the config file
+
+  CliResult validate = rb.RunCommandLine({"validate", "-c", rb.config_path().string()});
+  EXPECT_NE(validate.exit_code, 0);
+  const std::string text = validate.out + validate.err;
+  EXPECT_NE(text.find(source_db_ + ".t.d"), std::string::npos) << text;
+  EXPECT_NE(text.find(source_db_ + ".t.extra"), std::string::npos) << text;
+  EXPECT_EQ(text.find(config.source_password), std::string::npos) << "a secret was printed";
+
+  rb.Start();
+  const int status = rb.Wait(60s);
+  EXPECT_NE(status, 0);
+  EXPECT_NE(status, -2) << "rowbridge run kept running with an incompatible target";
+  EXPECT_NE(rb.log().find(source_db_ + ".t.extra"), std::string::npos) << rb.log();
+
+  // A source that refuses the login is a problem too, and the password is not printed.
+  PipelineConfig bad = config;
+  bad.source_user = mysql_.user;
+  bad.source_password = "wrong-password-123";
+  TestDir bad_dir("pipeline-validate-bad");
+  RowbridgeProcess bad_rb(bad_dir.path(), bad);
+  CliResult refused = bad_rb.RunCommandLine({"validate", "-c", bad_rb.config_path().string()});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_EQ((refused.out + refused.err).find("wrong-password-123"), std::string::npos);
+}
+
+TEST_F(PipelineRunTest, KilledDumpConnectionIsDetectedAndResumed) {
+  ScopedMariaDb source;
+  TestDir dir("pipeline-killdump");
+  mysql_ = source.address();
+  Workload workload(99, source_db_);
+  source.Sql(workload.Schema());
+  PipelineConfig config = Config(WorkloadRules(source_db_));
+  config.heartbeat_period = "1s";
+  config.read_timeout = "3s";
+  RowbridgeProcess rb(dir.path(), config);
+  StartAndWaitForCheckpoint(rb);
+  source.Sql(workload.Next(30));
+  rb.WaitCaughtUp();
+
+  for (int round = 0; round < 2; ++round) {
+    const std::string id = Trimmed(source.Sql(
+        "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'"));
+    ASSERT_FALSE(id.empty()) << "no dump thread on the source";
+    const auto killed_at = std::chrono::steady_clock::now();
+    source.Sql("KILL " + id);
+    // Detected and reconnected: a new dump thread appears (within the heartbeat period plus the
+    // reconnect backoff; 10 s leaves room for a loaded machine).
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          const std::string now = Trimmed(source.Sql(
+              "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'"));
+          return !now.empty() && now != id;
+        },
+        10s))
+        << rb.log();
+    std::printf("dump connection back %lld ms after KILL\n",
+                static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                           std::chrono::steady_clock::now() - killed_at)
+                                           .count()));
+    source.Sql(workload.Next(20));
+  }
+  rb.WaitCaughtUp();
+  ExpectWorkloadReplicated(mysql_, ch_, source_db_, target_db_, workload);
+  const std::string metrics = rb.HttpGet("/metrics");
+  const size_t at = metrics.find("\nrowbridge_source_reconnects_total ");
+  ASSERT_NE(at, std::string::npos) << metrics;
+  EXPECT_GE(std::stoi(metrics.substr(at + 35)), 2) << metrics.substr(at, 60);
+  EXPECT_EQ(rb.Terminate(), 0);
+}
+
+TEST_F(PipelineRunTest, MariaDbRestartAndBinlogRotation) {
+  ScopedMariaDb source;
+  TestDir dir("pipeline-mariadb-restart");
+  mysql_ = source.address();
+  Workload workload(1234, source_db_);
+  source.Sql(workload.Schema());
+  PipelineConfig config = Config(WorkloadRules(source_db_));
+  config.max_rows = 40;
+  RowbridgeProcess rb(dir.path(), config);
+  StartAndWaitForCheckpoint(rb);
+
+  source.Sql(workload.Next(30));
+  source.Sql("FLUSH BINARY LOGS");
+  source.Sql(workload.Next(30));
+  source.Sql("FLUSH BINARY LOGS");
+  source.Stop();
+  ASSERT_TRUE(WaitFor(
+      [&] { return rb.HttpGet("/status").find("reconnecting to source") != std::string::npos; },
+      20s))
+      << "/status does not say what it waits for: " << rb.HttpGet("/status");
+  source.Start();
+  source.Sql(workload.Next(30));
+  source.Sql(workload.BigTransaction(150));
+  source.Sql("FLUSH BINARY LOGS");
+  source.Sql(workload.Next(20));
+  rb.WaitCaughtUp(120s);
+  ExpectWorkloadReplicated(mysql_, ch_, source_db_, target_db_, workload);
+  EXPECT_EQ(rb.Terminate(), 0);
+}
+
+TEST_F(PipelineRunTest, ClickHouseStoppedAndRestartedMidStream) {
+  ScopedClickHouse target;
+  TestDir dir("pipeline-ch-restart");
+  ch_ = target.address();
+  Workload workload(5678, source_db_);
+  RunMysqlSql(mysql_, workload.Schema());
+  PipelineConfig config = Config(WorkloadRules(source_db_));
+  config.max_rows = 40;
+  RowbridgeProcess rb(dir.path(), config);
+  StartAndWaitForCheckpoint(rb);
+
+  RunMysqlSql(mysql_, workload.Next(30));
+  target.Stop();
+  RunMysqlSql(mysql_, workload.Next(30));
+  ASSERT_TRUE(WaitFor(
+      [&] { return rb.HttpGet("/status").find("reconnecting to ClickHouse") != std::string::npos; },
+      20s))
+      << "/status does not say what it waits for: " << rb.HttpGet("/status");
+  RunMysqlSql(mysql_, workload.BigTransaction(120));
+  target.Start();
+  RunMysqlSql(mysql_, workload.Next(30));
+  rb.WaitCaughtUp(120s);
+  ExpectWorkloadReplicated(mysql_, ch_, source_db_, target_db_, workload);
+  EXPECT_EQ(rb.Terminate(), 0);
+}
+
+}  // namespace
+}  // namespace rowbridge::testing

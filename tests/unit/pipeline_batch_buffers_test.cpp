@@ -1,0 +1,150 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "pipeline/batch_buffers.h"
+
+namespace rowbridge::pipeline {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::unique_ptr<TargetGroup> Group(const std::string& name) {
+  auto g = std::make_unique<TargetGroup>();
+  g->label = name;
+  return g;
+}
+
+TEST(PipelineBatchBuffers, SealsAFullBatchAndWaitsForTheOneInFlight) {
+  BatchLimits limits;
+  limits.max_rows = 2;
+  limits.max_delay = 1h;
+  BatchBuffers buffers(limits);
+  std::unique_lock lock(buffers.mutex());
+  TargetGroup& g = buffers.AddGroup(Group("t"));
+  const auto now = std::chrono::steady_clock::now();
+  uint64_t version = 1;
+  for (int i = 0; i < 2; ++i) {
+    Batch* b = buffers.Reserve(lock, g);
+    ASSERT_NE(b, nullptr);
+    buffers.Appended(*b, 10, version++, now);
+  }
+  EXPECT_EQ(g.sealed, nullptr);
+  Batch* b = buffers.Reserve(lock, g);  // the first batch is full: sealed, a new one fills
+  ASSERT_NE(g.sealed, nullptr);
+  EXPECT_EQ(g.sealed->rows, 2u);
+  EXPECT_EQ(b->rows, 0u);
+  buffers.Appended(*b, 10, version++, now);
+  buffers.Appended(*b, 10, version++, now);
+  EXPECT_EQ(buffers.LowestUnflushed(version), 1u);
+  lock.unlock();
+
+  // The second batch is full too; the reader must wait until the writer is done with the first.
+  std::atomic<bool> reserved{false};
+  std::thread reader([&] {
+    std::unique_lock l(buffers.mutex());
+    Batch* next = buffers.Reserve(l, g);
+    reserved = next != nullptr;
+  });
+  TargetGroup* writing = buffers.NextSealed();
+  ASSERT_EQ(writing, &g);
+  std::this_thread::sleep_for(50ms);
+  EXPECT_FALSE(reserved.load());
+  buffers.Done(g);
+  reader.join();
+  EXPECT_TRUE(reserved.load());
+  lock.lock();
+  EXPECT_EQ(buffers.LowestUnflushed(version), 3u);  // versions 1 and 2 are written
+  EXPECT_EQ(buffers.total_bytes(), 20u);
+}
+
+TEST(PipelineBatchBuffers, SealsAfterMaxDelay) {
+  BatchLimits limits;
+  limits.max_delay = 100ms;
+  BatchBuffers buffers(limits);
+  std::unique_lock lock(buffers.mutex());
+  TargetGroup& g = buffers.AddGroup(Group("t"));
+  const auto start = std::chrono::steady_clock::now();
+  buffers.Appended(*buffers.Reserve(lock, g), 5, 7, start);
+  EXPECT_EQ(buffers.SealDue(start + 50ms), start + 100ms);
+  EXPECT_EQ(g.sealed, nullptr);
+  buffers.SealDue(start + 100ms);
+  ASSERT_NE(g.sealed, nullptr);
+  EXPECT_EQ(g.sealed->first_version, 7u);
+  EXPECT_FALSE(buffers.Idle());
+}
+
+TEST(PipelineBatchBuffers, MemoryBoundMakesTheReaderWait) {
+  BatchLimits limits;
+  limits.max_rows = 1000;
+  limits.max_bytes = 1000;
+  limits.max_buffered_bytes = 100;
+  limits.max_delay = 1h;
+  BatchBuffers buffers(limits);
+  std::unique_lock lock(buffers.mutex());
+  TargetGroup& a = buffers.AddGroup(Group("a"));
+  TargetGroup& b = buffers.AddGroup(Group("b"));
+  const auto now = std::chrono::steady_clock::now();
+  buffers.Appended(*buffers.Reserve(lock, a), 70, 1, now);
+  buffers.Appended(*buffers.Reserve(lock, b), 40, 2, now);
+  lock.unlock();
+  std::atomic<bool> reserved{false};
+  std::thread reader([&] {
+    std::unique_lock l(buffers.mutex());
+    reserved = buffers.Reserve(l, b) != nullptr;
+  });
+  // The largest batch is handed to the writers; the reader waits until it is written.
+  TargetGroup* writing = buffers.NextSealed();
+  ASSERT_EQ(writing, &a);
+  std::this_thread::sleep_for(50ms);
+  EXPECT_FALSE(reserved.load());
+  buffers.Done(a);
+  reader.join();
+  EXPECT_TRUE(reserved.load());
+}
+
+TEST(PipelineBatchBuffers, AbortWakesEveryone) {
+  BatchLimits limits;
+  limits.max_rows = 1;
+  BatchBuffers buffers(limits);
+  TargetGroup* g;
+  {
+    std::unique_lock lock(buffers.mutex());
+    g = &buffers.AddGroup(Group("t"));
+    buffers.Appended(*buffers.Reserve(lock, *g), 1, 1, std::chrono::steady_clock::now());
+    buffers.Reserve(lock, *g);  // seals the first
+    buffers.Appended(*g->filling, 1, 2, std::chrono::steady_clock::now());
+  }
+  std::thread reader([&] {
+    std::unique_lock l(buffers.mutex());
+    EXPECT_EQ(buffers.Reserve(l, *g), nullptr);
+  });
+  std::this_thread::sleep_for(20ms);
+  buffers.Abort(Error(ErrorCode::kNetwork, "gone"));
+  reader.join();
+  EXPECT_EQ(buffers.NextSealed(), nullptr);
+  ASSERT_TRUE(buffers.error().has_value());
+  EXPECT_STREQ(buffers.error()->what(), "gone");
+}
+
+TEST(PipelineBatchBuffers, CloseDrainsThenEnds) {
+  BatchBuffers buffers(BatchLimits{});
+  TargetGroup* g;
+  {
+    std::unique_lock lock(buffers.mutex());
+    g = &buffers.AddGroup(Group("t"));
+    buffers.Appended(*buffers.Reserve(lock, *g), 1, 1, std::chrono::steady_clock::now());
+  }
+  buffers.Close();
+  EXPECT_EQ(buffers.NextSealed(), g);
+  buffers.Done(*g);
+  EXPECT_EQ(buffers.NextSealed(), nullptr);
+  std::lock_guard lock(buffers.mutex());
+  EXPECT_TRUE(buffers.Idle());
+  EXPECT_EQ(buffers.LowestUnflushed(9), 9u);
+}
+
+}  // namespace
+}  // namespace rowbridge::pipeline

@@ -1,0 +1,136 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/error.h"
+#include "pipeline/checkpoint.h"
+#include "pipeline/checkpoint_tracker.h"
+#include "pipeline/state_store.h"
+
+namespace rowbridge::pipeline {
+namespace {
+
+Checkpoint Sample() {
+  Checkpoint c;
+  c.file = "mysql-bin.000003";
+  c.position = 1234;
+  c.gtid_flavor = GtidFlavor::kMariadb;
+  c.gtid = "0-1-42";
+  c.next_version = 77;
+  c.stopped_tables.push_back({"shop", "orders", "mysql-bin.000003:900", "ALTER TABLE \"x\""});
+  return c;
+}
+
+TEST(PipelineCheckpoint, JsonRoundTrip) {
+  const Checkpoint c = Sample();
+  EXPECT_EQ(Checkpoint::FromJson(c.ToJson(), "test"), c);
+  EXPECT_EQ(c.Describe(), "mysql-bin.000003:1234 (gtid 0-1-42)");
+}
+
+TEST(PipelineCheckpoint, RejectsGarbage) {
+  EXPECT_THROW(Checkpoint::FromJson("{", "t"), Error);
+  EXPECT_THROW(Checkpoint::FromJson("{\"file\":\"\",\"position\":1}", "t"), Error);
+  EXPECT_THROW(
+      Checkpoint::FromJson(
+          R"({"file":"f","position":4,"gtid_flavor":"x","gtid":"","next_version":1})", "t"),
+      Error);
+  try {
+    Checkpoint::FromJson("[1]", "checkpoint file /x");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kCorruption);
+    EXPECT_NE(std::string(e.what()).find("checkpoint file /x"), std::string::npos);
+  }
+}
+
+TEST(PipelineCheckpointTracker, AdvancesOnlyToFlushedBoundaries) {
+  Checkpoint start;
+  start.file = "bin.000001";
+  start.position = 4;
+  start.gtid_flavor = GtidFlavor::kMariadb;
+  start.gtid = "0-1-10";
+  start.next_version = 100;
+  CheckpointTracker t(start);
+  TransactionGtid g;
+  g.flavor = GtidFlavor::kMariadb;
+  g.mariadb = {0, 1, 11};
+  t.AddBoundary(500, 103, g);  // versions 100..102 before it
+  g.mariadb = {0, 1, 12};
+  t.SetFile("bin.000002");
+  t.AddBoundary(300, 105, g);
+  g.mariadb = {1, 2, 5};
+  t.AddBoundary(400, 105, g);  // a transaction without rows of replicated tables
+
+  EXPECT_FALSE(t.Advance(100));  // version 100 not flushed
+  EXPECT_FALSE(t.Advance(102));
+  EXPECT_EQ(t.checkpoint().position, 4u);
+  EXPECT_TRUE(t.Advance(103));
+  EXPECT_EQ(t.checkpoint().file, "bin.000001");
+  EXPECT_EQ(t.checkpoint().position, 500u);
+  EXPECT_EQ(t.checkpoint().next_version, 103u);
+  EXPECT_EQ(t.checkpoint().gtid, "0-1-11");
+  EXPECT_TRUE(t.Advance(1000));
+  EXPECT_EQ(t.checkpoint().file, "bin.000002");
+  EXPECT_EQ(t.checkpoint().position, 400u);
+  EXPECT_EQ(t.checkpoint().next_version, 105u);
+  EXPECT_EQ(t.checkpoint().gtid, "0-1-12,1-2-5");
+  EXPECT_EQ(t.pending(), 0u);
+  EXPECT_FALSE(t.Advance(1000));
+}
+
+TEST(PipelineCheckpointTracker, MysqlGtidsAccumulate) {
+  Checkpoint start;
+  start.file = "binlog.000001";
+  start.position = 4;
+  start.gtid_flavor = GtidFlavor::kMysql;
+  start.gtid = "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5";
+  CheckpointTracker t(start);
+  TransactionGtid g;
+  g.flavor = GtidFlavor::kMysql;
+  g.uuid = mysql::Uuid::Parse("3e11fa47-71ca-11e1-9e33-c80aa9429562");
+  g.gno = 6;
+  t.AddBoundary(100, 1, g);
+  g.gno = 7;
+  t.AddBoundary(200, 1, g);
+  EXPECT_TRUE(t.Advance(1));
+  EXPECT_EQ(t.checkpoint().gtid, "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-7");
+}
+
+TEST(PipelineCheckpointTracker, StopsJoinTheCheckpointWithTheNextBoundary) {
+  Checkpoint start;
+  start.file = "b.000001";
+  start.position = 4;
+  CheckpointTracker t(start);
+  t.AddBoundary(100, 5, {});
+  t.AddStop({"db", "t", "b.000001:150", "ALTER"});
+  t.AddBoundary(200, 9, {});
+  EXPECT_TRUE(t.Advance(5));
+  EXPECT_TRUE(t.checkpoint().stopped_tables.empty());  // position 100 is before the stop
+  EXPECT_TRUE(t.Advance(9));
+  ASSERT_EQ(t.checkpoint().stopped_tables.size(), 1u);
+  EXPECT_EQ(t.checkpoint().stopped_tables[0].table, "t");
+}
+
+TEST(PipelineFileStateStore, SavesAtomicallyAndLoads) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("rowbridge-state-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  FileStateStore store(dir.string(), "4242");
+  EXPECT_FALSE(store.Load().has_value());
+  Checkpoint c = Sample();
+  store.Save(c);  // creates the directory
+  EXPECT_EQ(store.Load(), c);
+  c.position = 99999;
+  store.Save(c);
+  EXPECT_EQ(store.Load(), c);
+  EXPECT_FALSE(std::filesystem::exists(store.path() + ".tmp"));
+  EXPECT_EQ(store.path(), (dir / "rowbridge-4242.checkpoint.json").string());
+  std::ofstream(store.path()) << "not json";
+  EXPECT_THROW(store.Load(), Error);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace rowbridge::pipeline
