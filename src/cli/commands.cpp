@@ -1,5 +1,6 @@
 #include "cli/commands.h"
 
+#include "cli/check.h"
 #include "cli/dump_binlog.h"
 #include "cli/run.h"
 #include "cli/snapshot.h"
@@ -13,6 +14,7 @@ void RegisterCommands(CLI::App& app) {
   RegisterRun(app);
   RegisterSnapshot(app);
   RegisterValidate(app);
+  RegisterCheck(app);
 }
 
 }  // namespace rowbridge::cli

@@ -1,0 +1,51 @@
+// `rowbridge check -c FILE`: compares every replicated table between source and target
+// (pipeline/check/check_runner.h). Exit status 0 when everything matches, 1 when something
+// differs, 2 on any error.
+#include "cli/check.h"
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "config/loader.h"
+#include "pipeline/check/check_runner.h"
+
+namespace rowbridge::cli {
+
+void RegisterCheck(CLI::App& app) {
+  struct Args {
+    std::string config;
+    pipeline::check::CheckOptions options;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand(
+      "check",
+      "Compare every replicated table between source and target: row counts, checksums over "
+      "primary-key ranges, and the differing keys. Exit status 0: equal, 1: different, 2: error");
+  cmd->add_option("-c,--config", args->config, "configuration file (as for `rowbridge run`)")
+      ->required();
+  cmd->add_option("--chunk-rows", args->options.chunk_rows,
+                  "source rows per checksummed primary-key range")
+      ->check(CLI::Range(1, 10000000));
+  cmd->add_option("--max-listed", args->options.max_listed,
+                  "differing keys listed per table");
+  cmd->add_option("--table", args->options.only_tables,
+                  "check only this source table (db.table); repeatable");
+  cmd->callback([args] {
+    pipeline::check::CheckOutcome outcome;
+    try {
+      const config::Config config = config::LoadConfigFile(args->config);
+      outcome = pipeline::check::RunCheck(config, args->options, stdout);
+    } catch (const Error& e) {
+      std::fprintf(stdout, "check: error: %s\n", e.what());
+      outcome = pipeline::check::CheckOutcome::kError;
+    }
+    std::fflush(stdout);
+    if (outcome != pipeline::check::CheckOutcome::kEqual)
+      throw CLI::RuntimeError(static_cast<int>(outcome));
+  });
+}
+
+}  // namespace rowbridge::cli

@@ -1,0 +1,188 @@
+#include "pipeline/check/check_runner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "clickhouse/client.h"
+#include "common/error.h"
+#include "config/table_matcher.h"
+#include "config/target_template.h"
+#include "mapping/time_zone.h"
+#include "mysql/connection.h"
+#include "pipeline/check/source_table.h"
+#include "pipeline/check/table_check.h"
+
+namespace rowbridge::pipeline::check {
+
+namespace {
+
+TlsMode ToTlsMode(config::TlsMode mode) {
+  switch (mode) {
+    case config::TlsMode::kDisabled: return TlsMode::kDisabled;
+    case config::TlsMode::kPreferred: return TlsMode::kPreferred;
+    case config::TlsMode::kRequired: return TlsMode::kRequired;
+    case config::TlsMode::kVerifyCa: return TlsMode::kVerifyCa;
+    case config::TlsMode::kVerifyIdentity: return TlsMode::kVerifyIdentity;
+  }
+  return TlsMode::kDisabled;
+}
+
+TlsOptions ToTlsOptions(const config::TlsConfig& tls) {
+  TlsOptions o;
+  o.mode = ToTlsMode(tls.mode);
+  o.ca_file = tls.ca;
+  o.cert_file = tls.cert;
+  o.key_file = tls.key;
+  return o;
+}
+
+std::unique_ptr<mysql::Connection> ConnectSource(const config::SourceConfig& c) {
+  mysql::ConnectOptions o;
+  o.host = c.host;
+  o.port = c.port;
+  o.user = c.user;
+  o.password = c.password;
+  o.tls = ToTlsOptions(c.tls);
+  o.tcp.connect_timeout = c.connect_timeout;
+  o.tcp.read_timeout = std::max(c.read_timeout, config::Duration(300000));
+  o.program_name = "rowbridge check";
+  auto conn = mysql::Connection::Connect(o);
+  // Strings arrive as stored, without conversion to a client character set.
+  conn->Execute("SET SESSION character_set_results = binary");
+  return conn;
+}
+
+std::unique_ptr<clickhouse::Client> ConnectTarget(const config::TargetConfig& c) {
+  clickhouse::ClientOptions o;
+  o.host = c.host;
+  o.port = c.port;
+  o.user = c.user;
+  o.password = c.password;
+  o.database = c.database;
+  o.tls = ToTlsOptions(c.tls);
+  o.tcp.connect_timeout = c.connect_timeout;
+  o.tcp.read_timeout = c.query_timeout;
+  o.client_name = "rowbridge check";
+  o.compression = c.compression == config::Compression::kZstd   ? clickhouse::CompressionMethod::kZstd
+                  : c.compression == config::Compression::kNone ? clickhouse::CompressionMethod::kNone
+                                                                : clickhouse::CompressionMethod::kLz4;
+  return std::make_unique<clickhouse::Client>(std::move(o));
+}
+
+mapping::ConverterSettings SettingsFor(const config::TableRule& rule) {
+  mapping::ConverterSettings s;
+  s.zone = mapping::TimeZone::Load(rule.conversion.datetime_timezone);
+  if (rule.conversion.on_out_of_range == config::OutOfRange::kError)
+    s.policies = mapping::RangePolicies::AllError();
+  return s;
+}
+
+void PrintResult(const TableCheckResult& r, std::FILE* out) {
+  std::string verdict;
+  if (r.equal()) {
+    verdict = "equal";
+  } else {
+    std::vector<std::string> parts;
+    if (r.source_rows != r.target_rows)
+      parts.push_back(fmt::format("row counts differ by {}",
+                                  static_cast<int64_t>(r.target_rows - r.source_rows)));
+    if (r.missing) parts.push_back(fmt::format("{} missing in target", r.missing));
+    if (r.extra) parts.push_back(fmt::format("{} extra in target", r.extra));
+    if (r.changed) parts.push_back(fmt::format("{} changed", r.changed));
+    if (r.duplicates) parts.push_back(fmt::format("{} keys in several source tables", r.duplicates));
+    if (!r.problems.empty())
+      parts.push_back(fmt::format("{} columns not comparable", r.problems.size()));
+    verdict = fmt::format("DIFFERENT: {}", fmt::join(parts, ", "));
+  }
+  std::fprintf(out, "%s -> %s: source %llu rows, target %llu rows, %llu key ranges: %s\n",
+               r.sources.c_str(), r.target.c_str(), static_cast<unsigned long long>(r.source_rows),
+               static_cast<unsigned long long>(r.target_rows),
+               static_cast<unsigned long long>(r.ranges), verdict.c_str());
+  for (const std::string& p : r.problems) std::fprintf(out, "  not compared: %s\n", p.c_str());
+  for (const Difference& d : r.listed) {
+    std::fprintf(out, "  %-18s %s%s%s\n", (std::string(DifferenceKindName(d.kind)) + ":").c_str(),
+                 d.key.c_str(), d.detail.empty() ? "" : ": ", d.detail.c_str());
+  }
+  const uint64_t total = r.missing + r.extra + r.changed + r.duplicates;
+  if (total > r.listed.size())
+    std::fprintf(out, "  ... and %llu more differing keys\n",
+                 static_cast<unsigned long long>(total - r.listed.size()));
+}
+
+}  // namespace
+
+CheckOutcome RunCheck(const config::Config& config, const CheckOptions& options, std::FILE* out) {
+  std::unique_ptr<mysql::Connection> source;
+  std::unique_ptr<clickhouse::Client> target;
+  // target "db.t" → (rule index, source tables)
+  std::map<std::string, std::pair<int, std::vector<std::pair<std::string, std::string>>>> targets;
+  std::map<std::string, config::QualifiedName> target_names;
+  try {
+    source = ConnectSource(config.source);
+    target = ConnectTarget(config.target);
+    config::TableMatcher matcher(config.tables);
+    for (const auto& [db, table] : ListSourceTables(*source)) {
+      if (!options.only_tables.empty() &&
+          std::find(options.only_tables.begin(), options.only_tables.end(), db + "." + table) ==
+              options.only_tables.end())
+        continue;
+      const int rule = matcher.Match(db, table);
+      if (rule == config::TableMatcher::kNoRule) continue;
+      const config::QualifiedName name = config::ExpandTarget(
+          config.tables[static_cast<size_t>(rule)].target, config.target.database, db, table);
+      const std::string key = name.database + "." + name.table;
+      auto& entry = targets[key];
+      entry.first = rule;
+      entry.second.emplace_back(db, table);
+      target_names[key] = name;
+    }
+  } catch (const Error& e) {
+    std::fprintf(out, "check: error: %s\n", e.what());
+    return CheckOutcome::kError;
+  }
+  if (targets.empty()) {
+    std::fprintf(out, "check: error: no source table matches a rule of the configuration\n");
+    return CheckOutcome::kError;
+  }
+  size_t equal = 0, different = 0, errors = 0;
+  for (const auto& [key, entry] : targets) {
+    const config::TableRule& rule = config.tables[static_cast<size_t>(entry.first)];
+    try {
+      if (!target->connected()) target->Reconnect();
+      TableCheckSpec spec;
+      for (const auto& [db, table] : entry.second)
+        spec.sources.push_back(ReadSourceTable(*source, db, table));
+      spec.target = target_names[key];
+      spec.mode = rule.mode;
+      spec.meta = rule.meta_columns;
+      spec.include_columns = rule.include_columns;
+      spec.exclude_columns = rule.exclude_columns;
+      spec.settings = SettingsFor(rule);
+      spec.chunk_rows = std::max<uint64_t>(options.chunk_rows, 1);
+      spec.max_listed = options.max_listed;
+      const TableCheckResult result = CheckTable(spec, *source, *target);
+      PrintResult(result, out);
+      (result.equal() ? equal : different)++;
+    } catch (const Error& e) {
+      ++errors;
+      std::fprintf(out, "%s: error: %s\n", key.c_str(), e.what());
+      // A broken source connection cannot run the next table's queries; start a new one.
+      try {
+        source = ConnectSource(config.source);
+      } catch (const Error& again) {
+        std::fprintf(out, "check: error: %s\n", again.what());
+        return CheckOutcome::kError;
+      }
+    }
+    std::fflush(out);
+  }
+  std::fprintf(out, "check: %zu target tables: %zu equal, %zu different, %zu errors\n",
+               targets.size(), equal, different, errors);
+  if (errors > 0) return CheckOutcome::kError;
+  return different > 0 ? CheckOutcome::kDifferent : CheckOutcome::kEqual;
+}
+
+}  // namespace rowbridge::pipeline::check

@@ -1,0 +1,27 @@
+// `rowbridge check`: every source table a rule of the config matches is compared with its target
+// table (table_check.h); tables merged into one target are compared together. Prints one line
+// per target and the listed differences, then a summary.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+
+namespace rowbridge::pipeline::check {
+
+struct CheckOptions {
+  uint64_t chunk_rows = 10000;  // source rows per checksummed key range
+  size_t max_listed = 20;       // differences listed per table
+  // Only these source tables ("db.table"); empty = every matched table.
+  std::vector<std::string> only_tables;
+};
+
+enum class CheckOutcome { kEqual = 0, kDifferent = 1, kError = 2 };
+
+// Never throws: an error (bad connection, missing table) is printed to `out` and makes the
+// outcome kError; the remaining tables are still checked when the connections are usable.
+CheckOutcome RunCheck(const config::Config& config, const CheckOptions& options, std::FILE* out);
+
+}  // namespace rowbridge::pipeline::check

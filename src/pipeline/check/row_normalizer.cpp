@@ -1,0 +1,170 @@
+#include "pipeline/check/row_normalizer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "clickhouse/columns/factory.h"
+#include "clickhouse/type_name.h"
+#include "common/error.h"
+#include "mapping/mysql_text.h"
+
+namespace rowbridge::pipeline::check {
+
+namespace {
+
+bool Contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// FNV-1a over the value and its length (so "ab","c" and "a","bc" differ).
+uint64_t HashValue(uint64_t h, std::string_view value) {
+  for (unsigned char c : value) h = (h ^ c) * 0x100000001b3ULL;
+  const uint64_t n = value.size();
+  for (int i = 0; i < 8; ++i) h = (h ^ ((n >> (8 * i)) & 0xff)) * 0x100000001b3ULL;
+  return h;
+}
+
+}  // namespace
+
+std::string QuoteClickHouseName(std::string_view name) {
+  std::string out = "`";
+  for (char c : name) {
+    if (c == '`' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "`";
+}
+
+RowNormalizer::RowNormalizer(const SourceTable& source, const std::vector<TargetColumn>& target,
+                             const std::vector<std::string>& include,
+                             const std::vector<std::string>& exclude,
+                             const mapping::ConverterSettings& settings,
+                             std::vector<std::string>& problems)
+    : source_(source) {
+  if (source.primary_key.empty())
+    Fail(ErrorCode::kConfig, "source table {}.{} has no primary key: check compares rows by key",
+         source.database, source.table);
+  const std::string where = source.database + "." + source.table;
+  for (uint32_t i = 0; i < source.columns.size(); ++i) {
+    const binlog::ColumnDef& def = source.columns[i];
+    const bool is_key = def.is_primary_key;
+    if (!is_key && ((!include.empty() && !Contains(include, def.name)) || Contains(exclude, def.name)))
+      continue;
+    auto t = std::find_if(target.begin(), target.end(),
+                          [&](const TargetColumn& c) { return c.name == def.name; });
+    std::string problem;
+    if (t == target.end()) {
+      problem = fmt::format("column {}: not in the target table", def.name);
+    } else if (!IsCheckableSourceType(def)) {
+      problem = fmt::format("column {}: check cannot read source type {}", def.name,
+                            binlog::ColumnTypeName(def.type));
+    } else {
+      const clickhouse::TypeDesc type = clickhouse::ParseTypeName(t->type);
+      std::string why_not;
+      mapping::Converter converter =
+          mapping::SelectConverter(def, type, where + "." + def.name, settings, why_not);
+      if (converter.fn == nullptr) {
+        problem = fmt::format("column {}: no conversion from {} to {}: {}", def.name,
+                              mapping::MysqlTypeName(def), t->type, why_not);
+      } else {
+        Compared c;
+        c.name = def.name;
+        c.source_index = i;
+        c.target_nullable = type.code == clickhouse::TypeCode::kNullable;
+        c.scratch = clickhouse::CreateColumn(converter.target);
+        c.converter = std::move(converter);
+        columns_.push_back(std::move(c));
+        continue;
+      }
+    }
+    if (is_key) Fail(ErrorCode::kConfig, "{}: primary key {}", where, problem);
+    problems.push_back(std::move(problem));
+  }
+  for (uint32_t key_index : source.primary_key) {
+    for (size_t p = 0; p < columns_.size(); ++p)
+      if (columns_[p].source_index == key_index) key_positions_.push_back(p);
+  }
+  for (size_t p = 0; p < columns_.size(); ++p) {
+    const std::string quoted = QuoteMysqlName(columns_[p].name);
+    if (p > 0) {
+      source_select_ += ", ";
+      target_select_ += ", ";
+    }
+    source_select_ += SourceSelectExpression(source.columns[columns_[p].source_index], quoted);
+    target_select_ += QuoteClickHouseName(columns_[p].name);
+  }
+}
+
+const binlog::ColumnDef& RowNormalizer::first_key_source() const {
+  return source_.columns[columns_[key_positions_.front()].source_index];
+}
+
+std::string RowNormalizer::DescribeKey(std::string_view key) const {
+  std::string out;
+  size_t pos = 0;
+  for (size_t k = 0; k < key_positions_.size(); ++k) {
+    const size_t end = key.find('\0', pos);
+    const std::string_view value = key.substr(pos, end - pos);
+    pos = end == std::string_view::npos ? key.size() : end + 1;
+    if (k > 0) out += ", ";
+    out += fmt::format("{}={}", columns_[key_positions_[k]].name, value);
+  }
+  return key_positions_.size() > 1 ? "(" + out + ")" : out;
+}
+
+void RowNormalizer::NormalizeSource(const mysql::ResultSet& row, NormalizedRow& out) {
+  out.values.resize(columns_.size());
+  for (size_t p = 0; p < columns_.size(); ++p) {
+    Compared& c = columns_[p];
+    std::string& text = out.values[p];
+    text.clear();
+    const binlog::ColumnDef& def = source_.columns[c.source_index];
+    const binlog::Cell cell = encoder_.Encode(def, c.source_index, row.Get(p));
+    c.scratch->Clear();
+    try {
+      if (cell.is_null) {
+        if (c.target_nullable) {
+          text = "\\N";
+          continue;
+        }
+        if (c.converter.policies[mapping::RangeRule::kNullIntoNotNull] ==
+            mapping::RangePolicy::kError) {
+          text = "<not convertible: NULL into a column that is not Nullable>";
+          continue;
+        }
+        c.scratch->AppendDefault();
+      } else {
+        c.converter.Append(cell, *c.scratch, scratch_);
+      }
+      c.scratch->AppendText(0, text);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kConversion) throw;
+      text = fmt::format("<not convertible: {}>", e.what());
+    }
+  }
+  Finish(out);
+}
+
+void RowNormalizer::NormalizeTarget(const clickhouse::Block& block, size_t row,
+                                    NormalizedRow& out) {
+  out.values.resize(columns_.size());
+  for (size_t p = 0; p < columns_.size(); ++p) {
+    out.values[p].clear();
+    block.At(p).AppendText(row, out.values[p]);
+  }
+  Finish(out);
+}
+
+void RowNormalizer::Finish(NormalizedRow& out) const {
+  out.key.clear();
+  for (size_t p : key_positions_) {
+    out.key += out.values[p];
+    out.key += '\0';
+  }
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const std::string& v : out.values) h = HashValue(h, v);
+  out.hash = h;
+}
+
+}  // namespace rowbridge::pipeline::check
