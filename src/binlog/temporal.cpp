@@ -189,6 +189,12 @@ TemporalParts DecodeDateTime2(const uint8_t* data, size_t size, uint32_t fsp) {
   NeedBytes(size, DateTime2Bytes(fsp), "DATETIME2");
   constexpr int64_t kIntOffset = int64_t{0x8000000000};
   const int64_t int_part = static_cast<int64_t>(LoadBigEndian(data, 5)) - kIntOffset;
+  // Servers write DATETIME2 with the sign bit set: a datetime is never negative. A clear bit is
+  // corrupt data (and the packed arithmetic below would overflow for the most negative values).
+  if (int_part < 0) {
+    Fail(ErrorCode::kCorruption, "DATETIME2 value 0x{:010x} has its sign bit clear",
+         LoadBigEndian(data, 5));
+  }
   const int64_t frac = ReadSignedFraction(data + 5, fsp);
   // Corrupt bytes can put the packed value at the edge of int64: wrap (well defined in C++20)
   // instead of overflowing; the unpacked parts of such a value are garbage but bounded.

@@ -109,6 +109,27 @@ TEST(BinlogTemporal, TimestampToUtcMatchesGmtime) {
   EXPECT_EQ(TimestampToUtcParts({0, 0}), Parts(0, 0, 0, 0, 0, 0));
 }
 
+// Found by binlog_value_fuzzer: a DATETIME2(3) cell whose sign bit is clear (0x00 00 00 00 00,
+// the most negative packed value) with a negative fraction overflowed int64 (UBSan). No server
+// writes a negative DATETIME2; it is corruption, reported as such.
+TEST(BinlogTemporal, DateTime2WithTheSignBitClearIsCorrupt) {
+  auto most_negative = HexBytes("0000000000e3ec");
+  try {
+    DecodeDateTime2(most_negative.data(), most_negative.size(), 3);
+    ADD_FAILURE() << "a negative DATETIME2 decoded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kCorruption) << e.what();
+    EXPECT_NE(std::string(e.what()).find("DATETIME2 value 0x0000000000 has its sign bit clear"),
+              std::string::npos)
+        << e.what();
+  }
+  auto just_below_zero = HexBytes("7fffffffff");
+  EXPECT_THROW(DecodeDateTime2(just_below_zero.data(), just_below_zero.size(), 0), Error);
+  // The smallest valid value, the zero datetime, still decodes.
+  auto zero = HexBytes("8000000000");
+  EXPECT_EQ(DecodeDateTime2(zero.data(), zero.size(), 0), Parts(0, 0, 0, 0, 0, 0));
+}
+
 TEST(BinlogTemporal, ShortInputAndBadPrecisionThrow) {
   auto two = HexBytes("8000");
   EXPECT_THROW(DecodeDate(two.data(), two.size()), Error);
