@@ -14,7 +14,7 @@
 #include "common/error.h"
 #include "integration/pipeline_harness.h"
 #include "integration/pipeline_workload.h"
-#include "support/scoped_clickhouse.h"
+#include "support/test_servers.h"
 #include "support/test_servers.h"
 
 namespace rowbridge::testing {
