@@ -107,6 +107,9 @@ struct CopiedTable {
   mapping::PlanOptions plan_options;
   std::string insert_sql;
   uint64_t base = 0;  // first version of the table's band
+  // MariaDB and a transactional table: each chunk is read in a consistent snapshot whose binlog
+  // position the server reports exactly. Otherwise (MySQL, MyISAM) low/high watermarks.
+  bool exact_snapshot = false;
 
   std::mutex mutex;
   TableProgress progress;  // as saved
@@ -319,6 +322,10 @@ void SnapshotRunner::Impl::Prepare() {
       estimate = count ? std::strtoull(count->c_str(), nullptr, 10) : 0;
     }
     t->counters->estimated = estimate;
+    auto engine = admin->QueryValue(fmt::format(
+        "SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = {} AND TABLE_NAME = {}",
+        mapping::QuoteString(name.database), mapping::QuoteString(name.table)));
+    t->exact_snapshot = mariadb && engine && (*engine == "InnoDB" || *engine == "RocksDB");
     tables.push_back(std::move(t));
   }
   mapping::ThrowIfProblems(problems);
@@ -521,7 +528,7 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
 
     BinlogPoint low = cursor.high, high;
     chunk.Clear();
-    if (mariadb) {
+    if (t.exact_snapshot) {
       // The consistent snapshot's exact binlog position: the SELECT sees the table as of `high`.
       sql->Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
       auto rows = sql->QueryRows("SHOW STATUS LIKE 'binlog_snapshot_%'");
@@ -543,7 +550,7 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
       while (rs.Next()) chunk.Add(encoder.EncodeRow(rs));
     }
     sql->Execute("COMMIT");
-    if (!mariadb) high = PointOf(mysql::CurrentBinlogPosition(*sql));
+    if (!t.exact_snapshot) high = PointOf(mysql::CurrentBinlogPosition(*sql));
     if (low.empty()) low = high;  // the first chunk on MariaDB: exact, nothing before it
 
     const bool last = t.key.empty() || chunk.size() < limit;
@@ -559,7 +566,7 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
       }
     }
     window.Read(low, high, window_rows, changes);
-    if (t.key.empty() && !changes.empty() && !mariadb) {
+    if (t.key.empty() && !changes.empty() && !t.exact_snapshot) {
       spdlog::warn("snapshot {}: {} changes during the copy of this keyless table are not "
                    "reconciled (docs/snapshot.md, keyless tables)", t.label, changes.size());
       changes.clear();
