@@ -712,6 +712,21 @@ SnapshotResult SnapshotRunner::Run() {
   impl.progress.Start(options_.progress_bar, options_.progress_interval);
 
   std::vector<std::thread> writers;
+  // Whatever happens on this thread, the writers are told to finish and joined.
+  struct JoinWriters {
+    Impl& impl;
+    std::vector<std::thread>& writers;
+    ~JoinWriters() {
+      {
+        std::lock_guard lock(impl.queue_mutex);
+        impl.queue_closed = true;
+      }
+      impl.queue_cv.notify_all();
+      for (auto& w : writers)
+        if (w.joinable()) w.join();
+      impl.progress.Stop();
+    }
+  } join_writers{impl, writers};
   const uint32_t writer_count = std::max<uint32_t>(1, config_.snapshot.writers);
   for (uint32_t i = 0; i < writer_count; ++i) writers.emplace_back([&] { impl.Writer(); });
 

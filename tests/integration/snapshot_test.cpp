@@ -157,12 +157,12 @@ TEST_F(SnapshotTest, ChangesDuringTheCopyAreReconciled) {
             "INSERT INTO " + t + " VALUES (" + std::to_string(2000 + n) + ", 'new" + s + "'), (" +
             std::to_string(chunk * 150 + 35) + ", 'mid" + s + "') ON DUPLICATE KEY UPDATE v = 'dup';" +
             "UPDATE " + t + " SET id = id + 1 WHERE id = " + std::to_string(chunk * 150 + 40) + ";" +
-            "UPDATE " + t + " SET id = 5 + " + s + " WHERE id = " + std::to_string(chunk * 150 + 50) +
+            "UPDATE " + t + " SET id = -1 - " + s + " WHERE id = " + std::to_string(chunk * 150 + 50) +
             ";");
       };
       options.before_final_position = [&] {
         Sql("UPDATE " + t + " SET v = 'final' WHERE id % 3 = 0; DELETE FROM " + t +
-            " WHERE id % 7 = 0; INSERT INTO " + t + " VALUES (99999, 'last');");
+            " WHERE id % 7 = 0; REPLACE INTO " + t + " VALUES (99999, 'last');");
       };
       Copy(config, options);
       EXPECT_GT(step, 3);
