@@ -159,7 +159,9 @@ struct SnapshotRunner::Impl {
     runner.stop_ = true;
     queue_cv.notify_all();
   }
-  bool stopping() const { return runner.stop_.load(); }
+  bool stopping() const {
+    return runner.stop_.load() || (options.external_stop != nullptr && options.external_stop->load());
+  }
 
   // The writers' queue.
   std::mutex queue_mutex;
@@ -781,7 +783,7 @@ SnapshotResult SnapshotRunner::Run() {
     throw *impl.error;
   }
   result.rows = impl.rows_this_run;
-  if (stop_ || !copied) {
+  if (impl.stopping() || !copied) {
     spdlog::info("snapshot: stopped after {} rows; run again to resume", result.rows);
     return result;
   }
