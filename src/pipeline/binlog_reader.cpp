@@ -97,6 +97,10 @@ BinlogReader::BinlogReader(ReaderContext context) : ctx_(std::move(context)) {
   tracked_file_ = ctx_.start.file;
 }
 
+void BinlogReader::StopAtBoundary() {
+  stop_at_boundary_ = true;
+}
+
 void BinlogReader::Interrupt() {
   stopping_ = true;
   std::lock_guard lock(interrupt_mutex_);
@@ -162,6 +166,8 @@ void BinlogReader::Run() {
   binlog::Event event;
   while (!stopping_) {
     if (!events.Next(event)) break;
+    // A clean stop ends at a transaction boundary: no transaction starts once it was asked for.
+    if (stop_at_boundary_ && !in_transaction_) break;
     Handle(event, events);
   }
 }
@@ -281,25 +287,39 @@ void BinlogReader::Boundary(const binlog::Event& event) {
   }
   in_transaction_ = false;
   transaction_gtid_ = {};
+  if (stop_at_boundary_) stopping_ = true;
 }
 
 void BinlogReader::OnRows(const binlog::Event& event, binlog::BinlogEventReader& events) {
   // Tables no rule matches cost this lookup only: their rows are never parsed or decompressed.
-  Route* route = ctx_.router->Find(TableIdOf(event, events.format()));
-  if (route != nullptr && (route->table == nullptr || route->table->stopped)) return;
+  const uint64_t table_id = TableIdOf(event, events.format());
+  Route* route = ctx_.router->Find(table_id);
+  if (route != nullptr && route->table == nullptr) return;
   const binlog::RowsEvent rows = binlog::ParseRowsEvent(event, events.format(), rows_scratch_);
   if (route == nullptr) {
     if (rows.rows.empty()) return;  // the dummy statement-end event of old servers
     Fail(ErrorCode::kCorruption, "{}: rows event for table id {} without a TABLE_MAP before it",
          Position(event), rows.table_id);
   }
-  SourceTable* table = route->table;
-  if (table->map != route->map) {
-    if (!ctx_.router->Use(*table, events.tables().FindShared(rows.table_id), Position(event)))
-      return;
+  SourceTable& table = *route->table;
+  if (!table.stopped && table.map != route->map) {
+    ctx_.router->Use(table, events.tables().FindShared(table_id), Position(event));
   }
-  cursor_.Reset(rows, *table->decoded);
-  AppendRows(*table, rows.kind, event.header.timestamp);
+  if (table.stopped) {
+    // A stopped table's changes still take their versions: whether a table is stopped depends
+    // on more than the binlog (information_schema when it was first seen), and it must never
+    // change the versions of the other tables' changes, which a replay has to hand out again.
+    const binlog::TableInfo* info = events.tables().Find(table_id);
+    if (info == nullptr) return;
+    cursor_.Reset(rows, *info);
+    uint64_t changes = 0;
+    while (cursor_.Next()) ++changes;
+    std::lock_guard lock(ctx_.buffers->mutex());
+    next_version_ += changes;
+    return;
+  }
+  cursor_.Reset(rows, *table.decoded);
+  AppendRows(table, rows.kind, event.header.timestamp);
 }
 
 bool BinlogReader::KeyChanged(const SourceTable& table) const {

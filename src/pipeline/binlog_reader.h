@@ -57,6 +57,11 @@ class BinlogReader {
   void Run();
   // Thread-safe: makes Run() return soon (shuts the stream's socket down).
   void Interrupt();
+  // Thread-safe: makes Run() return at the next transaction boundary (for a clean stop, so that
+  // nothing after the final checkpoint is written). Run() still blocks while the source is idle:
+  // Interrupt() it once in_transaction() is false.
+  void StopAtBoundary();
+  bool in_transaction() const { return in_transaction_.load(); }
 
   // Buffer lock held: the version the next row change gets.
   uint64_t next_version() const { return next_version_; }
@@ -93,7 +98,8 @@ class BinlogReader {
   std::string query_scratch_;
   std::array<server::Counter*, 256> event_counters_{};
 
-  bool in_transaction_ = false;
+  std::atomic<bool> in_transaction_{false};
+  std::atomic<bool> stop_at_boundary_{false};
   TransactionGtid transaction_gtid_;
   uint64_t next_version_ = 1;
   std::string read_file_;

@@ -340,7 +340,12 @@ void Pipeline::RunSession() {
 
   std::atomic<bool> source_failed{false};
   std::atomic<bool> shutting_down{false};
+  std::atomic<bool> reader_done{false};
   std::thread reader_thread([&] {
+    struct Done {
+      std::atomic<bool>& done;
+      ~Done() { done = true; }
+    } done{reader_done};
     try {
       reader.Run();
       if (!shutting_down) {
@@ -366,6 +371,16 @@ void Pipeline::RunSession() {
   // Ends the session's threads; on an error path nothing more is written.
   auto stop_threads = [&](bool drain) {
     shutting_down = true;
+    if (drain) {
+      // Let the reader finish the transaction it is in, so nothing beyond the final checkpoint
+      // reaches ClickHouse; an idle reader is woken by closing its socket.
+      reader.StopAtBoundary();
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!reader_done && std::chrono::steady_clock::now() < deadline && !buffers.aborted()) {
+        if (!reader.in_transaction()) reader.Interrupt();
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
     reader.Interrupt();
     if (!drain) buffers.Abort();
     reader_thread.join();

@@ -274,9 +274,13 @@ TargetTable* TableRouter::ResolveTarget(SourceTable& table, std::vector<std::str
 const Route& TableRouter::OnTableMap(uint64_t table_id,
                                      const std::shared_ptr<const binlog::TableInfo>& map,
                                      const std::string& position) {
+  // Table ids are reused only after a table leaves the server's table cache; like the TABLE_MAP
+  // cache, start over when the routes grow past any plausible working set.
+  if (routes_.size() > 16384 && routes_.count(table_id) == 0) routes_.clear();
   Route& route = routes_[table_id];
   if (route.map == map.get()) return route;
   route.map = map.get();
+  route.map_owner = map;
   route.table = nullptr;
   const int rule = matcher_.Match(map->map.database, map->map.table);
   if (rule == config::TableMatcher::kNoRule) return route;

@@ -66,7 +66,9 @@ struct SourceTable {
 
 struct Route {
   const binlog::TableInfo* map = nullptr;  // identity of the TABLE_MAP this route is for
-  SourceTable* table = nullptr;            // nullptr: not replicated
+  // Keeps that TABLE_MAP alive, so a later one for the same id cannot reuse its address.
+  std::shared_ptr<const binlog::TableInfo> map_owner;
+  SourceTable* table = nullptr;  // nullptr: not replicated
 };
 
 struct RouterContext {

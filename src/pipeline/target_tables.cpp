@@ -121,6 +121,12 @@ void TargetCatalog::WaitForInserts(const std::string& prefix, std::chrono::milli
           return true;
         });
     if (running == 0) return;
+    if (killed && std::chrono::steady_clock::now() >= deadline + patience) {
+      Fail(ErrorCode::kTimeout,
+           "{} INSERT(s) of an earlier rowbridge connection still run on ClickHouse {} after "
+           "KILL QUERY",
+           running, client().peer());
+    }
     if (!killed && std::chrono::steady_clock::now() >= deadline) {
       spdlog::warn("{} INSERT(s) of an earlier connection still run on ClickHouse {}; killing them",
                    running, client().peer());

@@ -107,6 +107,9 @@ struct CopiedTable {
   mapping::PlanOptions plan_options;
   std::string insert_sql;
   uint64_t base = 0;  // first version of the table's band
+  // MariaDB and a transactional table: each chunk is read in a consistent snapshot whose binlog
+  // position the server reports exactly. Otherwise (MySQL, MyISAM) low/high watermarks.
+  bool exact_snapshot = false;
 
   std::mutex mutex;
   TableProgress progress;  // as saved
@@ -156,7 +159,9 @@ struct SnapshotRunner::Impl {
     runner.stop_ = true;
     queue_cv.notify_all();
   }
-  bool stopping() const { return runner.stop_.load(); }
+  bool stopping() const {
+    return runner.stop_.load() || (options.external_stop != nullptr && options.external_stop->load());
+  }
 
   // The writers' queue.
   std::mutex queue_mutex;
@@ -319,6 +324,10 @@ void SnapshotRunner::Impl::Prepare() {
       estimate = count ? std::strtoull(count->c_str(), nullptr, 10) : 0;
     }
     t->counters->estimated = estimate;
+    auto engine = admin->QueryValue(fmt::format(
+        "SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = {} AND TABLE_NAME = {}",
+        mapping::QuoteString(name.database), mapping::QuoteString(name.table)));
+    t->exact_snapshot = mariadb && engine && (*engine == "InnoDB" || *engine == "RocksDB");
     tables.push_back(std::move(t));
   }
   mapping::ThrowIfProblems(problems);
@@ -521,7 +530,7 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
 
     BinlogPoint low = cursor.high, high;
     chunk.Clear();
-    if (mariadb) {
+    if (t.exact_snapshot) {
       // The consistent snapshot's exact binlog position: the SELECT sees the table as of `high`.
       sql->Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
       auto rows = sql->QueryRows("SHOW STATUS LIKE 'binlog_snapshot_%'");
@@ -543,7 +552,7 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
       while (rs.Next()) chunk.Add(encoder.EncodeRow(rs));
     }
     sql->Execute("COMMIT");
-    if (!mariadb) high = PointOf(mysql::CurrentBinlogPosition(*sql));
+    if (!t.exact_snapshot) high = PointOf(mysql::CurrentBinlogPosition(*sql));
     if (low.empty()) low = high;  // the first chunk on MariaDB: exact, nothing before it
 
     const bool last = t.key.empty() || chunk.size() < limit;
@@ -559,7 +568,7 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
       }
     }
     window.Read(low, high, window_rows, changes);
-    if (t.key.empty() && !changes.empty() && !mariadb) {
+    if (t.key.empty() && !changes.empty() && !t.exact_snapshot) {
       spdlog::warn("snapshot {}: {} changes during the copy of this keyless table are not "
                    "reconciled (docs/snapshot.md, keyless tables)", t.label, changes.size());
       changes.clear();
@@ -705,6 +714,21 @@ SnapshotResult SnapshotRunner::Run() {
   impl.progress.Start(options_.progress_bar, options_.progress_interval);
 
   std::vector<std::thread> writers;
+  // Whatever happens on this thread, the writers are told to finish and joined.
+  struct JoinWriters {
+    Impl& impl;
+    std::vector<std::thread>& writers;
+    ~JoinWriters() {
+      {
+        std::lock_guard lock(impl.queue_mutex);
+        impl.queue_closed = true;
+      }
+      impl.queue_cv.notify_all();
+      for (auto& w : writers)
+        if (w.joinable()) w.join();
+      impl.progress.Stop();
+    }
+  } join_writers{impl, writers};
   const uint32_t writer_count = std::max<uint32_t>(1, config_.snapshot.writers);
   for (uint32_t i = 0; i < writer_count; ++i) writers.emplace_back([&] { impl.Writer(); });
 
@@ -759,7 +783,7 @@ SnapshotResult SnapshotRunner::Run() {
     throw *impl.error;
   }
   result.rows = impl.rows_this_run;
-  if (stop_ || !copied) {
+  if (impl.stopping() || !copied) {
     spdlog::info("snapshot: stopped after {} rows; run again to resume", result.rows);
     return result;
   }

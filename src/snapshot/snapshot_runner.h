@@ -37,6 +37,8 @@ struct SnapshotOptions {
   bool keyless_single_chunk = false;
   bool progress_bar = false;  // live bar (a terminal) instead of log lines
   std::chrono::milliseconds progress_interval{1000};
+  // Another stop flag to honour (the pipeline's, when `run` copies before streaming).
+  const std::atomic<bool>* external_stop = nullptr;
   // Tests: called once every table is copied, before the final position E is read.
   std::function<void()> before_final_position;
   // Tests: called after each unit's in-flight record is saved, before its INSERT is sent.

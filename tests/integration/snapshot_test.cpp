@@ -1,0 +1,305 @@
+// The initial copy on real servers: keys of every shape, changes during the copy (scripted and from
+// rowbridge-loadgen), text-protocol rows equal to binlog rows, kill -9 and resume, a million rows.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <thread>
+
+#include "config/loader.h"
+#include "integration/pipeline_harness.h"
+#include "server/metrics.h"
+#include "server/status.h"
+#include "snapshot/snapshot_runner.h"
+#include "support/subprocess.h"
+#include "support/test_servers.h"
+
+namespace rowbridge::testing {
+namespace {
+
+using snapshot::SnapshotOptions;
+using snapshot::SnapshotResult;
+using snapshot::SnapshotRunner;
+
+class SnapshotTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!MissingMysqlEnv().empty() || !MissingClickHouseEnv().empty()) {
+      if (ServersRequired()) FAIL() << "test servers required";
+      GTEST_SKIP() << "no test servers: " << MissingMysqlEnv() << " " << MissingClickHouseEnv();
+    }
+    mysql_ = MysqlFromEnv();
+    ch_ = ClickHouseFromEnv();
+    db_ = UniqueName("snap");
+    dir_ = std::make_unique<TestDir>(db_);
+    RunMysqlSql(mysql_, "CREATE DATABASE " + db_);
+    RunClickHouseSql(ch_, "CREATE DATABASE " + db_);
+  }
+  void TearDown() override {
+    if (db_.empty() || mysql_.port == 0) return;
+    RunMysqlSql(mysql_, "DROP DATABASE IF EXISTS " + db_);
+    RunClickHouseSql(ch_, "DROP DATABASE IF EXISTS " + db_);
+  }
+  std::string Sql(const std::string& sql) { return RunMysqlSql(mysql_, sql, db_); }
+  std::string Ch(const std::string& sql) { return RunClickHouseSql(ch_, sql); }
+
+  // Writes the config (`tables` is the YAML list under `tables:`) and returns its path.
+  std::string WriteConfig(const std::string& tables, uint64_t chunk_rows, bool file_state = true,
+                          uint32_t server_id = 4300) {
+    const std::string path = (dir_->path() / "rowbridge.yaml").string();
+    std::ofstream out(path);
+    out << "source: {host: 127.0.0.1, port: " << mysql_.port << ", user: " << mysql_.user
+        << ", password: '" << mysql_.password << "', server_id: " << server_id
+        << ", tls: {mode: disabled}}\n"
+        << "target: {host: 127.0.0.1, port: " << ch_.port << ", database: " << db_ << "}\n"
+        << "tables:\n"
+        << tables << "snapshot: {chunk_rows: " << chunk_rows << ", readers: 3, writers: 4}\n";
+    if (file_state) {
+      out << "state: {store: file, path: " << (dir_->path() / "state").string() << "}\n";
+    } else {
+      out << "state: {store: clickhouse, table: " << db_ << ".rowbridge_state}\n";
+    }
+    out << "http: {enabled: false}\nlog: {level: warn}\n";
+    return path;
+  }
+  SnapshotResult Copy(const std::string& config_path, SnapshotOptions options = {}) {
+    config::Config config = config::LoadConfigFile(config_path);
+    server::MetricsRegistry registry;
+    server::StatusBoard status;
+    SnapshotRunner runner(config, std::move(options), registry, status);
+    return runner.Run();
+  }
+  void ExpectSameRows(const std::string& table, const std::vector<ColumnCompare>& columns,
+                      const std::string& order_by) {
+    EXPECT_EQ(ReplicaRows(ch_, db_, table, columns, order_by),
+              MysqlRows(mysql_, db_, table, columns, order_by))
+        << table;
+  }
+
+  MysqlAddress mysql_;
+  ClickHouseAddress ch_;
+  std::string db_;
+  std::unique_ptr<TestDir> dir_;
+};
+
+TEST_F(SnapshotTest, KeysOfEveryShapeAndEmptyAndKeylessTables) {
+  Sql("CREATE TABLE ints (id INT PRIMARY KEY, v VARCHAR(20)) ENGINE=InnoDB;"
+      "INSERT INTO ints SELECT seq, CONCAT('v', seq) FROM seq_1_to_103;"
+      "CREATE TABLE composite (k1 VARCHAR(10) COLLATE utf8mb4_general_ci, k2 INT, v INT, "
+      "PRIMARY KEY (k1, k2)) ENGINE=InnoDB;"
+      "INSERT INTO composite SELECT CONCAT(IF(seq % 3 = 0, 'A', 'a'), seq % 7), seq, seq FROM "
+      "seq_1_to_150;"
+      "CREATE TABLE strings (s VARCHAR(30) COLLATE utf8mb4_unicode_ci PRIMARY KEY, n INT) "
+      "ENGINE=InnoDB;"
+      "INSERT INTO strings VALUES ('apple',1),('Banana',2),('cherry',3),('Émile',4),('zeta',5),"
+      "('Äpfel',6),('b',7),('B2',8),('',9),(' lead',10);"
+      "CREATE TABLE uniq (a INT NOT NULL, b DATE NOT NULL, c INT NULL, UNIQUE KEY u (a, b)) "
+      "ENGINE=InnoDB;"
+      "INSERT INTO uniq SELECT seq % 5, DATE_ADD('2020-01-01', INTERVAL seq DAY), seq FROM "
+      "seq_1_to_40;"
+      "CREATE TABLE empty_t (id BIGINT UNSIGNED PRIMARY KEY) ENGINE=InnoDB;"
+      "CREATE TABLE keyless (a INT, b INT) ENGINE=MyISAM; INSERT INTO keyless VALUES (1,1),(2,2),(3,3);");
+  const std::string config = WriteConfig(
+      "  - match: " + db_ + ".keyless\n    key: [a]\n  - match: " + db_ + ".uniq\n    key: [a, b]\n" +
+          "  - match: " + db_ + ".*\n",
+      7);
+  // Without the flag the keyless table is refused, naming it.
+  try {
+    Copy(config);
+    ADD_FAILURE() << "a keyless table was copied without --keyless-single-chunk";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(db_ + ".keyless"), std::string::npos) << e.what();
+  }
+  SnapshotOptions options;
+  options.keyless_single_chunk = true;
+  const SnapshotResult result = Copy(config, options);
+  EXPECT_EQ(result.tables, 6u);
+  EXPECT_EQ(result.rows, 103u + 150 + 10 + 40 + 0 + 3);
+  ExpectSameRows("ints", {{"id"}, {"v", Compare::kHex}}, "id");
+  ExpectSameRows("composite", {{"k1", Compare::kHex}, {"k2"}, {"v"}}, "k2");
+  ExpectSameRows("strings", {{"s", Compare::kHex}, {"n"}}, "n");
+  ExpectSameRows("uniq", {{"a"}, {"b"}, {"c"}}, "a, b");
+  ExpectSameRows("keyless", {{"a"}, {"b"}}, "a");
+  EXPECT_EQ(Ch("SELECT count() FROM " + db_ + ".empty_t"), "0\n");
+  // A second run finds the copy done.
+  EXPECT_TRUE(Copy(config, options).already_done);
+}
+
+// Writes scripted at each chunk, touching keys already copied, in the chunk being copied and
+// later, including key changes across chunks; the copy must end equal to the source.
+TEST_F(SnapshotTest, ChangesDuringTheCopyAreReconciled) {
+  for (const char* engine : {"InnoDB", "MyISAM"}) {
+    SCOPED_TRACE(engine);
+    const std::string t = std::string("live_") + engine;
+    Sql("CREATE TABLE " + t + " (id INT PRIMARY KEY, v VARCHAR(40)) ENGINE=" + engine +
+        "; INSERT INTO " + t + " SELECT seq * 10, CONCAT('v', seq) FROM seq_1_to_100;");
+  }
+  for (const char* mode : {"replica", "changelog"}) {
+    SCOPED_TRACE(mode);
+    for (const char* engine : {"InnoDB", "MyISAM"}) {
+      const std::string t = std::string("live_") + engine;
+      const std::string target = t + "_" + mode;
+      std::filesystem::remove_all(dir_->path() / "state");
+      const std::string config = WriteConfig("  - match: " + db_ + "." + t + "\n    target: " +
+                                                 target + "\n    mode: " + mode + "\n",
+                                             15);
+      int step = 0;
+      SnapshotOptions options;
+      options.before_insert = [&](const std::string&, uint64_t chunk) {
+        const int n = step++;
+        const std::string s = std::to_string(n);
+        Sql("UPDATE " + t + " SET v = CONCAT(v, '+', " + s + ") WHERE id IN (10, " +
+            std::to_string(chunk * 150 + 20) + ", 990);"          // done, current, later
+            "DELETE FROM " + t + " WHERE id = " + std::to_string(chunk * 150 + 30) + ";" +
+            "INSERT INTO " + t + " VALUES (" + std::to_string(2000 + n) + ", 'new" + s + "'), (" +
+            std::to_string(chunk * 150 + 35) + ", 'mid" + s + "') ON DUPLICATE KEY UPDATE v = 'dup';" +
+            "UPDATE " + t + " SET id = id + 1 WHERE id = " + std::to_string(chunk * 150 + 40) + ";" +
+            "UPDATE " + t + " SET id = -1 - " + s + " WHERE id = " + std::to_string(chunk * 150 + 50) +
+            ";");
+      };
+      options.before_final_position = [&] {
+        Sql("UPDATE " + t + " SET v = 'final' WHERE id % 3 = 0; DELETE FROM " + t +
+            " WHERE id % 7 = 0; REPLACE INTO " + t + " VALUES (99999, 'last');");
+      };
+      Copy(config, options);
+      EXPECT_GT(step, 3);
+      const std::vector<ColumnCompare> columns = {{"id"}, {"v", Compare::kHex}};
+      if (std::string(mode) == "replica") {
+        EXPECT_EQ(ReplicaRows(ch_, db_, target, columns, "id"), MysqlRows(mysql_, db_, t, columns, "id"))
+            << engine;
+      } else {
+        // Keys change here, so the latest change per key is compared for the keys that exist.
+        const std::string latest =
+            ChangelogLatestRows(ch_, db_, target, columns, "id", "_event_type", "_version");
+        EXPECT_EQ(latest, MysqlRows(mysql_, db_, t, columns, "id")) << engine;
+        // Every version is one change: nothing was written twice.
+        EXPECT_EQ(Ch("SELECT count() = uniqExact(_version, id) FROM " + db_ + "." + target), "1\n");
+      }
+      // The next mode starts from the same data.
+    }
+  }
+}
+
+TEST_F(SnapshotTest, WhileLoadgenWrites) {
+  Sql("CREATE TABLE lg (id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, a INT, "
+      "b VARCHAR(50), c DECIMAL(12,3), d DATETIME(3), e DOUBLE) ENGINE=InnoDB;"
+      "INSERT INTO lg (a, b, c, d, e) SELECT seq, MD5(seq), seq / 3, FROM_UNIXTIME(1600000000 + "
+      "seq), seq * 1.5 FROM seq_1_to_20000;");
+  const std::string config = WriteConfig("  - match: " + db_ + ".lg\n", 500);
+  std::atomic<pid_t> loadgen{-1};
+  std::thread writer([&] {
+    const CommandResult r = RunCommand(
+        {ROWBRIDGE_LOADGEN_BINARY, "--host", "127.0.0.1", "--port", std::to_string(mysql_.port),
+         "--user", mysql_.user, "--password", mysql_.password, "--schema", db_, "--table", "lg",
+         "--duration", "4", "--conn", "2", "--batchsize", "20", "--update-percent", "30",
+         "--delete-percent", "20", "--time_interval", "5"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  });
+  SnapshotOptions options;
+  options.before_final_position = [&] { writer.join(); };
+  options.before_insert = [](const std::string&, uint64_t) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));  // let the copy span the load
+  };
+  Copy(config, options);
+  if (writer.joinable()) writer.join();
+  const std::vector<ColumnCompare> columns = {
+      {"id"}, {"a"}, {"b", Compare::kHex}, {"c"}, {"d", Compare::kSeconds}, {"e"}};
+  ExpectSameRows("lg", columns, "id");
+}
+
+// Rows copied from SELECT text and the same rows arriving through the binlog (the final catch-up)
+// land as identical ClickHouse rows.
+TEST_F(SnapshotTest, TextRowsEqualBinlogRows) {
+  const std::string columns =
+      "(id INT PRIMARY KEY, ti TINYINT, usi SMALLINT UNSIGNED, mi MEDIUMINT, bi BIGINT UNSIGNED, "
+      "f FLOAT, d DOUBLE, dec1 DECIMAL(30,10), dec2 DECIMAL(5,5), dt DATETIME(6), ts TIMESTAMP(3) "
+      "NULL, tm TIME(2), da DATE, y YEAR, b BIT(13), e ENUM('x','y','z'), s SET('p','q','r'), "
+      "c CHAR(5), bin BINARY(4), vb VARBINARY(10), tx TEXT, bl BLOB, j JSON) ENGINE=InnoDB";
+  Sql("SET SESSION sql_mode = ''; SET time_zone = '+00:00';"
+      "CREATE TABLE via_text " + columns + "; CREATE TABLE via_binlog " + columns + ";"
+      "INSERT INTO via_text VALUES "
+      "(1, -128, 65535, -8388608, 18446744073709551615, 1.1, 0.1, -12345678901234567890.0123456789,"
+      " -0.12345, '2024-02-29 23:59:59.999999', '2038-01-19 03:14:07.999', '-838:59:59.99', "
+      "'2024-02-29', 2155, b'1010101010101', 'z', 'p,r', 'ab', 'x', X'00FF00', 'héllo', X'0102', "
+      "'{\"a\": [1, 2.5, \"x\"]}'),"
+      "(2, 0, 0, 0, 0, 123456789, 1e308, 0, 0, '0000-00-00 00:00:00', '1970-01-01 00:00:01', "
+      "'00:00:00', '0000-00-00', 0, 0, '', '', '', '', '', '', '', 'null'),"
+      "(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+      "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),"
+      "(4, 127, 1, 8388607, 1, -3.4e38, -2.2250738585072014e-308, 99999999999999999999.9999999999,"
+      " 0.99999, '9999-12-31 23:59:59', '2001-02-03 04:05:06.7', '12:34:56.78', '1000-01-01', "
+      "1901, b'1111111111111', 'x', 'p,q,r', 'abcde', 'abcd', X'', 'ok', X'', '[]');");
+  const std::string config = WriteConfig(
+      "  - match: " + db_ + ".via_*\n    conversion: {on_out_of_range: clamp}\n", 2);
+  SnapshotOptions options;
+  options.before_final_position = [&] {
+    Sql("SET SESSION sql_mode = ''; INSERT INTO via_binlog SELECT * FROM via_text;");
+  };
+  Copy(config, options);
+  const std::string a = Ch("SELECT id, ti, usi, mi, bi, f, d, dec1, dec2, dt, ts, tm, da, y, b, e, s, "
+                           "hex(c), hex(bin), hex(vb), hex(tx), hex(bl), j FROM " + db_ +
+                           ".via_text FINAL ORDER BY id");
+  const std::string b = Ch("SELECT id, ti, usi, mi, bi, f, d, dec1, dec2, dt, ts, tm, da, y, b, e, s, "
+                           "hex(c), hex(bin), hex(vb), hex(tx), hex(bl), j FROM " + db_ +
+                           ".via_binlog FINAL ORDER BY id");
+  EXPECT_EQ(Ch("SELECT count() FROM " + db_ + ".via_binlog FINAL"), "4\n");
+  EXPECT_EQ(a, b);
+}
+
+TEST_F(SnapshotTest, KillNineMidCopyResumesWithoutDuplicates) {
+  Sql("CREATE TABLE big (id INT PRIMARY KEY, v VARCHAR(64)) ENGINE=InnoDB;"
+      "INSERT INTO big SELECT seq, MD5(seq) FROM seq_1_to_60000;");
+  const std::string config =
+      WriteConfig("  - match: " + db_ + ".big\n    mode: changelog\n", 1000, /*file_state=*/false);
+  const std::string state = db_ + ".rowbridge_state";
+  for (int round = 0; round < 2; ++round) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      const std::string log = (dir_->path() / "rowbridge.log").string();
+      FILE* f = std::freopen(log.c_str(), "a", stderr);
+      (void)f;
+      ::execl(ROWBRIDGE_BINARY, ROWBRIDGE_BINARY, "snapshot", "-c", config.c_str(), "--progress",
+              "lines", "--chunk-rows", "1000", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    // Kill it once some chunks are recorded (and, by then, others are in flight).
+    const bool progressed = WaitFor(
+        [&] {
+          const std::string out = Ch("SELECT count() FROM system.tables WHERE database = '" + db_ +
+                                     "' AND name = 'rowbridge_state'");
+          if (out != "1\n") return false;
+          const std::string rows = Ch("SELECT max(visitParamExtractUInt(checkpoint, 'chunks_done')) FROM " +
+                                      state);
+          return std::strtoull(rows.c_str(), nullptr, 10) >= static_cast<uint64_t>(5 + round * 15);
+        },
+        std::chrono::seconds(60));
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(progressed) << "the copy made no progress";
+  }
+  const CliResult last = RunRowbridge({"snapshot", "-c", config, "--progress", "lines"});
+  ASSERT_EQ(last.exit_code, 0) << last.err;
+  EXPECT_EQ(Ch("SELECT count(), uniqExact(id), sum(id) FROM " + db_ + ".big"), "60000\t60000\t1800030000\n");
+  const std::vector<ColumnCompare> columns = {{"id"}, {"v", Compare::kHex}};
+  EXPECT_EQ(ChangelogLatestRows(ch_, db_, "big", columns, "id", "_event_type", "_version"),
+            MysqlRows(mysql_, db_, "big", columns, "id"));
+}
+
+TEST_F(SnapshotTest, AMillionRows) {
+  Sql("CREATE TABLE million (id INT PRIMARY KEY, a INT, b CHAR(8)) ENGINE=InnoDB;"
+      "INSERT INTO million SELECT seq, seq % 1000, LPAD(seq, 8, '0') FROM seq_1_to_1000000;");
+  const std::string config = WriteConfig("  - match: " + db_ + ".million\n", 100000);
+  const SnapshotResult result = Copy(config);
+  EXPECT_EQ(result.rows, 1000000u);
+  // Aggregates on both sides instead of a million lines of text.
+  EXPECT_EQ(Ch("SELECT count(), sum(id), sum(a), sum(toUInt64(b)) FROM " + db_ + ".million FINAL"),
+            Sql("SELECT COUNT(*), SUM(id), SUM(a), SUM(CAST(b AS UNSIGNED)) FROM million"));
+}
+
+}  // namespace
+}  // namespace rowbridge::testing

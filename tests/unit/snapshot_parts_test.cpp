@@ -1,0 +1,106 @@
+// Small parts of the copy: keyset conditions and key literals, state records, progress text.
+#include <gtest/gtest.h>
+
+#include "snapshot/chunk_sql.h"
+#include "snapshot/progress.h"
+#include "snapshot/snapshot_state.h"
+#include "unit/mapping_cells.h"
+
+namespace rowbridge::snapshot {
+namespace {
+
+TEST(ChunkSql, KeysetConditionExpandsTheRowComparison) {
+  const binlog::ColumnDef a = rowbridge::testing::ParseMysqlType("INT", "a");
+  const binlog::ColumnDef b = rowbridge::testing::ParseMysqlType("VARCHAR(10)", "b");
+  const binlog::ColumnDef c = rowbridge::testing::ParseMysqlType("DATETIME(3)", "c");
+  std::string sa, sb, sc;
+  const std::vector<binlog::Cell> last = {rowbridge::testing::MakeCell(a, "-5", sa, 0),
+                                          rowbridge::testing::MakeCell(b, "x'y", sb, 1),
+                                          rowbridge::testing::MakeCell(c, "2024-01-02 03:04:05.600", sc, 2)};
+  const std::vector<std::string> names = {"`a`", "`b`", "`c`"};
+  const std::vector<KeyCollation> coll = {{}, {"utf8mb4", "utf8mb4_general_ci"}, {}};
+  EXPECT_EQ(AfterKeyCondition(std::span(names).first(1), std::span(last).first(1), coll),
+            "`a` > -5");
+  EXPECT_EQ(AfterKeyCondition(names, last, coll),
+            "`a` >= -5 AND (`a` > -5 OR (`b` >= _utf8mb4 X'782779' AND (`b` > _utf8mb4 X'782779' "
+            "OR (`c` > '2024-01-02 03:04:05.600'))))");
+}
+
+TEST(ChunkSql, LiteralsOfKeyTypes) {
+  auto literal = [](const char* type, const char* value, KeyCollation coll = {}) {
+    const binlog::ColumnDef column = rowbridge::testing::ParseMysqlType(type);
+    std::string storage, out;
+    AppendKeyLiteral(rowbridge::testing::MakeCell(column, value, storage), coll, out);
+    return out;
+  };
+  EXPECT_EQ(literal("BIGINT UNSIGNED", "18446744073709551615"), "18446744073709551615");
+  EXPECT_EQ(literal("DECIMAL(10,3)", "-1.500"), "-1.500");
+  EXPECT_EQ(literal("ENUM('a','b')", "2"), "2");
+  EXPECT_EQ(literal("BIT(9)", "300"), "300");
+  EXPECT_EQ(literal("DATE", "2024-02-29"), "'2024-02-29'");
+  EXPECT_EQ(literal("TIME(1)", "hex:7ffffece"), "'-00:00:01.5'");
+  EXPECT_EQ(literal("VARBINARY(4)", "hex:00ff", {"binary", "binary"}), "_binary X'00FF'");
+}
+
+TEST(ChunkSql, KeyHexRoundTrip) {
+  const binlog::ColumnDef column = rowbridge::testing::ParseMysqlType("DECIMAL(20,4)");
+  std::string storage, back;
+  const binlog::Cell cell = rowbridge::testing::MakeCell(column, "-123.4567", storage);
+  binlog::Cell decoded;
+  CellFromHex(CellHex(cell), column, 3, back, decoded);
+  EXPECT_EQ(std::string_view(reinterpret_cast<const char*>(decoded.data), decoded.size), storage);
+  EXPECT_EQ(decoded.index, 3u);
+  EXPECT_THROW(CellFromHex("abc", column, 0, back, decoded), Error);
+  EXPECT_THROW(CellFromHex("zz", column, 0, back, decoded), Error);
+}
+
+TEST(SnapshotState, RecordsRoundTrip) {
+  TableProgress p;
+  p.table = "db.t";
+  p.number = 3;
+  p.state = "copying";
+  p.next_seq = 17;
+  p.rows_done = 12345;
+  p.chunks_done = 2;
+  p.high = {"mysql-bin.000002", 4711};
+  p.last_key = {"0a00", "ff"};
+  UnitRecord u;
+  u.first_version = 100;
+  u.last_version = 120;
+  u.rows = 50;
+  u.chunk_rows = 48;
+  u.high = {"mysql-bin.000003", 4};
+  u.last = true;
+  p.in_flight = u;
+  const TableProgress q = TableProgress::FromJson(p.ToJson(), "test");
+  EXPECT_EQ(q.ToJson(), p.ToJson());
+  EXPECT_EQ(q.in_flight->high, u.high);
+  EXPECT_THROW(TableProgress::FromJson("{\"table\": 1}", "test"), Error);
+  RunRecord r{42, {"a.000001", 4}, {"a.000002", 9}, true};
+  EXPECT_EQ(RunRecord::FromJson(r.ToJson(), "test").ToJson(), r.ToJson());
+}
+
+TEST(SnapshotState, BinlogPointsOrderByFileNumberThenPosition) {
+  EXPECT_LT((BinlogPoint{"b.000009", 900}), (BinlogPoint{"b.000010", 4}));
+  EXPECT_LT((BinlogPoint{"b.999999", 900}), (BinlogPoint{"b.1000000", 4}));
+  EXPECT_LT((BinlogPoint{"b.000010", 4}), (BinlogPoint{"b.000010", 5}));
+  EXPECT_FALSE((BinlogPoint{"b.000010", 5}) < (BinlogPoint{"b.000010", 5}));
+}
+
+TEST(SnapshotProgress, Text) {
+  ProgressLine l{"shop.orders", 450000, 1000000, 50000, 11, false};
+  EXPECT_EQ(RenderProgress(l, false), "shop.orders: 450000 of ~1000000 rows (45%), 50000 rows/s, ETA 11s");
+  const std::string bar = RenderProgress(l, true);
+  EXPECT_NE(bar.find("[##########.............."), std::string::npos) << bar;
+  EXPECT_NE(bar.find("45%"), std::string::npos);
+  l.done = true;
+  l.rows = 1000100;  // the estimate was low
+  EXPECT_EQ(RenderProgress(l, false), "shop.orders: 1000100 of ~1000100 rows (100%), 50000 rows/s, done");
+  EXPECT_EQ(EstimateEta(10, 0, 5), -1);
+  EXPECT_EQ(EstimateEta(10, 100, 0), -1);
+  EXPECT_EQ(EstimateEta(10, 100, 5), 18);
+  EXPECT_EQ(EstimateEta(200, 100, 5), 0);
+}
+
+}  // namespace
+}  // namespace rowbridge::snapshot
