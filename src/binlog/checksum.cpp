@@ -5,7 +5,9 @@
 
 namespace rowbridge::binlog {
 
-uint32_t Crc32(const uint8_t* data, size_t size) { return ::rowbridge::Crc32(0, data, size); }
+uint32_t Crc32(const uint8_t* data, size_t size) {
+  return ::rowbridge::Crc32(0, data, size);
+}
 
 void VerifyEventChecksum(std::string_view event, std::string_view context, uint64_t offset) {
   if (event.size() < 4) {

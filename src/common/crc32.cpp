@@ -81,14 +81,14 @@ ROWBRIDGE_CLMUL_TARGET inline __m128i Fold(__m128i x, __m128i k) {
 
 // Advances the internal CRC state over `size` bytes; size is a multiple of 16 and at least 16.
 ROWBRIDGE_CLMUL_TARGET uint32_t UpdateClmul(uint32_t state, const uint8_t* p, size_t size) {
-  const __m128i k128 = _mm_set_epi64x(static_cast<int64_t>(kFold128Hi),
-                                      static_cast<int64_t>(kFold128Lo));
+  const __m128i k128 =
+      _mm_set_epi64x(static_cast<int64_t>(kFold128Hi), static_cast<int64_t>(kFold128Lo));
   // The state is the remainder of everything before p; XOR-ing it onto the first 32 bits makes
   // the folded value congruent to the whole message so far.
   __m128i x0 = _mm_xor_si128(Load128(p), _mm_cvtsi32_si128(static_cast<int>(state)));
   if (size >= 64) {
-    const __m128i k512 = _mm_set_epi64x(static_cast<int64_t>(kFold512Hi),
-                                        static_cast<int64_t>(kFold512Lo));
+    const __m128i k512 =
+        _mm_set_epi64x(static_cast<int64_t>(kFold512Hi), static_cast<int64_t>(kFold512Lo));
     __m128i x1 = Load128(p + 16);
     __m128i x2 = Load128(p + 32);
     __m128i x3 = Load128(p + 48);
@@ -123,11 +123,10 @@ ROWBRIDGE_CLMUL_TARGET uint32_t UpdateClmul(uint32_t state, const uint8_t* p, si
   // 96 -> 64 bits: S = A * x^64 + B with A in bits 0..31; A * x^128 + B * x^64 lands in bits
   // 0..63 as a 64-bit T congruent to S.
   const __m128i k64 = _mm_set_epi64x(0, static_cast<int64_t>(kFold64));
-  t = _mm_xor_si128(_mm_clmulepi64_si128(_mm_and_si128(t, low32), k64, 0x00),
-                    _mm_srli_si128(t, 4));
+  t = _mm_xor_si128(_mm_clmulepi64_si128(_mm_and_si128(t, low32), k64, 0x00), _mm_srli_si128(t, 4));
   // Barrett: q = floor(floor(T / x^32) * mu / x^32), T mod P = T + q * P, in bits 32..63.
-  const __m128i barrett = _mm_set_epi64x(static_cast<int64_t>(kBarrettMu),
-                                         static_cast<int64_t>(kBarrettPoly));
+  const __m128i barrett =
+      _mm_set_epi64x(static_cast<int64_t>(kBarrettMu), static_cast<int64_t>(kBarrettPoly));
   __m128i q = _mm_clmulepi64_si128(_mm_and_si128(t, low32), barrett, 0x10);
   q = _mm_clmulepi64_si128(_mm_and_si128(q, low32), barrett, 0x00);
   return static_cast<uint32_t>(_mm_extract_epi32(_mm_xor_si128(t, q), 1));

@@ -46,7 +46,9 @@ constexpr uint64_t Reflect33(uint64_t poly) {
 
 // The folding constant for x^exponent mod P: multiplying a reflected 64-bit lane by it yields a
 // 128-bit reflected value congruent to the lane times x^(exponent + 32).
-constexpr uint64_t FoldConstant(uint64_t exponent) { return Reflect33(XPowModP(exponent)); }
+constexpr uint64_t FoldConstant(uint64_t exponent) {
+  return Reflect33(XPowModP(exponent));
+}
 
 // floor(x^64 / P), degree 32, for Barrett reduction (in the usual bit order, 33 bits).
 constexpr uint64_t BarrettMu() {

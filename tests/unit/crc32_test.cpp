@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <string_view>
 #include <vector>
