@@ -137,11 +137,11 @@ void BM_SeedBinlogDecode(benchmark::State& state) {
   const uint64_t allocations = HeapAllocations() - allocations_before;
   const double per_row = static_cast<double>(allocations) / static_cast<double>(rows);
   state.SetBytesProcessed(static_cast<int64_t>(seed.bytes.size() * state.iterations()));
-  state.counters["rows_per_second"] = benchmark::Counter(static_cast<double>(rows),
-                                                          benchmark::Counter::kIsRate);
-  state.counters["MB_per_second"] = benchmark::Counter(
-      static_cast<double>(seed.bytes.size() * state.iterations()) / 1e6,
-      benchmark::Counter::kIsRate);
+  state.counters["rows_per_second"] =
+      benchmark::Counter(static_cast<double>(rows), benchmark::Counter::kIsRate);
+  state.counters["MB_per_second"] =
+      benchmark::Counter(static_cast<double>(seed.bytes.size() * state.iterations()) / 1e6,
+                         benchmark::Counter::kIsRate);
   state.counters["rows_per_pass"] = static_cast<double>(expected.rows);
   state.counters["cells_per_row"] = static_cast<double>(cells) / static_cast<double>(rows);
   state.counters["allocs_per_row"] = per_row;

@@ -84,7 +84,8 @@ const SeedBlocks& AllSeedBlocks() {
 }
 
 void WriteNativeFile(const SeedBlocks& seed, const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "wb"), &std::fclose);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "wb"),
+                                                       &std::fclose);
   if (!file) Fail(ErrorCode::kIo, "cannot create {}", path);
   clickhouse::WireWriter out;
   for (const clickhouse::Block& block : seed.blocks) {

@@ -15,7 +15,9 @@ class MemoryEventSource : public binlog::EventSource {
  public:
   // `file` is a complete binlog file, magic included; it must outlive the source.
   MemoryEventSource(std::string_view file, std::string_view name) : file_(file), name_(name) {
-    if (file_.size() < 4 || file_.substr(0, 4) != std::string_view("\xfe" "bin", 4))
+    if (file_.size() < 4 || file_.substr(0, 4) != std::string_view("\xfe"
+                                                                   "bin",
+                                                                   4))
       Fail(ErrorCode::kCorruption, "{}: not a binlog file (bad magic)", name_);
   }
 
@@ -24,8 +26,8 @@ class MemoryEventSource : public binlog::EventSource {
     if (file_.size() - pos_ < 19)
       Fail(ErrorCode::kCorruption, "{}: truncated event header at offset {}", name_, pos_);
     const auto* p = reinterpret_cast<const uint8_t*>(file_.data() + pos_ + 9);
-    const uint32_t size = uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 |
-                          uint32_t{p[3]} << 24;
+    const uint32_t size =
+        uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
     if (size < 19 || size > file_.size() - pos_)
       Fail(ErrorCode::kCorruption, "{}: bad event size {} at offset {}", name_, size, pos_);
     event.bytes = file_.substr(pos_, size);

@@ -34,7 +34,8 @@ SeedBinlog Load() {
   seed.path = EnvOr("ROWBRIDGE_BENCH_SEED_BINLOG",
                     (exe_dir / "bench-data" / fmt::format("seed_rows_{}.binlog", rows)).string());
   if (!fs::exists(seed.path)) {
-    const std::string loadgen = EnvOr("ROWBRIDGE_LOADGEN", (exe_dir / "rowbridge-loadgen").string());
+    const std::string loadgen =
+        EnvOr("ROWBRIDGE_LOADGEN", (exe_dir / "rowbridge-loadgen").string());
     const std::string command =
         fmt::format("bash {} --rows {} --loadgen {} {} 1>&2",
                     Quote(std::string(ROWBRIDGE_SOURCE_DIR) + "/bench/make_seed_binlog.sh"),

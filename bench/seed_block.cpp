@@ -16,7 +16,8 @@ namespace rowbridge::bench {
 namespace {
 
 std::string ReadSeedSchema() {
-  const std::string path = std::string(ROWBRIDGE_SOURCE_DIR) + "/tests/data/seed/clickhouse_schema.sql";
+  const std::string path =
+      std::string(ROWBRIDGE_SOURCE_DIR) + "/tests/data/seed/clickhouse_schema.sql";
   std::ifstream in(path);
   if (!in) Fail(ErrorCode::kIo, "cannot read {}", path);
   std::ostringstream text;
@@ -83,14 +84,14 @@ SeedBlockBuilder::SeedBlockBuilder(const binlog::TableInfo& source) {
     uint32_t index = 0;
     while (index < source.map.columns.size() && source.map.columns[index].name != name) ++index;
     if (index == source.map.columns.size()) {
-      problems.push_back(fmt::format("{}: not in the source TABLE_MAP (binlog_row_metadata=FULL?)",
-                                     name));
+      problems.push_back(
+          fmt::format("{}: not in the source TABLE_MAP (binlog_row_metadata=FULL?)", name));
       continue;
     }
     binlog::ColumnDef column_def = source.map.columns[index];
     column_def.signedness_known = true;
-    column_def.is_unsigned = std::find(unsigned_columns.begin(), unsigned_columns.end(), name) !=
-                             unsigned_columns.end();
+    column_def.is_unsigned =
+        std::find(unsigned_columns.begin(), unsigned_columns.end(), name) != unsigned_columns.end();
     std::string why_not;
     mapping::Converter converter =
         mapping::SelectConverter(column_def, clickhouse::ParseTypeName(type),
@@ -101,8 +102,7 @@ SeedBlockBuilder::SeedBlockBuilder(const binlog::TableInfo& source) {
     }
     plan_.push_back({index, std::move(converter), &column});
   }
-  if (!problems.empty())
-    Fail(ErrorCode::kConfig, "seed block: {}", fmt::join(problems, "; "));
+  if (!problems.empty()) Fail(ErrorCode::kConfig, "seed block: {}", fmt::join(problems, "; "));
 }
 
 void SeedBlockBuilder::AddRow(std::span<const binlog::Cell> after, int64_t version) {

@@ -99,8 +99,8 @@ void Report(benchmark::State& state, uint64_t rows, uint64_t allocations, uint64
   // Buffers reach their batch size on the warm-up batch; a handful of allocations per batch
   // (one per frame of output, say) is fine, one per 10,000 rows is not.
   if (per_row > 1e-4) {
-    const std::string message = "heap allocations in the steady state: " +
-                                std::to_string(per_row) + " per row";
+    const std::string message =
+        "heap allocations in the steady state: " + std::to_string(per_row) + " per row";
     state.SkipWithError(message.c_str());
   }
 }

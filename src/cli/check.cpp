@@ -29,8 +29,7 @@ void RegisterCheck(CLI::App& app) {
   cmd->add_option("--chunk-rows", args->options.chunk_rows,
                   "source rows per checksummed primary-key range")
       ->check(CLI::Range(1, 10000000));
-  cmd->add_option("--max-listed", args->options.max_listed,
-                  "differing keys listed per table");
+  cmd->add_option("--max-listed", args->options.max_listed, "differing keys listed per table");
   cmd->add_option("--table", args->options.only_tables,
                   "check only this source table (db.table); repeatable");
   cmd->callback([args] {

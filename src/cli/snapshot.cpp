@@ -2,11 +2,11 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <ctime>
-#include <spdlog/spdlog.h>
 #include <thread>
 
 #include "cli/logging.h"
@@ -79,16 +79,18 @@ void SnapshotCommand(const SnapshotFlags& flags) {
     }
   } join{done, signal_thread};
 
-  spdlog::info("rowbridge {} copying {}:{} into ClickHouse {}:{} ({} readers, {} writers, chunks "
-               "of {} rows)",
-               ROWBRIDGE_VERSION, config.source.host, config.source.port, config.target.host,
-               config.target.port, config.snapshot.readers, config.snapshot.writers,
-               config.snapshot.chunk_rows);
+  spdlog::info(
+      "rowbridge {} copying {}:{} into ClickHouse {}:{} ({} readers, {} writers, chunks "
+      "of {} rows)",
+      ROWBRIDGE_VERSION, config.source.host, config.source.port, config.target.host,
+      config.target.port, config.snapshot.readers, config.snapshot.writers,
+      config.snapshot.chunk_rows);
   const snapshot::SnapshotResult result = runner.Run();
   if (!result.end.empty()) {
-    spdlog::info("snapshot complete: the target equals the source as of {}; a stream continuing "
-                 "from there starts at version {}",
-                 result.end.ToString(), result.next_version);
+    spdlog::info(
+        "snapshot complete: the target equals the source as of {}; a stream continuing "
+        "from there starts at version {}",
+        result.end.ToString(), result.next_version);
   }
   if (admin) admin->Stop();
 }
@@ -105,7 +107,8 @@ void RegisterSnapshot(CLI::App& app) {
                 "(see docs/snapshot.md)");
   cmd->add_option("--progress", flags->progress, "auto (bar on a terminal), bar, or lines")
       ->check(CLI::IsMember({"auto", "bar", "lines"}));
-  cmd->add_option("--chunk-rows", flags->chunk_rows, "rows per chunk (overrides snapshot.chunk_rows)");
+  cmd->add_option("--chunk-rows", flags->chunk_rows,
+                  "rows per chunk (overrides snapshot.chunk_rows)");
   cmd->callback([flags] { SnapshotCommand(*flags); });
 }
 

@@ -20,8 +20,8 @@ using binlog::ColumnDef;
 using binlog::ColumnType;
 using Buffer = std::array<uint8_t, kTextCellBufferSize>;
 
-[[noreturn]] void BadText(std::string_view context, const ColumnDef& column,
-                          std::string_view text, std::string_view why) {
+[[noreturn]] void BadText(std::string_view context, const ColumnDef& column, std::string_view text,
+                          std::string_view why) {
   Fail(ErrorCode::kProtocol, "{}: the source sent '{}' for a {} column: {}", context,
        text.substr(0, 80), binlog::ColumnTypeName(column.type), why);
 }
@@ -106,12 +106,19 @@ int64_t DaysFromCivil(int64_t y, uint32_t m, uint32_t d) {
 void StoreFraction(uint8_t* p, uint32_t micros, uint32_t fsp) {
   switch (fsp) {
     case 1:
-    case 2: p[0] = static_cast<uint8_t>(micros / 10000); break;
+    case 2:
+      p[0] = static_cast<uint8_t>(micros / 10000);
+      break;
     case 3:
-    case 4: StoreBigEndian(p, micros / 100, 2); break;
+    case 4:
+      StoreBigEndian(p, micros / 100, 2);
+      break;
     case 5:
-    case 6: StoreBigEndian(p, micros, 3); break;
-    default: break;
+    case 6:
+      StoreBigEndian(p, micros, 3);
+      break;
+    default:
+      break;
   }
 }
 
@@ -153,7 +160,8 @@ void EncodeDecimal(const ColumnDef& column, std::string_view text, Buffer& buffe
   }
   const size_t dot = s.find('.');
   std::string_view int_digits = s.substr(0, dot);
-  std::string_view frac_digits = dot == std::string_view::npos ? std::string_view() : s.substr(dot + 1);
+  std::string_view frac_digits =
+      dot == std::string_view::npos ? std::string_view() : s.substr(dot + 1);
   while (int_digits.size() > 1 && int_digits[0] == '0') int_digits.remove_prefix(1);
   if (int_digits == "0") int_digits = {};
   const int intg = precision - scale;
@@ -303,7 +311,8 @@ void EncodeFixed(const ColumnDef& column, std::string_view text, Buffer& buffer,
       return;
     case ColumnType::kBit: {
       uint64_t v = 0;
-      if (!ParseNumber(text, v)) BadText(context, column, text, "not a BIT number (select `c` + 0)");
+      if (!ParseNumber(text, v))
+        BadText(context, column, text, "not a BIT number (select `c` + 0)");
       const size_t bytes = (column.meta + 7) / 8;
       if (bytes == 0 || bytes > 8 || (column.meta < 64 && v >> column.meta != 0))
         BadText(context, column, text, "too large for the BIT width");
@@ -327,7 +336,8 @@ void EncodeFixed(const ColumnDef& column, std::string_view text, Buffer& buffer,
     case ColumnType::kNewDate: {
       binlog::TemporalParts t;
       size_t pos = 0;
-      if (!ParseDate(text, pos, t) || pos != text.size()) BadText(context, column, text, "not a DATE");
+      if (!ParseDate(text, pos, t) || pos != text.size())
+        BadText(context, column, text, "not a DATE");
       StoreLittleEndian(p, t.day | t.month << 5 | t.year << 9, 3);
       cell.size = 3;
       return;
@@ -351,7 +361,8 @@ void EncodeFixed(const ColumnDef& column, std::string_view text, Buffer& buffer,
                   t.second;
       }
       if (seconds < 0 || seconds > 0xFFFFFFFFLL)
-        BadText(context, column, text, "outside the TIMESTAMP range (is the session time_zone UTC?)");
+        BadText(context, column, text,
+                "outside the TIMESTAMP range (is the session time_zone UTC?)");
       StoreBigEndian(p, static_cast<uint64_t>(seconds), 4);
       StoreFraction(p + 4, t.microsecond, column.meta);
       cell.size = binlog::Timestamp2Bytes(column.meta);

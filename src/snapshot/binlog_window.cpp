@@ -10,9 +10,8 @@
 
 namespace rowbridge::snapshot {
 
-BinlogWindow::BinlogWindow(mysql::ConnectOptions options, uint32_t server_id,
-                           std::string database, std::string table,
-                           std::vector<binlog::ColumnDef> known_columns)
+BinlogWindow::BinlogWindow(mysql::ConnectOptions options, uint32_t server_id, std::string database,
+                           std::string table, std::vector<binlog::ColumnDef> known_columns)
     : options_(std::move(options)),
       server_id_(server_id),
       database_(std::move(database)),
@@ -47,8 +46,8 @@ const binlog::TableInfo* BinlogWindow::Decoded(const binlog::TableInfo& map) {
     if (origin == &map) return decoded.get();
   if (auto why = pipeline::SchemaDifference(known_, map.map.columns)) {
     Fail(ErrorCode::kConfig,
-         "{} changed while it was being copied ({}); run the copy of this table again",
-         label_, *why);
+         "{} changed while it was being copied ({}); run the copy of this table again", label_,
+         *why);
   }
   auto copy = std::make_unique<binlog::TableInfo>(map);
   pipeline::EnrichFromSchema(known_, copy->map.columns);

@@ -35,9 +35,10 @@ std::vector<KeyCollation> LoadKeyCollations(mysql::Connection& connection,
       out[i] = {"binary", "binary"};
       continue;
     }
-    auto rows = connection.QueryRows(fmt::format(
-        "SELECT CHARACTER_SET_NAME, COLLATION_NAME FROM information_schema.COLLATIONS WHERE ID = {}",
-        c.charset));
+    auto rows =
+        connection.QueryRows(fmt::format("SELECT CHARACTER_SET_NAME, COLLATION_NAME FROM "
+                                         "information_schema.COLLATIONS WHERE ID = {}",
+                                         c.charset));
     if (rows.empty() || rows[0].size() < 2 || !rows[0][0] || !rows[0][1])
       Fail(ErrorCode::kConfig, "key column {}: the source knows no collation with id {}", c.name,
            c.charset);
@@ -79,7 +80,8 @@ void AppendKeyLiteral(const Cell& cell, const KeyCollation& collation, std::stri
     case ColumnType::kFloat:
     case ColumnType::kDouble: {
       // Floats compare with a double literal of their exact value.
-      const double v = c.type == ColumnType::kFloat ? binlog::CellFloat(cell) : binlog::CellDouble(cell);
+      const double v =
+          c.type == ColumnType::kFloat ? binlog::CellFloat(cell) : binlog::CellDouble(cell);
       out += fmt::format("{}e0", v);
       return;
     }
@@ -128,7 +130,8 @@ std::string AfterKeyCondition(std::span<const std::string> names, std::span<cons
 
 std::string CellHex(const Cell& cell) {
   std::string out;
-  for (size_t i = 0; i < cell.size; ++i) fmt::format_to(std::back_inserter(out), "{:02x}", cell.data[i]);
+  for (size_t i = 0; i < cell.size; ++i)
+    fmt::format_to(std::back_inserter(out), "{:02x}", cell.data[i]);
   return out;
 }
 

@@ -20,7 +20,9 @@ int Sign(const T& a, const T& b) {
   return a < b ? -1 : (b < a ? 1 : 0);
 }
 
-std::string_view Bytes(const Cell& c) { return binlog::CellBytes(c); }
+std::string_view Bytes(const Cell& c) {
+  return binlog::CellBytes(c);
+}
 
 int CompareBytes(std::string_view a, std::string_view b) {
   const int r = a.compare(b);
@@ -106,7 +108,8 @@ int CompareKeyCell(const Cell& a, const Cell& b, const TextCollator& collator) {
     case ColumnType::kTimestamp2: {
       const binlog::TimestampValue x = mapping::CellTimestamp(a);
       const binlog::TimestampValue y = mapping::CellTimestamp(b);
-      return Sign(std::make_tuple(x.seconds, x.microsecond), std::make_tuple(y.seconds, y.microsecond));
+      return Sign(std::make_tuple(x.seconds, x.microsecond),
+                  std::make_tuple(y.seconds, y.microsecond));
     }
     case ColumnType::kTime:
     case ColumnType::kTime2:

@@ -20,8 +20,8 @@
 namespace rowbridge::snapshot {
 
 // Compares two non-NULL text values of a column by the column's collation (<0, 0, >0).
-using TextCollator = std::function<int(const binlog::ColumnDef& column, std::string_view a,
-                                       std::string_view b)>;
+using TextCollator =
+    std::function<int(const binlog::ColumnDef& column, std::string_view a, std::string_view b)>;
 
 // True if comparing `column` needs a TextCollator (a text string with a non-binary charset).
 bool NeedsCollator(const binlog::ColumnDef& column);

@@ -39,8 +39,8 @@ std::string RenderProgress(const ProgressLine& l, bool bar) {
                        std::string(static_cast<size_t>(kWidth - filled), '.'), percent, l.rows,
                        total, l.rows_per_second, eta);
   }
-  return fmt::format("{}: {} of ~{} rows ({}%), {:.0f} rows/s, {}", l.table, l.rows, total,
-                     percent, l.rows_per_second, eta);
+  return fmt::format("{}: {} of ~{} rows ({}%), {:.0f} rows/s, {}", l.table, l.rows, total, percent,
+                     l.rows_per_second, eta);
 }
 
 Progress::Progress(server::MetricsRegistry& registry)
@@ -56,7 +56,9 @@ Progress::Progress(server::MetricsRegistry& registry)
       done_(registry.AddGauge("rowbridge_snapshot_table_done", "1 once the table is copied",
                               {"table"})) {}
 
-Progress::~Progress() { Stop(); }
+Progress::~Progress() {
+  Stop();
+}
 
 TableProgressCounters& Progress::Add(const std::string& table) {
   std::lock_guard lock(mutex_);

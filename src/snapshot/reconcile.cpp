@@ -62,27 +62,43 @@ void Reconciler::Reconcile(RowArena& chunk_rows, std::span<const WindowChange> w
     std::span<const Cell> old_key, new_key;
     if (change.kind != RowKind::kInsert) old_key = Key(change.before, key_a_);
     if (change.kind != RowKind::kDelete) new_key = Key(change.after, key_b_);
-    const bool moved = change.kind == RowKind::kUpdate && CompareKeys(old_key, new_key, collator_) != 0;
+    const bool moved =
+        change.kind == RowKind::kUpdate && CompareKeys(old_key, new_key, collator_) != 0;
     if (change.kind == RowKind::kUpdate && !moved) {
       switch (RegionOf(new_key, bounds)) {
-        case Region::kEmitted: out.push_back({Emitted::From::kWindow, RowKind::kUpdate, change.after}); break;
-        case Region::kThisChunk: Overlay(new_key, change.after, false); break;
-        case Region::kLater: break;
+        case Region::kEmitted:
+          out.push_back({Emitted::From::kWindow, RowKind::kUpdate, change.after});
+          break;
+        case Region::kThisChunk:
+          Overlay(new_key, change.after, false);
+          break;
+        case Region::kLater:
+          break;
       }
       continue;
     }
     if (change.kind != RowKind::kInsert) {  // DELETE, or the old key of a moving UPDATE
       switch (RegionOf(old_key, bounds)) {
-        case Region::kEmitted: out.push_back({Emitted::From::kWindow, RowKind::kDelete, change.before}); break;
-        case Region::kThisChunk: Overlay(old_key, {}, true); break;
-        case Region::kLater: break;
+        case Region::kEmitted:
+          out.push_back({Emitted::From::kWindow, RowKind::kDelete, change.before});
+          break;
+        case Region::kThisChunk:
+          Overlay(old_key, {}, true);
+          break;
+        case Region::kLater:
+          break;
       }
     }
     if (change.kind != RowKind::kDelete) {  // INSERT, or the new key of a moving UPDATE
       switch (RegionOf(new_key, bounds)) {
-        case Region::kEmitted: out.push_back({Emitted::From::kWindow, RowKind::kInsert, change.after}); break;
-        case Region::kThisChunk: Overlay(new_key, change.after, false); break;
-        case Region::kLater: break;
+        case Region::kEmitted:
+          out.push_back({Emitted::From::kWindow, RowKind::kInsert, change.after});
+          break;
+        case Region::kThisChunk:
+          Overlay(new_key, change.after, false);
+          break;
+        case Region::kLater:
+          break;
       }
     }
   }
@@ -110,7 +126,8 @@ void Reconciler::Reconcile(RowArena& chunk_rows, std::span<const WindowChange> w
     if (!e.removed) rest.push_back(&e);
   std::sort(rest.begin(), rest.end(),
             [](const OverlayEntry* a, const OverlayEntry* b) { return a->order < b->order; });
-  for (const OverlayEntry* e : rest) out.push_back({Emitted::From::kChunk, RowKind::kInsert, e->image});
+  for (const OverlayEntry* e : rest)
+    out.push_back({Emitted::From::kChunk, RowKind::kInsert, e->image});
 }
 
 }  // namespace rowbridge::snapshot

@@ -63,7 +63,8 @@ class Reconciler {
 
  private:
   enum class Region { kEmitted, kThisChunk, kLater };
-  std::span<const binlog::Cell> Key(std::span<const binlog::Cell> row, std::vector<binlog::Cell>& out);
+  std::span<const binlog::Cell> Key(std::span<const binlog::Cell> row,
+                                    std::vector<binlog::Cell>& out);
   Region RegionOf(std::span<const binlog::Cell> key, const ChunkBounds& bounds);
   // Records the final state of a key of this chunk (image empty = removed).
   void Overlay(std::span<const binlog::Cell> key, std::span<const binlog::Cell> image,

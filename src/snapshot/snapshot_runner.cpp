@@ -92,7 +92,9 @@ std::vector<uint32_t> ChooseChunkKey(mysql::Connection& sql, const pipeline::Sou
   return {};
 }
 
-BinlogPoint PointOf(const mysql::BinlogPosition& p) { return {p.file, p.position}; }
+BinlogPoint PointOf(const mysql::BinlogPosition& p) {
+  return {p.file, p.position};
+}
 
 struct CopiedTable {
   pipeline::SourceTable* source = nullptr;
@@ -160,7 +162,8 @@ struct SnapshotRunner::Impl {
     queue_cv.notify_all();
   }
   bool stopping() const {
-    return runner.stop_.load() || (options.external_stop != nullptr && options.external_stop->load());
+    return runner.stop_.load() ||
+           (options.external_stop != nullptr && options.external_stop->load());
   }
 
   // The writers' queue.
@@ -186,7 +189,10 @@ struct SnapshotRunner::Impl {
 
 SnapshotRunner::SnapshotRunner(config::Config config, SnapshotOptions options,
                                server::MetricsRegistry& metrics, server::StatusBoard& status)
-    : config_(std::move(config)), options_(std::move(options)), metrics_(metrics), status_(status) {}
+    : config_(std::move(config)),
+      options_(std::move(options)),
+      metrics_(metrics),
+      status_(status) {}
 
 SnapshotRunner::~SnapshotRunner() = default;
 
@@ -231,11 +237,12 @@ void SnapshotRunner::Impl::Prepare() {
   } else {
     uint64_t max_version = 0;
     for (pipeline::TargetTable* t : router->targets()) {
-      const bool has_version = std::any_of(t->columns.begin(), t->columns.end(), [&](const auto& c) {
-        return c.name == t->version_column;
-      });
+      const bool has_version =
+          std::any_of(t->columns.begin(), t->columns.end(),
+                      [&](const auto& c) { return c.name == t->version_column; });
       if (has_version)
-        max_version = std::max(max_version, catalog->MaxVersion(t->database, t->table, t->version_column));
+        max_version =
+            std::max(max_version, catalog->MaxVersion(t->database, t->table, t->version_column));
     }
     run.version_base = max_version + 1;
     run.start = PointOf(mysql::CurrentBinlogPosition(*admin));
@@ -314,10 +321,10 @@ void SnapshotRunner::Impl::Prepare() {
     t->counters->rows_at_start = t->progress.rows_done;
     t->counters->done = t->progress.state == "copied" || t->progress.state == "done";
     // The estimate: the statistics' row count, exact for small tables.
-    auto est = admin->QueryValue(fmt::format(
-        "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = {} AND "
-        "TABLE_NAME = {}",
-        mapping::QuoteString(name.database), mapping::QuoteString(name.table)));
+    auto est = admin->QueryValue(
+        fmt::format("SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = {} AND "
+                    "TABLE_NAME = {}",
+                    mapping::QuoteString(name.database), mapping::QuoteString(name.table)));
     uint64_t estimate = est ? std::strtoull(est->c_str(), nullptr, 10) : 0;
     if (estimate < 200000) {
       auto count = admin->QueryValue("SELECT COUNT(*) FROM " + t->from);
@@ -361,7 +368,8 @@ void SnapshotRunner::Impl::SettleInFlight(CopiedTable& t) {
     store->SaveTable(t.progress);
   } else {
     Fail(ErrorCode::kCorruption,
-         "snapshot {}: {} holds {} of the {} rows of the chunk that was in flight (versions {}..{}); "
+         "snapshot {}: {} holds {} of the {} rows of the chunk that was in flight (versions "
+         "{}..{}); "
          "a partial INSERT needs a person: delete those versions from {} and run again",
          t.label, target.label, present, unit.rows, unit.first_version, unit.last_version,
          target.label);
@@ -412,10 +420,12 @@ void SnapshotRunner::Impl::Writer() {
     }
     try {
       if (error) Fail(ErrorCode::kInternal, "the copy is stopping after an error");
-      if (!client) client = std::make_unique<clickhouse::Client>(pipeline::TargetClientOptions(config.target));
+      if (!client)
+        client = std::make_unique<clickhouse::Client>(pipeline::TargetClientOptions(config.target));
       clickhouse::QueryOptions qo;
-      qo.query_id = fmt::format("{}{}-{}-{}", insert_prefix, std::hash<std::thread::id>{}(std::this_thread::get_id()) % 100000, n++,
-                                job->unit.first_version);
+      qo.query_id = fmt::format("{}{}-{}-{}", insert_prefix,
+                                std::hash<std::thread::id>{}(std::this_thread::get_id()) % 100000,
+                                n++, job->unit.first_version);
       client->BeginInsert(job->table->insert_sql, qo);
       client->SendBlock(job->block->block());
       client->EndInsert();
@@ -467,10 +477,11 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
     cursor = t.progress;
   }
   if (cursor.state == "copied" || cursor.state == "done") return;
-  spdlog::info("snapshot {}: copying{} (chunks of {} rows, key {})", t.label,
-               cursor.chunks_done ? fmt::format(" from chunk {}", cursor.chunks_done + 1) : "",
-               config.snapshot.chunk_rows,
-               t.key.empty() ? "none: one chunk" : fmt::format("({})", fmt::join(t.key_quoted, ", ")));
+  spdlog::info(
+      "snapshot {}: copying{} (chunks of {} rows, key {})", t.label,
+      cursor.chunks_done ? fmt::format(" from chunk {}", cursor.chunks_done + 1) : "",
+      config.snapshot.chunk_rows,
+      t.key.empty() ? "none: one chunk" : fmt::format("({})", fmt::join(t.key_quoted, ", ")));
 
   auto sql = mysql::Connection::Connect(SourceOptions());
   sql->Execute("SET SESSION time_zone = '+00:00'");
@@ -478,7 +489,8 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
   sql->Execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ");
 
   std::map<std::string, KeyCollation> collation_of;
-  for (size_t i = 0; i < t.key.size(); ++i) collation_of[t.text_columns[t.key[i]].name] = t.collations[i];
+  for (size_t i = 0; i < t.key.size(); ++i)
+    collation_of[t.text_columns[t.key[i]].name] = t.collations[i];
   TextCollator collator = [&](const ColumnDef& c, std::string_view a, std::string_view b) {
     const KeyCollation& k = collation_of.at(c.name);
     std::string q = "SELECT STRCMP(";
@@ -496,15 +508,15 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
   };
 
   const std::vector<ColumnDef>& known = t.source->known->columns;
-  BinlogWindow window(SourceOptions(), config.source.server_id + 1 + reader, t.source->name.database,
-                      t.source->name.table, known);
+  BinlogWindow window(SourceOptions(), config.source.server_id + 1 + reader,
+                      t.source->name.database, t.source->name.table, known);
   Reconciler reconciler(t.key, collator);
   mapping::TextRowEncoder encoder(t.text_columns, t.label);
   Plans plans;
   plans.options = &t.plan_options;
   plans.target = &t.source->target->columns;
-  plans.Add(t.text_columns.data(), mapping::ConversionPlan::Build(t.text_columns, *plans.target,
-                                                                  t.plan_options));
+  plans.Add(t.text_columns.data(),
+            mapping::ConversionPlan::Build(t.text_columns, *plans.target, t.plan_options));
   mapping::ConversionPlan& text_plan = *plans.plans[0].second;
 
   RowArena chunk, window_rows;
@@ -539,7 +551,8 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
         if (*r[0] == "Binlog_snapshot_file") high.file = *r[1];
         if (*r[0] == "Binlog_snapshot_position") high.position = std::stoull(*r[1]);
       }
-      if (high.empty()) Fail(ErrorCode::kConfig, "source {} does not report binlog_snapshot_file", sql->peer());
+      if (high.empty())
+        Fail(ErrorCode::kConfig, "source {} does not report binlog_snapshot_file", sql->peer());
     } else {
       if (low.empty()) low = PointOf(mysql::CurrentBinlogPosition(*sql));
       sql->Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
@@ -569,8 +582,10 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
     }
     window.Read(low, high, window_rows, changes);
     if (t.key.empty() && !changes.empty() && !t.exact_snapshot) {
-      spdlog::warn("snapshot {}: {} changes during the copy of this keyless table are not "
-                   "reconciled (docs/snapshot.md, keyless tables)", t.label, changes.size());
+      spdlog::warn(
+          "snapshot {}: {} changes during the copy of this keyless table are not "
+          "reconciled (docs/snapshot.md, keyless tables)",
+          t.label, changes.size());
       changes.clear();
     }
     ChunkBounds bounds{lo, hi, false};
@@ -587,7 +602,7 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
       uint64_t version;
       if (e.from == Emitted::From::kWindow) {
         version = t.base + seq++;
-        (e.kind == mapping::RowKind::kInsert ? job->inserted
+        (e.kind == mapping::RowKind::kInsert   ? job->inserted
          : e.kind == mapping::RowKind::kUpdate ? job->updated
                                                : job->deleted)++;
       } else {
@@ -601,7 +616,8 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
       const uint64_t version = t.base + seq++;
       for (const Emitted& e : emitted) {
         if (e.from != Emitted::From::kChunk) continue;
-        plans.For(e.row, t.text_columns.size()).AppendRow(e.row, *job->block, {mapping::RowKind::kInsert, version});
+        plans.For(e.row, t.text_columns.size())
+            .AppendRow(e.row, *job->block, {mapping::RowKind::kInsert, version});
         ++job->inserted;
       }
     }
@@ -676,7 +692,7 @@ void SnapshotRunner::Impl::CatchUp(CopiedTable& t, const BinlogPoint& end, uint3
         mapping::ConversionPlan& plan = plans.For(e.row, t.source->known->columns.size());
         if (!job->block) job->block.emplace(plan.NewBlock());
         plan.AppendRow(e.row, *job->block, {e.kind, t.base + seq++});
-        (e.kind == mapping::RowKind::kInsert ? job->inserted
+        (e.kind == mapping::RowKind::kInsert   ? job->inserted
          : e.kind == mapping::RowKind::kUpdate ? job->updated
                                                : job->deleted)++;
       }
@@ -735,9 +751,8 @@ SnapshotResult SnapshotRunner::Run() {
   auto run_readers = [&](const std::function<void(CopiedTable&, uint32_t)>& work) {
     std::atomic<size_t> next{0};
     std::vector<std::thread> readers;
-    const uint32_t reader_count =
-        std::max<uint32_t>(1, std::min<uint32_t>(config_.snapshot.readers,
-                                                 static_cast<uint32_t>(impl.tables.size())));
+    const uint32_t reader_count = std::max<uint32_t>(
+        1, std::min<uint32_t>(config_.snapshot.readers, static_cast<uint32_t>(impl.tables.size())));
     for (uint32_t r = 0; r < reader_count; ++r) {
       readers.emplace_back([&, r] {
         for (;;) {
@@ -746,10 +761,12 @@ SnapshotResult SnapshotRunner::Run() {
           try {
             work(*impl.tables[i], r);
           } catch (const Error& e) {
-            impl.SetError(Error(e.code(), fmt::format("snapshot {}: {}", impl.tables[i]->label, e.what())));
+            impl.SetError(
+                Error(e.code(), fmt::format("snapshot {}: {}", impl.tables[i]->label, e.what())));
             return;
           } catch (const std::exception& e) {
-            impl.SetError(Error(ErrorCode::kInternal, fmt::format("snapshot {}: {}", impl.tables[i]->label, e.what())));
+            impl.SetError(Error(ErrorCode::kInternal,
+                                fmt::format("snapshot {}: {}", impl.tables[i]->label, e.what())));
             return;
           }
         }

@@ -23,7 +23,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json PointJson(const BinlogPoint& p) { return Json{{"file", p.file}, {"position", p.position}}; }
+Json PointJson(const BinlogPoint& p) {
+  return Json{{"file", p.file}, {"position", p.position}};
+}
 BinlogPoint PointFrom(const nlohmann::json& j) {
   return {j.at("file").get<std::string>(), j.at("position").get<uint64_t>()};
 }
@@ -183,8 +185,7 @@ class ClickHouseStore : public SnapshotStateStore {
   std::vector<std::pair<std::string, std::string>> Read(const std::string& prefix) {
     std::vector<std::pair<std::string, std::string>> rows;
     client().Select("SELECT job, argMax(checkpoint, seq), max(seq) FROM " + qualified_ +
-                        " WHERE startsWith(job, " + mapping::QuoteString(prefix) +
-                        ") GROUP BY job",
+                        " WHERE startsWith(job, " + mapping::QuoteString(prefix) + ") GROUP BY job",
                     [&](clickhouse::Block& block) {
                       if (block.ColumnCount() < 3) return true;
                       auto& jobs = clickhouse::As<clickhouse::ColumnString>(block.At(0));
@@ -199,10 +200,10 @@ class ClickHouseStore : public SnapshotStateStore {
     return rows;
   }
   void Write(const std::string& job, const std::string& text) {
-    const uint64_t now_us = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::microseconds>(
-            std::chrono::system_clock::now().time_since_epoch())
-            .count());
+    const uint64_t now_us =
+        static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count());
     const uint64_t seq = std::max(now_us, last_seq_ + 1);
     client().Execute("INSERT INTO " + qualified_ + " (job, checkpoint, saved_at, seq) SELECT " +
                      mapping::QuoteString(job) + ", " + mapping::QuoteString(text) + ", now(), " +
@@ -221,17 +222,20 @@ class ClickHouseStore : public SnapshotStateStore {
 };
 
 Json UnitJson(const UnitRecord& u) {
-  return Json{{"first_version", u.first_version}, {"last_version", u.last_version},
-              {"rows", u.rows},  {"chunk_rows", u.chunk_rows},
-              {"high", PointJson(u.high)}, {"last_key", u.last_key},
+  return Json{{"first_version", u.first_version},
+              {"last_version", u.last_version},
+              {"rows", u.rows},
+              {"chunk_rows", u.chunk_rows},
+              {"high", PointJson(u.high)},
+              {"last_key", u.last_key},
               {"last", u.last}};
 }
 
 }  // namespace
 
 std::string TableProgress::ToJson() const {
-  Json j{{"table", table},         {"number", number},       {"state", state},
-         {"next_seq", next_seq},   {"rows_done", rows_done}, {"chunks_done", chunks_done},
+  Json j{{"table", table},          {"number", number},       {"state", state},
+         {"next_seq", next_seq},    {"rows_done", rows_done}, {"chunks_done", chunks_done},
          {"high", PointJson(high)}, {"last_key", last_key}};
   if (in_flight) j["in_flight"] = UnitJson(*in_flight);
   return j.dump();

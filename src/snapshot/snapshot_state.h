@@ -54,21 +54,21 @@ struct BinlogPoint {
 struct UnitRecord {
   uint64_t first_version = 0;
   uint64_t last_version = 0;
-  uint64_t rows = 0;               // rows in the INSERT block
-  uint64_t chunk_rows = 0;         // rows of the chunk (progress)
-  BinlogPoint high;                // the unit's high watermark
+  uint64_t rows = 0;                  // rows in the INSERT block
+  uint64_t chunk_rows = 0;            // rows of the chunk (progress)
+  BinlogPoint high;                   // the unit's high watermark
   std::vector<std::string> last_key;  // hex of the key cells; empty = the table's last chunk
-  bool last = false;               // the table's last chunk
+  bool last = false;                  // the table's last chunk
 };
 
 struct TableProgress {
-  std::string table;  // db.table
-  uint32_t number = 0;  // t in the version band
+  std::string table;              // db.table
+  uint32_t number = 0;            // t in the version band
   std::string state = "pending";  // pending | copying | copied | done
   uint64_t next_seq = 0;          // versions used so far within the table's band
   uint64_t rows_done = 0;
   uint64_t chunks_done = 0;
-  BinlogPoint high;                // where the next window starts
+  BinlogPoint high;                   // where the next window starts
   std::vector<std::string> last_key;  // hex key cells of the last emitted chunk; empty = none yet
   std::optional<UnitRecord> in_flight;
 

@@ -18,11 +18,11 @@ using rowbridge::binlog::ColumnType;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 3) return 0;
   static constexpr ColumnType kTypes[] = {
-      ColumnType::kTiny,      ColumnType::kShort,      ColumnType::kInt24,     ColumnType::kLong,
-      ColumnType::kLongLong,  ColumnType::kFloat,      ColumnType::kDouble,    ColumnType::kNewDecimal,
-      ColumnType::kDate,      ColumnType::kTime2,      ColumnType::kDateTime2, ColumnType::kTimestamp2,
-      ColumnType::kYear,      ColumnType::kBit,        ColumnType::kEnum,      ColumnType::kSet,
-      ColumnType::kVarchar,   ColumnType::kBlob,       ColumnType::kJson,      ColumnType::kGeometry};
+      ColumnType::kTiny,     ColumnType::kShort, ColumnType::kInt24,     ColumnType::kLong,
+      ColumnType::kLongLong, ColumnType::kFloat, ColumnType::kDouble,    ColumnType::kNewDecimal,
+      ColumnType::kDate,     ColumnType::kTime2, ColumnType::kDateTime2, ColumnType::kTimestamp2,
+      ColumnType::kYear,     ColumnType::kBit,   ColumnType::kEnum,      ColumnType::kSet,
+      ColumnType::kVarchar,  ColumnType::kBlob,  ColumnType::kJson,      ColumnType::kGeometry};
   rowbridge::binlog::ColumnDef def;
   def.name = "fuzz";
   def.type = kTypes[data[0] % (sizeof kTypes / sizeof kTypes[0])];
@@ -34,11 +34,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case ColumnType::kTime2:
     case ColumnType::kDateTime2:
-    case ColumnType::kTimestamp2: def.meta = param % 7; break;
-    case ColumnType::kBit: def.meta = 1 + param % 64; break;
-    case ColumnType::kEnum: def.meta = 1 + param % 2; break;
-    case ColumnType::kSet: def.meta = std::array<uint32_t, 5>{1, 2, 3, 4, 8}[param % 5]; break;
-    default: break;
+    case ColumnType::kTimestamp2:
+      def.meta = param % 7;
+      break;
+    case ColumnType::kBit:
+      def.meta = 1 + param % 64;
+      break;
+    case ColumnType::kEnum:
+      def.meta = 1 + param % 2;
+      break;
+    case ColumnType::kSet:
+      def.meta = std::array<uint32_t, 5>{1, 2, 3, 4, 8}[param % 5];
+      break;
+    default:
+      break;
   }
   const std::string_view text(reinterpret_cast<const char*>(data + 3), size - 3);
   rowbridge::pipeline::check::TextCellEncoder encoder;

@@ -120,8 +120,8 @@ class MiniReplicator {
         if (source_.columns[s].name != name) continue;
         const clickhouse::TypeDesc type = clickhouse::ParseTypeName(block.At(i).type_name());
         std::string why_not;
-        p.converter = mapping::SelectConverter(source_.columns[s], type,
-                                               source_.table + "." + name, {}, why_not);
+        p.converter = mapping::SelectConverter(source_.columns[s], type, source_.table + "." + name,
+                                               {}, why_not);
         if (p.converter.fn == nullptr)
           Fail(ErrorCode::kConfig, "test replicator: {}: {}", name, why_not);
         p.nullable = type.code == clickhouse::TypeCode::kNullable;
@@ -194,8 +194,7 @@ class CheckCommandTest : public ::testing::Test {
 
   std::string WriteConfig(uint16_t ch_port) {
     const auto& a = source_->address();
-    const std::string path =
-        (std::filesystem::temp_directory_path() / (db_ + ".yaml")).string();
+    const std::string path = (std::filesystem::temp_directory_path() / (db_ + ".yaml")).string();
     std::ofstream out(path);
     out << fmt::format(
         "source: {{host: 127.0.0.1, port: {}, user: {}, password: \"{}\", server_id: 4242}}\n"
@@ -260,11 +259,31 @@ TEST_F(CheckCommandTest, EqualTablesPassAndChangedMissingExtraRowsAreListedByKey
     seed_sql = std::regex_replace(s.str(), std::regex("bifrost_test"), db_);
   }
   source_->Sql(seed_sql);
-  const CommandResult load = RunCommand(
-      {ROWBRIDGE_LOADGEN_BINARY, "-host", "127.0.0.1", "-port", std::to_string(src.port), "-user",
-       src.user, "-pwd", src.password, "-schema", db_, "-table", "binlog_field_test_1", "-count",
-       "3000", "-batchsize", "100", "-conn", "2", "-time_interval", "0", "--update-percent", "20",
-       "--delete-percent", "10"});
+  const CommandResult load = RunCommand({ROWBRIDGE_LOADGEN_BINARY,
+                                         "-host",
+                                         "127.0.0.1",
+                                         "-port",
+                                         std::to_string(src.port),
+                                         "-user",
+                                         src.user,
+                                         "-pwd",
+                                         src.password,
+                                         "-schema",
+                                         db_,
+                                         "-table",
+                                         "binlog_field_test_1",
+                                         "-count",
+                                         "3000",
+                                         "-batchsize",
+                                         "100",
+                                         "-conn",
+                                         "2",
+                                         "-time_interval",
+                                         "0",
+                                         "--update-percent",
+                                         "20",
+                                         "--delete-percent",
+                                         "10"});
   ASSERT_EQ(load.exit_code, 0) << load.out << load.err;
   source_->Sql("FLUSH BINARY LOGS");
 
@@ -295,13 +314,14 @@ TEST_F(CheckCommandTest, EqualTablesPassAndChangedMissingExtraRowsAreListedByKey
   testing::RunClickHouseSql(ch_address_, ch_seed);
   testing::RunClickHouseSql(
       ch_address_,
-      fmt::format("CREATE TABLE {}.wide (id Int32, ti Int8, tu UInt8, si Int16, mi UInt32, bi Int64, "
-                  "bu UInt64, f Float32, d Float64, dec1 Decimal(9, 2), dec2 String, dt Date, "
-                  "tm String, dtm DateTime, ts Nullable(DateTime), yr UInt16, bt UInt16, "
-                  "en String, st String, ch String, vc String, bl String, tx Nullable(String), "
-                  "_version UInt64, _is_deleted UInt8) ENGINE = ReplacingMergeTree(_version) "
-                  "ORDER BY id",
-                  db_));
+      fmt::format(
+          "CREATE TABLE {}.wide (id Int32, ti Int8, tu UInt8, si Int16, mi UInt32, bi Int64, "
+          "bu UInt64, f Float32, d Float64, dec1 Decimal(9, 2), dec2 String, dt Date, "
+          "tm String, dtm DateTime, ts Nullable(DateTime), yr UInt16, bt UInt16, "
+          "en String, st String, ch String, vc String, bl String, tx Nullable(String), "
+          "_version UInt64, _is_deleted UInt8) ENGINE = ReplacingMergeTree(_version) "
+          "ORDER BY id",
+          db_));
   {
     auto conn = Connect(src);
     clickhouse::Client ch(ChOptions(ch_address_));
@@ -315,8 +335,9 @@ TEST_F(CheckCommandTest, EqualTablesPassAndChangedMissingExtraRowsAreListedByKey
   const std::string config = WriteConfig(ch_address_.port);
   CommandResult equal = Check(config);
   EXPECT_EQ(equal.exit_code, 0) << equal.out << equal.err;
-  EXPECT_NE(equal.out.find(fmt::format("{}.wide -> {}.wide: source 4 rows, target 4 rows", db_, db_)),
-            std::string::npos)
+  EXPECT_NE(
+      equal.out.find(fmt::format("{}.wide -> {}.wide: source 4 rows, target 4 rows", db_, db_)),
+      std::string::npos)
       << equal.out;
   EXPECT_NE(equal.out.find("2 equal, 0 different, 0 errors"), std::string::npos) << equal.out;
 
@@ -326,14 +347,14 @@ TEST_F(CheckCommandTest, EqualTablesPassAndChangedMissingExtraRowsAreListedByKey
       "UPDATE {0}.wide SET vc = 'changed' WHERE id = 2; DELETE FROM {0}.wide WHERE id = 3; "
       "INSERT INTO {0}.wide (id, ch, vc, bl) VALUES (100, 'n', 'new', '');",
       db_));
-  const std::string seed_ids = Trim(source_->Sql(fmt::format(
-      "SELECT MIN(id), MAX(id) FROM {}.binlog_field_test_1", db_)));
+  const std::string seed_ids =
+      Trim(source_->Sql(fmt::format("SELECT MIN(id), MAX(id) FROM {}.binlog_field_test_1", db_)));
   const std::string min_id = seed_ids.substr(0, seed_ids.find('\t'));
   const std::string max_id = seed_ids.substr(seed_ids.find('\t') + 1);
-  source_->Sql(fmt::format(
-      "UPDATE {0}.binlog_field_test_1 SET testint = testint + 1 WHERE id = {1}; "
-      "DELETE FROM {0}.binlog_field_test_1 WHERE id = {2};",
-      db_, max_id, min_id));
+  source_->Sql(
+      fmt::format("UPDATE {0}.binlog_field_test_1 SET testint = testint + 1 WHERE id = {1}; "
+                  "DELETE FROM {0}.binlog_field_test_1 WHERE id = {2};",
+                  db_, max_id, min_id));
 
   CommandResult different = Check(config);
   EXPECT_EQ(different.exit_code, 1) << different.out << different.err;

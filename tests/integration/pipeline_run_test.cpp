@@ -15,7 +15,6 @@
 #include "integration/pipeline_harness.h"
 #include "integration/pipeline_workload.h"
 #include "support/test_servers.h"
-#include "support/test_servers.h"
 
 namespace rowbridge::testing {
 namespace {

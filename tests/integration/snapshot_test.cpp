@@ -101,11 +101,12 @@ TEST_F(SnapshotTest, KeysOfEveryShapeAndEmptyAndKeylessTables) {
       "INSERT INTO uniq SELECT seq % 5, DATE_ADD('2020-01-01', INTERVAL seq DAY), seq FROM "
       "seq_1_to_40;"
       "CREATE TABLE empty_t (id BIGINT UNSIGNED PRIMARY KEY) ENGINE=InnoDB;"
-      "CREATE TABLE keyless (a INT, b INT) ENGINE=MyISAM; INSERT INTO keyless VALUES (1,1),(2,2),(3,3);");
-  const std::string config = WriteConfig(
-      "  - match: " + db_ + ".keyless\n    key: [a]\n  - match: " + db_ + ".uniq\n    key: [a, b]\n" +
-          "  - match: " + db_ + ".*\n",
-      7);
+      "CREATE TABLE keyless (a INT, b INT) ENGINE=MyISAM; INSERT INTO keyless VALUES "
+      "(1,1),(2,2),(3,3);");
+  const std::string config =
+      WriteConfig("  - match: " + db_ + ".keyless\n    key: [a]\n  - match: " + db_ +
+                      ".uniq\n    key: [a, b]\n" + "  - match: " + db_ + ".*\n",
+                  7);
   // Without the flag the keyless table is refused, naming it.
   try {
     Copy(config);
@@ -143,22 +144,24 @@ TEST_F(SnapshotTest, ChangesDuringTheCopyAreReconciled) {
       const std::string t = std::string("live_") + engine;
       const std::string target = t + "_" + mode;
       std::filesystem::remove_all(dir_->path() / "state");
-      const std::string config = WriteConfig("  - match: " + db_ + "." + t + "\n    target: " +
-                                                 target + "\n    mode: " + mode + "\n",
-                                             15);
+      const std::string config = WriteConfig(
+          "  - match: " + db_ + "." + t + "\n    target: " + target + "\n    mode: " + mode + "\n",
+          15);
       int step = 0;
       SnapshotOptions options;
       options.before_insert = [&](const std::string&, uint64_t chunk) {
         const int n = step++;
         const std::string s = std::to_string(n);
         Sql("UPDATE " + t + " SET v = CONCAT(v, '+', " + s + ") WHERE id IN (10, " +
-            std::to_string(chunk * 150 + 20) + ", 990);"          // done, current, later
-            "DELETE FROM " + t + " WHERE id = " + std::to_string(chunk * 150 + 30) + ";" +
-            "INSERT INTO " + t + " VALUES (" + std::to_string(2000 + n) + ", 'new" + s + "'), (" +
-            std::to_string(chunk * 150 + 35) + ", 'mid" + s + "') ON DUPLICATE KEY UPDATE v = 'dup';" +
-            "UPDATE " + t + " SET id = id + 1 WHERE id = " + std::to_string(chunk * 150 + 40) + ";" +
-            "UPDATE " + t + " SET id = -1 - " + s + " WHERE id = " + std::to_string(chunk * 150 + 50) +
-            ";");
+            std::to_string(chunk * 150 + 20) +
+            ", 990);"  // done, current, later
+            "DELETE FROM " +
+            t + " WHERE id = " + std::to_string(chunk * 150 + 30) + ";" + "INSERT INTO " + t +
+            " VALUES (" + std::to_string(2000 + n) + ", 'new" + s + "'), (" +
+            std::to_string(chunk * 150 + 35) + ", 'mid" + s +
+            "') ON DUPLICATE KEY UPDATE v = 'dup';" + "UPDATE " + t +
+            " SET id = id + 1 WHERE id = " + std::to_string(chunk * 150 + 40) + ";" + "UPDATE " +
+            t + " SET id = -1 - " + s + " WHERE id = " + std::to_string(chunk * 150 + 50) + ";");
       };
       options.before_final_position = [&] {
         Sql("UPDATE " + t + " SET v = 'final' WHERE id % 3 = 0; DELETE FROM " + t +
@@ -168,7 +171,8 @@ TEST_F(SnapshotTest, ChangesDuringTheCopyAreReconciled) {
       EXPECT_GT(step, 3);
       const std::vector<ColumnCompare> columns = {{"id"}, {"v", Compare::kHex}};
       if (std::string(mode) == "replica") {
-        EXPECT_EQ(ReplicaRows(ch_, db_, target, columns, "id"), MysqlRows(mysql_, db_, t, columns, "id"))
+        EXPECT_EQ(ReplicaRows(ch_, db_, target, columns, "id"),
+                  MysqlRows(mysql_, db_, t, columns, "id"))
             << engine;
       } else {
         // Keys change here, so the latest change per key is compared for the keys that exist.
@@ -191,11 +195,31 @@ TEST_F(SnapshotTest, WhileLoadgenWrites) {
   const std::string config = WriteConfig("  - match: " + db_ + ".lg\n", 500);
   std::atomic<pid_t> loadgen{-1};
   std::thread writer([&] {
-    const CommandResult r = RunCommand(
-        {ROWBRIDGE_LOADGEN_BINARY, "--host", "127.0.0.1", "--port", std::to_string(mysql_.port),
-         "--user", mysql_.user, "--password", mysql_.password, "--schema", db_, "--table", "lg",
-         "--duration", "4", "--conn", "2", "--batchsize", "20", "--update-percent", "30",
-         "--delete-percent", "20", "--time_interval", "5"});
+    const CommandResult r = RunCommand({ROWBRIDGE_LOADGEN_BINARY,
+                                        "--host",
+                                        "127.0.0.1",
+                                        "--port",
+                                        std::to_string(mysql_.port),
+                                        "--user",
+                                        mysql_.user,
+                                        "--password",
+                                        mysql_.password,
+                                        "--schema",
+                                        db_,
+                                        "--table",
+                                        "lg",
+                                        "--duration",
+                                        "4",
+                                        "--conn",
+                                        "2",
+                                        "--batchsize",
+                                        "20",
+                                        "--update-percent",
+                                        "30",
+                                        "--delete-percent",
+                                        "20",
+                                        "--time_interval",
+                                        "5"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
   });
   SnapshotOptions options;
@@ -219,7 +243,9 @@ TEST_F(SnapshotTest, TextRowsEqualBinlogRows) {
       "NULL, tm TIME(2), da DATE, y YEAR, b BIT(13), e ENUM('x','y','z'), s SET('p','q','r'), "
       "c CHAR(5), bin BINARY(4), vb VARBINARY(10), tx TEXT, bl BLOB, j JSON) ENGINE=InnoDB";
   Sql("SET SESSION sql_mode = ''; SET time_zone = '+00:00';"
-      "CREATE TABLE via_text " + columns + "; CREATE TABLE via_binlog " + columns + ";"
+      "CREATE TABLE via_text " +
+      columns + "; CREATE TABLE via_binlog " + columns +
+      ";"
       "INSERT INTO via_text VALUES "
       "(1, -128, 65535, -8388608, 18446744073709551615, 1.1, 0.1, -12345678901234567890.0123456789,"
       " -0.12345, '2024-02-29 23:59:59.999999', '2038-01-19 03:14:07.999', '-838:59:59.99', "
@@ -232,19 +258,21 @@ TEST_F(SnapshotTest, TextRowsEqualBinlogRows) {
       "(4, 127, 1, 8388607, 1, -3.4e38, -2.2250738585072014e-308, 99999999999999999999.9999999999,"
       " 0.99999, '9999-12-31 23:59:59', '2001-02-03 04:05:06.7', '12:34:56.78', '1000-01-01', "
       "1901, b'1111111111111', 'x', 'p,q,r', 'abcde', 'abcd', X'', 'ok', X'', '[]');");
-  const std::string config = WriteConfig(
-      "  - match: " + db_ + ".via_*\n    conversion: {on_out_of_range: clamp}\n", 2);
+  const std::string config =
+      WriteConfig("  - match: " + db_ + ".via_*\n    conversion: {on_out_of_range: clamp}\n", 2);
   SnapshotOptions options;
   options.before_final_position = [&] {
     Sql("SET SESSION sql_mode = ''; INSERT INTO via_binlog SELECT * FROM via_text;");
   };
   Copy(config, options);
-  const std::string a = Ch("SELECT id, ti, usi, mi, bi, f, d, dec1, dec2, dt, ts, tm, da, y, b, e, s, "
-                           "hex(c), hex(bin), hex(vb), hex(tx), hex(bl), j FROM " + db_ +
-                           ".via_text FINAL ORDER BY id");
-  const std::string b = Ch("SELECT id, ti, usi, mi, bi, f, d, dec1, dec2, dt, ts, tm, da, y, b, e, s, "
-                           "hex(c), hex(bin), hex(vb), hex(tx), hex(bl), j FROM " + db_ +
-                           ".via_binlog FINAL ORDER BY id");
+  const std::string a =
+      Ch("SELECT id, ti, usi, mi, bi, f, d, dec1, dec2, dt, ts, tm, da, y, b, e, s, "
+         "hex(c), hex(bin), hex(vb), hex(tx), hex(bl), j FROM " +
+         db_ + ".via_text FINAL ORDER BY id");
+  const std::string b =
+      Ch("SELECT id, ti, usi, mi, bi, f, d, dec1, dec2, dt, ts, tm, da, y, b, e, s, "
+         "hex(c), hex(bin), hex(vb), hex(tx), hex(bl), j FROM " +
+         db_ + ".via_binlog FINAL ORDER BY id");
   EXPECT_EQ(Ch("SELECT count() FROM " + db_ + ".via_binlog FINAL"), "4\n");
   EXPECT_EQ(a, b);
 }
@@ -272,8 +300,8 @@ TEST_F(SnapshotTest, KillNineMidCopyResumesWithoutDuplicates) {
           const std::string out = Ch("SELECT count() FROM system.tables WHERE database = '" + db_ +
                                      "' AND name = 'rowbridge_state'");
           if (out != "1\n") return false;
-          const std::string rows = Ch("SELECT max(visitParamExtractUInt(checkpoint, 'chunks_done')) FROM " +
-                                      state);
+          const std::string rows =
+              Ch("SELECT max(visitParamExtractUInt(checkpoint, 'chunks_done')) FROM " + state);
           return std::strtoull(rows.c_str(), nullptr, 10) >= static_cast<uint64_t>(5 + round * 15);
         },
         std::chrono::seconds(60));
@@ -284,7 +312,8 @@ TEST_F(SnapshotTest, KillNineMidCopyResumesWithoutDuplicates) {
   }
   const CliResult last = RunRowbridge({"snapshot", "-c", config, "--progress", "lines"});
   ASSERT_EQ(last.exit_code, 0) << last.err;
-  EXPECT_EQ(Ch("SELECT count(), uniqExact(id), sum(id) FROM " + db_ + ".big"), "60000\t60000\t1800030000\n");
+  EXPECT_EQ(Ch("SELECT count(), uniqExact(id), sum(id) FROM " + db_ + ".big"),
+            "60000\t60000\t1800030000\n");
   const std::vector<ColumnCompare> columns = {{"id"}, {"v", Compare::kHex}};
   EXPECT_EQ(ChangelogLatestRows(ch_, db_, "big", columns, "id", "_event_type", "_version"),
             MysqlRows(mysql_, db_, "big", columns, "id"));

@@ -50,9 +50,14 @@ TEST(CheckTextCell, DecimalsRoundTripThroughTheBinlogDecoder) {
   struct Case {
     int precision, scale;
     const char* text;
-  } cases[] = {{9, 2, "-1234567.89"}, {9, 2, "0.00"},       {9, 2, "-0.50"},
-               {10, 0, "-12"},        {2, 2, "0.01"},       {18, 9, "123456789.123456789"},
-               {30, 10, "-12345678901234567890.0123456789"}, {65, 30, "0.000000000000000000000000000001"},
+  } cases[] = {{9, 2, "-1234567.89"},
+               {9, 2, "0.00"},
+               {9, 2, "-0.50"},
+               {10, 0, "-12"},
+               {2, 2, "0.01"},
+               {18, 9, "123456789.123456789"},
+               {30, 10, "-12345678901234567890.0123456789"},
+               {65, 30, "0.000000000000000000000000000001"},
                {65, 0, "99999999999999999999999999999999999999999999999999999999999999999"}};
   for (const Case& c : cases) {
     const ColumnDef def = Def(ColumnType::kNewDecimal, 0, static_cast<uint8_t>(c.precision),
@@ -71,7 +76,7 @@ TEST(CheckTextCell, Temporals) {
 
   for (uint32_t fsp : {0u, 1u, 3u, 6u}) {
     const ColumnDef def = Def(ColumnType::kDateTime2, fsp);
-    const char* text = fsp == 0 ? "1999-12-31 23:59:59"
+    const char* text = fsp == 0   ? "1999-12-31 23:59:59"
                        : fsp == 1 ? "1999-12-31 23:59:59.9"
                        : fsp == 3 ? "1999-12-31 23:59:59.999"
                                   : "1999-12-31 23:59:59.999999";
@@ -85,8 +90,8 @@ TEST(CheckTextCell, Temporals) {
   struct TimeCase {
     uint32_t fsp;
     const char* text;
-  } times[] = {{0, "00:00:00"},      {0, "-838:59:59"},      {3, "-838:59:59.000"},
-               {3, "-00:00:00.500"}, {3, "12:34:56.789"},    {1, "-00:00:01.5"},
+  } times[] = {{0, "00:00:00"},      {0, "-838:59:59"},       {3, "-838:59:59.000"},
+               {3, "-00:00:00.500"}, {3, "12:34:56.789"},     {1, "-00:00:01.5"},
                {2, "-10:00:00.01"},  {6, "-01:00:00.000001"}, {5, "23:59:59.99999"},
                {4, "-00:00:00.0001"}};
   for (const TimeCase& t : times) {
@@ -129,8 +134,7 @@ TEST(CheckTextCell, SelectExpressions) {
 }
 
 TEST(CheckSourceTable, EnumLabelsAndQuoting) {
-  EXPECT_EQ(ParseEnumLabels("enum('a','it''s','')"),
-            (std::vector<std::string>{"a", "it's", ""}));
+  EXPECT_EQ(ParseEnumLabels("enum('a','it''s','')"), (std::vector<std::string>{"a", "it's", ""}));
   EXPECT_EQ(ParseEnumLabels("set('x,y','z')"), (std::vector<std::string>{"x,y", "z"}));
   EXPECT_THROW(ParseEnumLabels("enum(a)"), Error);
   EXPECT_EQ(QuoteMysqlName("a`b"), "`a``b`");

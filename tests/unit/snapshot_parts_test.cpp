@@ -14,9 +14,9 @@ TEST(ChunkSql, KeysetConditionExpandsTheRowComparison) {
   const binlog::ColumnDef b = rowbridge::testing::ParseMysqlType("VARCHAR(10)", "b");
   const binlog::ColumnDef c = rowbridge::testing::ParseMysqlType("DATETIME(3)", "c");
   std::string sa, sb, sc;
-  const std::vector<binlog::Cell> last = {rowbridge::testing::MakeCell(a, "-5", sa, 0),
-                                          rowbridge::testing::MakeCell(b, "x'y", sb, 1),
-                                          rowbridge::testing::MakeCell(c, "2024-01-02 03:04:05.600", sc, 2)};
+  const std::vector<binlog::Cell> last = {
+      rowbridge::testing::MakeCell(a, "-5", sa, 0), rowbridge::testing::MakeCell(b, "x'y", sb, 1),
+      rowbridge::testing::MakeCell(c, "2024-01-02 03:04:05.600", sc, 2)};
   const std::vector<std::string> names = {"`a`", "`b`", "`c`"};
   const std::vector<KeyCollation> coll = {{}, {"utf8mb4", "utf8mb4_general_ci"}, {}};
   EXPECT_EQ(AfterKeyCondition(std::span(names).first(1), std::span(last).first(1), coll),
@@ -89,13 +89,15 @@ TEST(SnapshotState, BinlogPointsOrderByFileNumberThenPosition) {
 
 TEST(SnapshotProgress, Text) {
   ProgressLine l{"shop.orders", 450000, 1000000, 50000, 11, false};
-  EXPECT_EQ(RenderProgress(l, false), "shop.orders: 450000 of ~1000000 rows (45%), 50000 rows/s, ETA 11s");
+  EXPECT_EQ(RenderProgress(l, false),
+            "shop.orders: 450000 of ~1000000 rows (45%), 50000 rows/s, ETA 11s");
   const std::string bar = RenderProgress(l, true);
   EXPECT_NE(bar.find("[##########.............."), std::string::npos) << bar;
   EXPECT_NE(bar.find("45%"), std::string::npos);
   l.done = true;
   l.rows = 1000100;  // the estimate was low
-  EXPECT_EQ(RenderProgress(l, false), "shop.orders: 1000100 of ~1000100 rows (100%), 50000 rows/s, done");
+  EXPECT_EQ(RenderProgress(l, false),
+            "shop.orders: 1000100 of ~1000100 rows (100%), 50000 rows/s, done");
   EXPECT_EQ(EstimateEta(10, 0, 5), -1);
   EXPECT_EQ(EstimateEta(10, 100, 0), -1);
   EXPECT_EQ(EstimateEta(10, 100, 5), 18);

@@ -28,8 +28,7 @@ class ReconcileTest : public ::testing::Test {
     auto& cells = rows_.emplace_back();
     cells.push_back(rowbridge::testing::MakeCell(columns_[0], std::to_string(id),
                                                  storage_[storage_.size() - 2], 0));
-    cells.push_back(
-        rowbridge::testing::MakeCell(columns_[1], v, storage_[storage_.size() - 1], 1));
+    cells.push_back(rowbridge::testing::MakeCell(columns_[1], v, storage_[storage_.size() - 1], 1));
     return cells;
   }
   std::span<const binlog::Cell> Key(int id) { return Row(id, "").subspan(0, 1); }
@@ -73,14 +72,14 @@ TEST_F(ReconcileTest, ChangesAreJudgedByRegion) {
   Chunk({11, 12, 13});
   const std::vector<std::string> got = Run(
       {
-          Update(5, 5, "done-upd"),   // emitted region: passed on as an update
-          Insert(7, "done-ins"),      // emitted region: passed on
-          Delete(9),                  // emitted region: a delete
-          Update(12, 12, "new12"),    // this chunk: replaces the chunk row
-          Delete(13),                 // this chunk: removes it
-          Insert(15, "new15"),        // this chunk: added
-          Insert(25, "later"),        // a later chunk: dropped
-          Delete(30),                 // a later chunk: dropped
+          Update(5, 5, "done-upd"),  // emitted region: passed on as an update
+          Insert(7, "done-ins"),     // emitted region: passed on
+          Delete(9),                 // emitted region: a delete
+          Update(12, 12, "new12"),   // this chunk: replaces the chunk row
+          Delete(13),                // this chunk: removes it
+          Insert(15, "new15"),       // this chunk: added
+          Insert(25, "later"),       // a later chunk: dropped
+          Delete(30),                // a later chunk: dropped
       },
       {Key(10), Key(20)});
   EXPECT_EQ(got, (std::vector<std::string>{"w:u:5:done-upd", "w:i:7:done-ins", "w:d:9:gone",
@@ -89,23 +88,23 @@ TEST_F(ReconcileTest, ChangesAreJudgedByRegion) {
 
 TEST_F(ReconcileTest, LastChangeOfAKeyWins) {
   Chunk({11, 12});
-  EXPECT_EQ(Run({Delete(12), Insert(12, "again"), Update(12, 12, "final"), Insert(14, "x"),
-                 Delete(14)},
-                {Key(10), Key(20)}),
-            (std::vector<std::string>{"c:i:11:chunk11", "c:i:12:final"}));
+  EXPECT_EQ(
+      Run({Delete(12), Insert(12, "again"), Update(12, 12, "final"), Insert(14, "x"), Delete(14)},
+          {Key(10), Key(20)}),
+      (std::vector<std::string>{"c:i:11:chunk11", "c:i:12:final"}));
 }
 
 TEST_F(ReconcileTest, KeyChangesAcrossRegions) {
   Chunk({11, 12});
-  EXPECT_EQ(Run(
-                {
-                    Update(11, 5, "moved-down"),   // old in chunk (removed), new emitted (insert)
-                    Update(3, 12, "moved-in"),     // old emitted (delete), new in chunk
-                    Update(4, 40, "moved-out"),    // old emitted (delete), new later (dropped)
-                },
-                {Key(10), Key(20)}),
-            (std::vector<std::string>{"w:i:5:moved-down", "w:d:3:old", "w:d:4:old",
-                                      "c:i:12:moved-in"}));
+  EXPECT_EQ(
+      Run(
+          {
+              Update(11, 5, "moved-down"),  // old in chunk (removed), new emitted (insert)
+              Update(3, 12, "moved-in"),    // old emitted (delete), new in chunk
+              Update(4, 40, "moved-out"),   // old emitted (delete), new later (dropped)
+          },
+          {Key(10), Key(20)}),
+      (std::vector<std::string>{"w:i:5:moved-down", "w:d:3:old", "w:d:4:old", "c:i:12:moved-in"}));
 }
 
 TEST_F(ReconcileTest, OpenBounds) {

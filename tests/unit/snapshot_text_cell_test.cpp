@@ -20,7 +20,7 @@ namespace {
 
 struct Case {
   const char* type;
-  const char* text;        // as the text protocol sends it (for the TextSelectExpression)
+  const char* text;  // as the text protocol sends it (for the TextSelectExpression)
   // The same value in EncodeCellValue's notation; nullptr where that helper cannot write it
   // (negative fractional TIME, DECIMAL without integer digits): the decoder's text checks those.
   const char* cell_value;
@@ -67,7 +67,8 @@ const Case kCases[] = {
     {"DATETIME", "9999-12-31 23:59:59", "9999-12-31 23:59:59", "9999-12-31 23:59:59"},
     {"DATETIME(6)", "2024-01-02 03:04:05.000006", "2024-01-02 03:04:05.000006",
      "2024-01-02 03:04:05.000006"},
-    {"DATETIME(3)", "2024-01-02 03:04:05.123", "2024-01-02 03:04:05.123", "2024-01-02 03:04:05.123"},
+    {"DATETIME(3)", "2024-01-02 03:04:05.123", "2024-01-02 03:04:05.123",
+     "2024-01-02 03:04:05.123"},
     {"DATETIME(1)", "0000-00-00 00:00:00.0", "0000-00-00 00:00:00.0", "0000-00-00 00:00:00.0"},
     {"TIMESTAMP", "2038-01-19 03:14:07", "2038-01-19 03:14:07", "2038-01-19 03:14:07"},
     {"TIMESTAMP(6)", "1970-01-01 00:00:01.999999", "1970-01-01 00:00:01.999999",
@@ -122,10 +123,10 @@ TEST(TextCell, BadTextNamesTheColumn) {
   std::array<uint8_t, kTextCellBufferSize> buffer{};
   binlog::Cell cell;
   const std::pair<const char*, const char*> bad[] = {
-      {"TINYINT", "128"},       {"INT UNSIGNED", "-1"},          {"INT", "12x"},
-      {"DECIMAL(5,2)", "1234.5"}, {"DECIMAL(5,2)", "1.234"},    {"DATE", "2024-13-01"},
-      {"DATETIME", "2024-01-01"}, {"TIME", "12:60:00"},          {"BIT(3)", "8"},
-      {"FLOAT", "0.1"},           {"YEAR", "1900"},              {"TIMESTAMP", "abc"},
+      {"TINYINT", "128"},         {"INT UNSIGNED", "-1"},    {"INT", "12x"},
+      {"DECIMAL(5,2)", "1234.5"}, {"DECIMAL(5,2)", "1.234"}, {"DATE", "2024-13-01"},
+      {"DATETIME", "2024-01-01"}, {"TIME", "12:60:00"},      {"BIT(3)", "8"},
+      {"FLOAT", "0.1"},           {"YEAR", "1900"},          {"TIMESTAMP", "abc"},
   };
   for (auto [type, text] : bad) {
     const binlog::ColumnDef column = rowbridge::testing::ParseMysqlType(type);

@@ -21,11 +21,16 @@ namespace {
 
 TlsMode ToTlsMode(config::TlsMode mode) {
   switch (mode) {
-    case config::TlsMode::kDisabled: return TlsMode::kDisabled;
-    case config::TlsMode::kPreferred: return TlsMode::kPreferred;
-    case config::TlsMode::kRequired: return TlsMode::kRequired;
-    case config::TlsMode::kVerifyCa: return TlsMode::kVerifyCa;
-    case config::TlsMode::kVerifyIdentity: return TlsMode::kVerifyIdentity;
+    case config::TlsMode::kDisabled:
+      return TlsMode::kDisabled;
+    case config::TlsMode::kPreferred:
+      return TlsMode::kPreferred;
+    case config::TlsMode::kRequired:
+      return TlsMode::kRequired;
+    case config::TlsMode::kVerifyCa:
+      return TlsMode::kVerifyCa;
+    case config::TlsMode::kVerifyIdentity:
+      return TlsMode::kVerifyIdentity;
   }
   return TlsMode::kDisabled;
 }
@@ -66,9 +71,10 @@ std::unique_ptr<clickhouse::Client> ConnectTarget(const config::TargetConfig& c)
   o.tcp.connect_timeout = c.connect_timeout;
   o.tcp.read_timeout = c.query_timeout;
   o.client_name = "rowbridge check";
-  o.compression = c.compression == config::Compression::kZstd   ? clickhouse::CompressionMethod::kZstd
-                  : c.compression == config::Compression::kNone ? clickhouse::CompressionMethod::kNone
-                                                                : clickhouse::CompressionMethod::kLz4;
+  o.compression = c.compression == config::Compression::kZstd ? clickhouse::CompressionMethod::kZstd
+                  : c.compression == config::Compression::kNone
+                      ? clickhouse::CompressionMethod::kNone
+                      : clickhouse::CompressionMethod::kLz4;
   return std::make_unique<clickhouse::Client>(std::move(o));
 }
 
@@ -92,7 +98,8 @@ void PrintResult(const TableCheckResult& r, std::FILE* out) {
     if (r.missing) parts.push_back(fmt::format("{} missing in target", r.missing));
     if (r.extra) parts.push_back(fmt::format("{} extra in target", r.extra));
     if (r.changed) parts.push_back(fmt::format("{} changed", r.changed));
-    if (r.duplicates) parts.push_back(fmt::format("{} keys in several source tables", r.duplicates));
+    if (r.duplicates)
+      parts.push_back(fmt::format("{} keys in several source tables", r.duplicates));
     if (!r.problems.empty())
       parts.push_back(fmt::format("{} columns not comparable", r.problems.size()));
     verdict = fmt::format("DIFFERENT: {}", fmt::join(parts, ", "));

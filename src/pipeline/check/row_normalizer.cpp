@@ -49,7 +49,8 @@ RowNormalizer::RowNormalizer(const SourceTable& source, const std::vector<Target
   for (uint32_t i = 0; i < source.columns.size(); ++i) {
     const binlog::ColumnDef& def = source.columns[i];
     const bool is_key = def.is_primary_key;
-    if (!is_key && ((!include.empty() && !Contains(include, def.name)) || Contains(exclude, def.name)))
+    if (!is_key &&
+        ((!include.empty() && !Contains(include, def.name)) || Contains(exclude, def.name)))
       continue;
     auto t = std::find_if(target.begin(), target.end(),
                           [&](const TargetColumn& c) { return c.name == def.name; });

@@ -29,25 +29,36 @@ bool DescribeType(std::string_view data_type, uint64_t octets, uint64_t numeric_
     c.wire_type = type;
     c.meta = meta;
   };
-  if (data_type == "tinyint") set(ColumnType::kTiny, 0);
-  else if (data_type == "smallint") set(ColumnType::kShort, 0);
-  else if (data_type == "mediumint") set(ColumnType::kInt24, 0);
-  else if (data_type == "int" || data_type == "integer") set(ColumnType::kLong, 0);
-  else if (data_type == "bigint") set(ColumnType::kLongLong, 0);
-  else if (data_type == "float") set(ColumnType::kFloat, 4);
-  else if (data_type == "double" || data_type == "real") set(ColumnType::kDouble, 8);
+  if (data_type == "tinyint")
+    set(ColumnType::kTiny, 0);
+  else if (data_type == "smallint")
+    set(ColumnType::kShort, 0);
+  else if (data_type == "mediumint")
+    set(ColumnType::kInt24, 0);
+  else if (data_type == "int" || data_type == "integer")
+    set(ColumnType::kLong, 0);
+  else if (data_type == "bigint")
+    set(ColumnType::kLongLong, 0);
+  else if (data_type == "float")
+    set(ColumnType::kFloat, 4);
+  else if (data_type == "double" || data_type == "real")
+    set(ColumnType::kDouble, 8);
   else if (data_type == "decimal" || data_type == "numeric") {
     set(ColumnType::kNewDecimal, 0);
     c.precision = static_cast<uint8_t>(numeric_precision);
     c.scale = static_cast<uint8_t>(numeric_scale);
-  } else if (data_type == "date") set(ColumnType::kDate, 0);
-  else if (data_type == "time") set(ColumnType::kTime2, static_cast<uint32_t>(datetime_precision));
+  } else if (data_type == "date")
+    set(ColumnType::kDate, 0);
+  else if (data_type == "time")
+    set(ColumnType::kTime2, static_cast<uint32_t>(datetime_precision));
   else if (data_type == "datetime")
     set(ColumnType::kDateTime2, static_cast<uint32_t>(datetime_precision));
   else if (data_type == "timestamp")
     set(ColumnType::kTimestamp2, static_cast<uint32_t>(datetime_precision));
-  else if (data_type == "year") set(ColumnType::kYear, 0);
-  else if (data_type == "bit") set(ColumnType::kBit, static_cast<uint32_t>(numeric_precision));
+  else if (data_type == "year")
+    set(ColumnType::kYear, 0);
+  else if (data_type == "bit")
+    set(ColumnType::kBit, static_cast<uint32_t>(numeric_precision));
   else if (data_type == "enum") {
     set(ColumnType::kEnum, labels > 255 ? 2 : 1);
     c.wire_type = ColumnType::kString;
@@ -59,17 +70,23 @@ bool DescribeType(std::string_view data_type, uint64_t octets, uint64_t numeric_
     set(ColumnType::kString, static_cast<uint32_t>(octets));
   else if (data_type == "varchar" || data_type == "varbinary")
     set(ColumnType::kVarchar, static_cast<uint32_t>(octets));
-  else if (data_type == "tinytext" || data_type == "tinyblob") set(ColumnType::kBlob, 1);
-  else if (data_type == "text" || data_type == "blob") set(ColumnType::kBlob, 2);
-  else if (data_type == "mediumtext" || data_type == "mediumblob") set(ColumnType::kBlob, 3);
-  else if (data_type == "longtext" || data_type == "longblob") set(ColumnType::kBlob, 4);
-  else if (data_type == "json") set(ColumnType::kJson, 4);
+  else if (data_type == "tinytext" || data_type == "tinyblob")
+    set(ColumnType::kBlob, 1);
+  else if (data_type == "text" || data_type == "blob")
+    set(ColumnType::kBlob, 2);
+  else if (data_type == "mediumtext" || data_type == "mediumblob")
+    set(ColumnType::kBlob, 3);
+  else if (data_type == "longtext" || data_type == "longblob")
+    set(ColumnType::kBlob, 4);
+  else if (data_type == "json")
+    set(ColumnType::kJson, 4);
   else if (data_type == "geometry" || data_type == "point" || data_type == "linestring" ||
-           data_type == "polygon" || data_type == "multipoint" ||
-           data_type == "multilinestring" || data_type == "multipolygon" ||
-           data_type == "geometrycollection" || data_type == "geomcollection")
+           data_type == "polygon" || data_type == "multipoint" || data_type == "multilinestring" ||
+           data_type == "multipolygon" || data_type == "geometrycollection" ||
+           data_type == "geomcollection")
     set(ColumnType::kGeometry, 4);
-  else return false;
+  else
+    return false;
   return true;
 }
 
@@ -132,15 +149,15 @@ SourceTable ReadSourceTable(mysql::Connection& conn, std::string_view database,
   out.table = std::string(table);
   const std::string where = fmt::format("TABLE_SCHEMA = {} AND TABLE_NAME = {}",
                                         QuoteMysqlString(database), QuoteMysqlString(table));
-  const auto rows = conn.QueryRows(fmt::format(
-      "SELECT c.COLUMN_NAME, c.DATA_TYPE, c.COLUMN_TYPE, c.IS_NULLABLE, "
-      "IFNULL(c.CHARACTER_OCTET_LENGTH, 0), IFNULL(c.NUMERIC_PRECISION, 0), "
-      "IFNULL(c.NUMERIC_SCALE, 0), IFNULL(c.DATETIME_PRECISION, 0), IFNULL(co.ID, 0), "
-      "IFNULL(c.CHARACTER_SET_NAME, '') "
-      "FROM information_schema.COLUMNS c LEFT JOIN information_schema.COLLATIONS co "
-      "ON co.COLLATION_NAME = c.COLLATION_NAME WHERE c.{} ORDER BY c.ORDINAL_POSITION",
-      fmt::format("TABLE_SCHEMA = {} AND c.TABLE_NAME = {}", QuoteMysqlString(database),
-                  QuoteMysqlString(table))));
+  const auto rows = conn.QueryRows(
+      fmt::format("SELECT c.COLUMN_NAME, c.DATA_TYPE, c.COLUMN_TYPE, c.IS_NULLABLE, "
+                  "IFNULL(c.CHARACTER_OCTET_LENGTH, 0), IFNULL(c.NUMERIC_PRECISION, 0), "
+                  "IFNULL(c.NUMERIC_SCALE, 0), IFNULL(c.DATETIME_PRECISION, 0), IFNULL(co.ID, 0), "
+                  "IFNULL(c.CHARACTER_SET_NAME, '') "
+                  "FROM information_schema.COLUMNS c LEFT JOIN information_schema.COLLATIONS co "
+                  "ON co.COLLATION_NAME = c.COLLATION_NAME WHERE c.{} ORDER BY c.ORDINAL_POSITION",
+                  fmt::format("TABLE_SCHEMA = {} AND c.TABLE_NAME = {}", QuoteMysqlString(database),
+                              QuoteMysqlString(table))));
   if (rows.empty())
     Fail(ErrorCode::kConfig, "source table {}.{} does not exist on {}", database, table,
          conn.peer());
@@ -168,10 +185,10 @@ SourceTable ReadSourceTable(mysql::Connection& conn, std::string_view database,
     c.charset = binary ? 63 : static_cast<uint32_t>(ToNumber(field(8)));
     out.columns.push_back(std::move(c));
   }
-  const auto key = conn.QueryRows(fmt::format(
-      "SELECT COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE WHERE {} AND "
-      "CONSTRAINT_NAME = 'PRIMARY' ORDER BY ORDINAL_POSITION",
-      where));
+  const auto key = conn.QueryRows(
+      fmt::format("SELECT COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE WHERE {} AND "
+                  "CONSTRAINT_NAME = 'PRIMARY' ORDER BY ORDINAL_POSITION",
+                  where));
   for (const auto& row : key) {
     for (uint32_t i = 0; i < out.columns.size(); ++i) {
       if (row[0] && out.columns[i].name == *row[0]) {

@@ -37,8 +37,9 @@ class RowBuffer {
     std::vector<const NormalizedRow*> out;
     out.reserve(size_);
     for (size_t i = 0; i < size_; ++i) out.push_back(&rows_[i]);
-    std::stable_sort(out.begin(), out.end(),
-                     [](const NormalizedRow* a, const NormalizedRow* b) { return a->key < b->key; });
+    std::stable_sort(out.begin(), out.end(), [](const NormalizedRow* a, const NormalizedRow* b) {
+      return a->key < b->key;
+    });
     return out;
   }
 
@@ -53,8 +54,10 @@ bool IsIntegerType(const binlog::ColumnDef& c) {
     case ColumnType::kShort:
     case ColumnType::kInt24:
     case ColumnType::kLong:
-    case ColumnType::kLongLong: return true;
-    default: return false;
+    case ColumnType::kLongLong:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -92,10 +95,14 @@ uint64_t SelectCount(clickhouse::Client& ch, const std::string& sql) {
 std::string Shorten(const std::string& text) {
   std::string out;
   for (unsigned char c : text.substr(0, 60)) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c < 0x20) out += fmt::format("\\x{:02x}", c);
-    else out += static_cast<char>(c);
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c < 0x20)
+      out += fmt::format("\\x{:02x}", c);
+    else
+      out += static_cast<char>(c);
   }
   return text.size() > 60 ? out + "..." : out;
 }
@@ -116,10 +123,14 @@ bool SameSchema(const SourceTable& a, const SourceTable& b) {
 
 const char* DifferenceKindName(Difference::Kind kind) {
   switch (kind) {
-    case Difference::Kind::kMissingInTarget: return "missing in target";
-    case Difference::Kind::kExtraInTarget: return "extra in target";
-    case Difference::Kind::kChanged: return "changed";
-    case Difference::Kind::kDuplicateInSource: return "key in several source tables";
+    case Difference::Kind::kMissingInTarget:
+      return "missing in target";
+    case Difference::Kind::kExtraInTarget:
+      return "extra in target";
+    case Difference::Kind::kChanged:
+      return "changed";
+    case Difference::Kind::kDuplicateInSource:
+      return "key in several source tables";
   }
   return "?";
 }
@@ -151,9 +162,9 @@ TableCheckResult CheckTable(const TableCheckSpec& spec, mysql::Connection& sourc
                        [&](const TargetColumn& c) { return c.name == name; });
   };
   const bool replica = spec.mode == config::TableMode::kReplica;
-  for (const std::string& meta : replica ? std::vector<std::string>{spec.meta.is_deleted}
-                                         : std::vector<std::string>{spec.meta.version,
-                                                                    spec.meta.event_type}) {
+  for (const std::string& meta :
+       replica ? std::vector<std::string>{spec.meta.is_deleted}
+               : std::vector<std::string>{spec.meta.version, spec.meta.event_type}) {
     if (!has_target_column(meta))
       Fail(ErrorCode::kConfig, "check: target table {} has no meta column {} ({} mode)",
            result.target, meta, config::TableModeName(spec.mode));
@@ -173,8 +184,8 @@ TableCheckResult CheckTable(const TableCheckSpec& spec, mysql::Connection& sourc
 
   // Counts.
   for (const SourceTable& s : spec.sources) {
-    const auto n = source.QueryValue(fmt::format("SELECT COUNT(*) FROM {}.{}",
-                                                 QuoteMysqlName(s.database), QuoteMysqlName(s.table)));
+    const auto n = source.QueryValue(fmt::format(
+        "SELECT COUNT(*) FROM {}.{}", QuoteMysqlName(s.database), QuoteMysqlName(s.table)));
     result.source_rows += n ? static_cast<uint64_t>(KeyNumber(*n)) : 0;
   }
   result.target_rows =
@@ -196,11 +207,11 @@ TableCheckResult CheckTable(const TableCheckSpec& spec, mysql::Connection& sourc
     std::optional<std::string> hi;
     if (chunked) {
       for (const SourceTable& s : spec.sources) {
-        auto v = source.QueryValue(fmt::format(
-            "SELECT {0} FROM {1}.{2}{3} ORDER BY {0} LIMIT 1 OFFSET {4}", source_key,
-            QuoteMysqlName(s.database), QuoteMysqlName(s.table),
-            lo ? fmt::format(" WHERE {} > {}", source_key, *lo) : std::string(),
-            spec.chunk_rows - 1));
+        auto v = source.QueryValue(
+            fmt::format("SELECT {0} FROM {1}.{2}{3} ORDER BY {0} LIMIT 1 OFFSET {4}", source_key,
+                        QuoteMysqlName(s.database), QuoteMysqlName(s.table),
+                        lo ? fmt::format(" WHERE {} > {}", source_key, *lo) : std::string(),
+                        spec.chunk_rows - 1));
         if (v && (!hi || KeyNumber(*v) < KeyNumber(*hi))) hi = std::move(v);
       }
     }
@@ -210,8 +221,10 @@ TableCheckResult CheckTable(const TableCheckSpec& spec, mysql::Connection& sourc
       target_where = fmt::format("{} > {}", target_key, *lo);
     }
     if (hi) {
-      source_where += fmt::format("{}{} <= {}", source_where.empty() ? "" : " AND ", source_key, *hi);
-      target_where += fmt::format("{}{} <= {}", target_where.empty() ? "" : " AND ", target_key, *hi);
+      source_where +=
+          fmt::format("{}{} <= {}", source_where.empty() ? "" : " AND ", source_key, *hi);
+      target_where +=
+          fmt::format("{}{} <= {}", target_where.empty() ? "" : " AND ", target_key, *hi);
     }
     ++result.ranges;
     source_rows.Clear();
@@ -226,10 +239,11 @@ TableCheckResult CheckTable(const TableCheckSpec& spec, mysql::Connection& sourc
     const std::string target_sql =
         replica ? fmt::format("SELECT {} FROM {} FINAL WHERE {} = 0 AND {}",
                               normalizer.target_select_list(), target_table, is_deleted, range)
-                : fmt::format("SELECT {0} FROM {1} WHERE {2} AND ({3}, {4}) IN (SELECT {3}, "
-                              "max({4}) FROM {1} WHERE {2} GROUP BY {3}) AND {5} != 'delete'",
-                              normalizer.target_select_list(), target_table, range, key_list,
-                              version, event_type);
+                : fmt::format(
+                      "SELECT {0} FROM {1} WHERE {2} AND ({3}, {4}) IN (SELECT {3}, "
+                      "max({4}) FROM {1} WHERE {2} GROUP BY {3}) AND {5} != 'delete'",
+                      normalizer.target_select_list(), target_table, range, key_list, version,
+                      event_type);
     target.Select(target_sql, [&](clickhouse::Block& block) {
       for (size_t r = 0; r < block.RowCount(); ++r)
         normalizer.NormalizeTarget(block, r, target_rows.Add());

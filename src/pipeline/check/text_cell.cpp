@@ -83,14 +83,19 @@ Civil ParseDateTimeText(const ColumnDef& column, std::string_view text, bool wit
 // The fractional part of the "2" temporal formats: (fsp + 1) / 2 bytes, big-endian.
 size_t StoreFraction(uint8_t* out, uint32_t fsp, int64_t frac_micro) {
   switch (fsp) {
-    case 0: return 0;
+    case 0:
+      return 0;
     case 1:
-    case 2: out[0] = static_cast<uint8_t>(static_cast<int8_t>(frac_micro / 10000)); return 1;
+    case 2:
+      out[0] = static_cast<uint8_t>(static_cast<int8_t>(frac_micro / 10000));
+      return 1;
     case 3:
     case 4:
       StoreBigEndian(out, static_cast<uint16_t>(static_cast<int16_t>(frac_micro / 100)), 2);
       return 2;
-    default: StoreBigEndian(out, static_cast<uint32_t>(frac_micro) & 0xffffff, 3); return 3;
+    default:
+      StoreBigEndian(out, static_cast<uint32_t>(frac_micro) & 0xffffff, 3);
+      return 3;
   }
 }
 
@@ -103,7 +108,8 @@ size_t EncodeDecimal(const ColumnDef& column, std::string_view text, uint8_t* ou
   if (negative) rest.remove_prefix(1);
   const size_t dot = rest.find('.');
   std::string_view int_text = rest.substr(0, dot);
-  std::string_view frac_text = dot == std::string_view::npos ? std::string_view() : rest.substr(dot + 1);
+  std::string_view frac_text =
+      dot == std::string_view::npos ? std::string_view() : rest.substr(dot + 1);
   while (int_text.size() > 1 && int_text[0] == '0') int_text.remove_prefix(1);
   const size_t int_digits = static_cast<size_t>(precision - scale);
   if (int_text.empty() || frac_text.size() > static_cast<size_t>(scale) ||
@@ -156,13 +162,17 @@ bool IsCheckableSourceType(const ColumnDef& column) {
 std::string SourceSelectExpression(const ColumnDef& column, std::string_view quoted_name) {
   switch (column.type) {
     case ColumnType::kFloat:
-    case ColumnType::kDouble: return fmt::format("{} + 0e0", quoted_name);
+    case ColumnType::kDouble:
+      return fmt::format("{} + 0e0", quoted_name);
     case ColumnType::kTimestamp:
-    case ColumnType::kTimestamp2: return fmt::format("UNIX_TIMESTAMP({})", quoted_name);
+    case ColumnType::kTimestamp2:
+      return fmt::format("UNIX_TIMESTAMP({})", quoted_name);
     case ColumnType::kBit:
     case ColumnType::kEnum:
-    case ColumnType::kSet: return fmt::format("{} + 0", quoted_name);
-    default: return std::string(quoted_name);
+    case ColumnType::kSet:
+      return fmt::format("{} + 0", quoted_name);
+    default:
+      return std::string(quoted_name);
   }
 }
 
@@ -188,10 +198,11 @@ binlog::Cell TextCellEncoder::Encode(const ColumnDef& column, uint32_t index,
              : column.type == ColumnType::kShort ? 2
              : column.type == ColumnType::kInt24 ? 3
              : column.type == ColumnType::kLong  ? 4
-                                                  : 8;
-      const uint64_t v = !text.empty() && text[0] == '-'
-                             ? static_cast<uint64_t>(ParseNumber<int64_t>(column, text, "an integer"))
-                             : ParseNumber<uint64_t>(column, text, "an integer");
+                                                 : 8;
+      const uint64_t v =
+          !text.empty() && text[0] == '-'
+              ? static_cast<uint64_t>(ParseNumber<int64_t>(column, text, "an integer"))
+              : ParseNumber<uint64_t>(column, text, "an integer");
       StoreLittleEndian(out, v, size);
       break;
     }
@@ -212,7 +223,9 @@ binlog::Cell TextCellEncoder::Encode(const ColumnDef& column, uint32_t index,
       size = 8;
       break;
     }
-    case ColumnType::kNewDecimal: size = EncodeDecimal(column, text, out); break;
+    case ColumnType::kNewDecimal:
+      size = EncodeDecimal(column, text, out);
+      break;
     case ColumnType::kDate:
     case ColumnType::kNewDate: {
       const Civil c = ParseDateTimeText(column, text, false);
@@ -240,8 +253,8 @@ binlog::Cell TextCellEncoder::Encode(const ColumnDef& column, uint32_t index,
                 Digits(text, pos, 2, minute) && pos < text.size() && text[pos++] == ':' &&
                 Digits(text, pos, 2, second) && Fraction(text, pos, micro);
       if (!ok) BadText(column, text, "a TIME");
-      int64_t packed = static_cast<int64_t>((uint64_t{hour} << 12 | minute << 6 | second) << 24) +
-                       micro;
+      int64_t packed =
+          static_cast<int64_t>((uint64_t{hour} << 12 | minute << 6 | second) << 24) + micro;
       if (negative) packed = -packed;
       const uint32_t fsp = column.meta;
       if (fsp >= 5) {
@@ -296,8 +309,8 @@ binlog::Cell TextCellEncoder::Encode(const ColumnDef& column, uint32_t index,
     }
     default:
       if (!IsCheckableSourceType(column))
-        Fail(ErrorCode::kUnsupported, "source column {}: check cannot compare type {}",
-             column.name, binlog::ColumnTypeName(column.type));
+        Fail(ErrorCode::kUnsupported, "source column {}: check cannot compare type {}", column.name,
+             binlog::ColumnTypeName(column.type));
       // Strings, BLOBs, GEOMETRY: the row image holds the bytes themselves.
       cell.data = reinterpret_cast<const uint8_t*>(text.data());
       cell.size = text.size();
