@@ -124,7 +124,8 @@ run_ctest() {
 
 build_fuzz() {
   cmake -S . -B "$FUZZ_BUILD" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROWBRIDGE_FUZZ=ON -DROWBRIDGE_TESTS=OFF \
+    -DCMAKE_BUILD_TYPE=Fuzz -DCMAKE_CXX_FLAGS_FUZZ="-O1 -gline-tables-only" \
+    -DROWBRIDGE_FUZZ=ON -DROWBRIDGE_TESTS=OFF \
     -DROWBRIDGE_BENCH=OFF >/dev/null &&
     cmake --build "$FUZZ_BUILD" -j "$CORES" --target "${FUZZERS[@]}"
 }

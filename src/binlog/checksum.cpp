@@ -1,21 +1,12 @@
 #include "binlog/checksum.h"
 
-#include <zlib.h>
-
+#include "common/crc32.h"
 #include "common/error.h"
 
 namespace rowbridge::binlog {
 
 uint32_t Crc32(const uint8_t* data, size_t size) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  // zlib takes uInt lengths; events are < 4 GiB but feed in chunks to stay correct regardless.
-  while (size > 0) {
-    uInt chunk = size > (1u << 30) ? (1u << 30) : static_cast<uInt>(size);
-    crc = crc32(crc, data, chunk);
-    data += chunk;
-    size -= chunk;
-  }
-  return static_cast<uint32_t>(crc);
+  return ::rowbridge::Crc32(0, data, size);
 }
 
 void VerifyEventChecksum(std::string_view event, std::string_view context, uint64_t offset) {
@@ -35,12 +26,9 @@ void VerifyEventChecksum(std::string_view event, std::string_view context, uint6
   if (stored != computed && n > kFlagsOffset + 1 && bytes[kTypeOffset] == 15 &&
       (bytes[kFlagsOffset] & 0x01)) {
     uint8_t flag = static_cast<uint8_t>(bytes[kFlagsOffset] & ~0x01);
-    uLong crc = crc32(0L, Z_NULL, 0);
-    crc = crc32(crc, bytes, kFlagsOffset);
-    crc = crc32(crc, &flag, 1);
-    computed = static_cast<uint32_t>(crc);
-    computed = static_cast<uint32_t>(
-        crc32(computed, bytes + kFlagsOffset + 1, static_cast<uInt>(n - kFlagsOffset - 1)));
+    computed = ::rowbridge::Crc32(0, bytes, kFlagsOffset);
+    computed = ::rowbridge::Crc32(computed, &flag, 1);
+    computed = ::rowbridge::Crc32(computed, bytes + kFlagsOffset + 1, n - kFlagsOffset - 1);
   }
   if (stored != computed) {
     Fail(ErrorCode::kCorruption,

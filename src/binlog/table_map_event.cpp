@@ -148,7 +148,7 @@ void ReadStrValues(ByteReader& r, TableMap& map, ColumnType type) {
   }
 }
 
-void ReadOptionalMetadata(ByteReader& r, TableMap& map) {
+void ReadOptionalMetadata(ByteReader& r, TableMap& map, bool mariadb) {
   while (!r.AtEnd()) {
     uint8_t field = r.U8("optional metadata type");
     uint64_t len = r.LengthEncoded("optional metadata length");
@@ -162,7 +162,7 @@ void ReadOptionalMetadata(ByteReader& r, TableMap& map) {
       case kSignedness: {
         size_t n = 0;
         for (auto& c : map.columns) {
-          if (!IsNumericColumnType(c.type)) continue;
+          if (!IsNumericColumnType(c.type, mariadb)) continue;
           if (n / 8 >= value.size()) f.Corrupt("SIGNEDNESS bitmap too short");
           c.signedness_known = true;
           c.is_unsigned = MsbBit(value, n++);
@@ -236,8 +236,10 @@ void ReadOptionalMetadata(ByteReader& r, TableMap& map) {
 
 }  // namespace
 
-bool IsNumericColumnType(ColumnType t) {
+bool IsNumericColumnType(ColumnType t, bool mariadb) {
   switch (t) {
+    case ColumnType::kYear:
+      return mariadb;
     case ColumnType::kTiny:
     case ColumnType::kShort:
     case ColumnType::kInt24:
@@ -306,7 +308,7 @@ TableMap ParseTableMap(const Event& event, const FormatDescription& format) {
   for (size_t i = 0; i < map.columns.size(); ++i) {
     map.columns[i].nullable = (static_cast<uint8_t>(nulls[i / 8]) >> (i % 8)) & 1;
   }
-  ReadOptionalMetadata(r, map);
+  ReadOptionalMetadata(r, map, format.is_mariadb);
   return map;
 }
 

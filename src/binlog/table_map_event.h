@@ -12,8 +12,9 @@ namespace rowbridge::binlog {
 // metadata layout is unknown; both name the binlog, offset and db.table.
 TableMap ParseTableMap(const Event& event, const FormatDescription& format);
 
-// True for types whose signedness the SIGNEDNESS metadata lists.
-bool IsNumericColumnType(ColumnType real_type);
+// True for types whose signedness the SIGNEDNESS metadata lists. MariaDB lists YEAR too (its
+// YEAR is an integer field class there); MySQL does not.
+bool IsNumericColumnType(ColumnType real_type, bool mariadb);
 // True for types the (DEFAULT_)CHARSET metadata covers: CHAR, VARCHAR, TEXT/BLOB and the
 // BLOB-derived GEOMETRY and VECTOR; not ENUM/SET.
 bool IsCharacterColumnType(ColumnType real_type);

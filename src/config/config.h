@@ -1,0 +1,182 @@
+// The configuration of `rowbridge run`: plain structs with every default filled in. The loader
+// (config/loader.h) builds one from YAML and guarantees the invariants documented here; code that
+// builds a Config by hand (tests) is responsible for them itself. docs/configuration.md describes
+// every key.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/table_pattern.h"
+
+namespace rowbridge::config {
+
+using Duration = std::chrono::milliseconds;
+
+enum class TlsMode {
+  kDisabled,        // plain TCP
+  kPreferred,       // TLS if the server offers it, else plain (MySQL only)
+  kRequired,        // TLS, certificate not checked
+  kVerifyCa,        // TLS, certificate signed by `ca` (or the system store)
+  kVerifyIdentity,  // kVerifyCa and the certificate names `host`
+};
+
+struct TlsConfig {
+  TlsMode mode = TlsMode::kDisabled;
+  std::string ca;    // PEM file with trusted CA certificates; empty = the system store
+  std::string cert;  // client certificate (PEM), set together with `key`
+  std::string key;   // client private key (PEM)
+};
+
+enum class SourceFlavor { kAuto, kMysql, kMariadb };
+
+struct ReconnectConfig {
+  Duration initial_backoff{1000};  // first wait; doubles per failed attempt
+  Duration max_backoff{60000};     // upper bound of the wait; >= initial_backoff
+};
+
+struct SourceConfig {
+  std::string host;  // required
+  uint16_t port = 3306;
+  std::string user;        // required
+  std::string password;    // a secret: never logged, redacted in /status
+  uint32_t server_id = 0;  // required, 1..4294967295, unique among the source's replicas
+  SourceFlavor flavor = SourceFlavor::kAuto;
+  TlsConfig tls{TlsMode::kPreferred, {}, {}, {}};
+  Duration heartbeat_period{5000};  // the source sends a heartbeat when idle this long
+  Duration connect_timeout{10000};
+  Duration read_timeout{30000};  // > heartbeat_period
+  ReconnectConfig reconnect;
+};
+
+enum class Compression { kLz4, kZstd, kNone };
+
+struct TargetConfig {
+  std::string host;      // required
+  uint16_t port = 9000;  // default 9440 when tls.mode is not disabled
+  std::string user = "default";
+  std::string password;              // a secret
+  std::string database = "default";  // where unqualified rule targets and the state table live
+  TlsConfig tls;                     // kPreferred is rejected: the native port is TLS or not
+  Compression compression = Compression::kLz4;
+  std::string cluster;   // non-empty: DDL runs ON CLUSTER `cluster`
+  uint32_t writers = 4;  // parallel insert connections, 1..64
+  Duration connect_timeout{10000};
+  Duration query_timeout{300000};
+};
+
+enum class TableMode { kReplica, kChangelog };
+enum class OutOfRange { kError, kClamp };
+
+// Names of the columns rowbridge adds to target tables. Which ones exist depends on the mode:
+// replica tables get `version` and `is_deleted`; changelog tables get `version` and `event_type`.
+struct MetaColumns {
+  std::string event_type = "_event_type";
+  std::string version = "_version";
+  std::string is_deleted = "_is_deleted";
+};
+
+struct ConversionPolicy {
+  OutOfRange on_out_of_range = OutOfRange::kError;
+  std::string datetime_timezone = "UTC";  // how MySQL DATETIME values are read
+};
+
+struct TableRule {
+  // The rule matches a table if any pattern matches; rules are tried in order, first match wins.
+  std::vector<std::string> match;      // as written
+  std::vector<TablePattern> patterns;  // parsed `match`, same order
+  // Target table template (config/target_template.h): "db.table" or "table" (in
+  // TargetConfig::database), with {db} and {table} placeholders; default "{table}".
+  std::string target = "{table}";
+  TableMode mode = TableMode::kReplica;
+  std::vector<std::string> key;              // ORDER BY columns; empty = the source primary key
+  std::string partition_by;                  // PARTITION BY expression; empty = none
+  std::vector<std::string> include_columns;  // empty = all; never both include and exclude
+  std::vector<std::string> exclude_columns;
+  MetaColumns meta_columns;
+  ConversionPolicy conversion;
+  bool create_table = true;  // create the target table if it does not exist
+  int line = 0;              // YAML line of the rule (1-based), for messages; 0 if unknown
+};
+
+struct SnapshotConfig {
+  bool enabled = true;  // copy existing rows before streaming changes (first start only)
+  uint64_t chunk_rows = 100000;
+  uint32_t readers = 3;
+  uint32_t writers = 6;
+};
+
+struct BatchConfig {
+  uint64_t max_rows = 100000;
+  uint64_t max_bytes = 64ULL << 20;
+  Duration max_delay{1000};
+};
+
+struct MemoryConfig {
+  uint64_t max_buffered_bytes = 1ULL << 30;  // >= batch.max_bytes
+};
+
+enum class StateStore { kClickhouse, kFile };
+
+struct StateConfig {
+  StateStore store = StateStore::kClickhouse;
+  std::string path;                       // directory, for kFile only (required there)
+  std::string table = "rowbridge_state";  // for kClickhouse: "table" or "db.table"
+};
+
+struct HealthConfig {
+  // /healthz fails when the source sent neither an event nor a heartbeat for this long.
+  Duration max_silence{60000};
+  // /healthz fails when a table's replication lag exceeds this; nullopt = not checked.
+  std::optional<Duration> max_lag;
+};
+
+struct HttpConfig {
+  bool enabled = true;
+  std::string listen = "127.0.0.1:9480";  // host:port, [v6]:port; port 0 picks a free port
+  HealthConfig health;
+};
+
+enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError };
+enum class LogFormat { kText, kJson };
+
+struct LogConfig {
+  LogLevel level = LogLevel::kInfo;
+  LogFormat format = LogFormat::kText;
+};
+
+struct Config {
+  SourceConfig source;
+  TargetConfig target;
+  std::vector<TableRule> tables;  // at least one
+  SnapshotConfig snapshot;
+  BatchConfig batch;
+  MemoryConfig memory;
+  StateConfig state;
+  HttpConfig http;
+  LogConfig log;
+};
+
+// Enum names as written in the file ("verify-ca", "changelog" ...).
+const char* TlsModeName(TlsMode mode);
+const char* SourceFlavorName(SourceFlavor flavor);
+const char* CompressionName(Compression compression);
+const char* TableModeName(TableMode mode);
+const char* OutOfRangeName(OutOfRange policy);
+const char* StateStoreName(StateStore store);
+const char* LogLevelName(LogLevel level);
+const char* LogFormatName(LogFormat format);
+
+// host:port split of HttpConfig::listen (validated by the loader).
+struct ListenAddress {
+  std::string host;
+  uint16_t port = 0;
+};
+// Throws Error(kInvalidArgument) if `listen` is not host:port.
+ListenAddress ParseListenAddress(std::string_view listen);
+
+}  // namespace rowbridge::config

@@ -1,0 +1,407 @@
+#include "mapping/conversion_plan.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "clickhouse/columns/enum.h"
+#include "clickhouse/columns/factory.h"
+#include "clickhouse/columns/low_cardinality.h"
+#include "clickhouse/columns/numeric.h"
+#include "clickhouse/columns/string.h"
+#include "common/error.h"
+#include "mapping/mysql_text.h"
+#include "mapping/sql_quote.h"
+
+namespace rowbridge::mapping {
+
+namespace {
+
+using binlog::Cell;
+using binlog::ColumnDef;
+using clickhouse::Column;
+using clickhouse::TypeCode;
+using clickhouse::TypeDesc;
+
+constexpr std::string_view kKindNames[] = {"insert", "update", "delete"};
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  }
+  return true;
+}
+
+bool Contains(const std::vector<std::string>& names, std::string_view name) {
+  return std::any_of(names.begin(), names.end(),
+                     [&](const std::string& n) { return EqualsIgnoreCase(n, name); });
+}
+
+// Index of the target column called `name`: exact match first, else a unique case-insensitive
+// one. -1 if none, -2 if the case-insensitive match is ambiguous.
+int FindTarget(std::span<const TargetColumn> target, std::string_view name) {
+  for (size_t i = 0; i < target.size(); ++i)
+    if (target[i].name == name) return static_cast<int>(i);
+  int found = -1;
+  for (size_t i = 0; i < target.size(); ++i) {
+    if (EqualsIgnoreCase(target[i].name, name)) {
+      if (found >= 0) return -2;
+      found = static_cast<int>(i);
+    }
+  }
+  return found;
+}
+
+bool Writable(const TargetColumn& column) {
+  return column.default_kind != "MATERIALIZED" && column.default_kind != "ALIAS";
+}
+
+const TypeDesc& Unwrapped(const TypeDesc& type) {
+  return type.code == TypeCode::kNullable ? type.nested.at(0) : type;
+}
+
+bool IsLowCardinalityNullable(const TypeDesc& type) {
+  return type.code == TypeCode::kLowCardinality && type.nested.at(0).code == TypeCode::kNullable;
+}
+
+}  // namespace
+
+std::string_view RowKindName(RowKind kind) {
+  return kKindNames[static_cast<size_t>(kind)];
+}
+
+std::vector<TargetColumn> TargetColumnsFromBlock(const clickhouse::Block& block) {
+  std::vector<TargetColumn> columns;
+  for (size_t i = 0; i < block.ColumnCount(); ++i)
+    columns.push_back({block.Name(i), clickhouse::ParseTypeName(block.At(i).type_name()), ""});
+  return columns;
+}
+
+void ThrowIfProblems(const std::vector<std::string>& problems) {
+  if (problems.empty()) return;
+  std::string message = fmt::format(
+      "cannot replicate into ClickHouse: {} problem(s) in the column mapping:", problems.size());
+  for (const auto& p : problems) message += "\n  " + p;
+  throw Error(ErrorCode::kConfig, message);
+}
+
+ConversionPlan ConversionPlan::Build(std::span<const ColumnDef> source,
+                                     std::span<const TargetColumn> target,
+                                     const PlanOptions& options) {
+  std::vector<std::string> problems;
+  ConversionPlan plan = Build(source, target, options, problems);
+  ThrowIfProblems(problems);
+  return plan;
+}
+
+ConversionPlan ConversionPlan::Build(std::span<const ColumnDef> source,
+                                     std::span<const TargetColumn> target,
+                                     const PlanOptions& options,
+                                     std::vector<std::string>& problems) {
+  ConversionPlan plan;
+  plan.table_name_ = options.source_database + "." + options.source_table;
+  plan.mode_ = options.mode;
+  plan.source_count_ = source.size();
+  plan.positions_.assign(source.size(), -1);
+  const std::string& table = plan.table_name_;
+  auto problem = [&](std::string text) { problems.push_back(std::move(text)); };
+
+  for (const auto& c : source) plan.source_names_.push_back(c.name);
+  for (const auto* list : {&options.include_columns, &options.exclude_columns}) {
+    for (const auto& name : *list) {
+      if (!Contains(plan.source_names_, name))
+        problem(fmt::format("{}.{}: named in the {} list but the source table has no such column",
+                            table, name, list == &options.include_columns ? "include" : "exclude"));
+    }
+  }
+
+  const MetaColumnNames& meta = options.meta;
+  const bool replica = options.mode == TableMode::kReplica;
+  std::vector<std::pair<Role, std::string>> meta_roles;
+  if (replica) {
+    meta_roles = {{Role::kVersion, meta.version}, {Role::kIsDeleted, meta.is_deleted}};
+  } else {
+    meta_roles = {{Role::kEventType, meta.event_type}, {Role::kVersion, meta.version}};
+  }
+
+  std::vector<bool> target_used(target.size(), false);
+  // Source columns, in source order.
+  for (uint32_t i = 0; i < source.size(); ++i) {
+    const ColumnDef& column = source[i];
+    if (column.name.empty()) {
+      problem(fmt::format(
+          "{}: column #{} has no name (run the source with binlog_row_metadata=FULL or supply "
+          "the column definitions)",
+          table, i + 1));
+      continue;
+    }
+    const std::string qualified = table + "." + column.name;
+    if (!options.include_columns.empty() && !Contains(options.include_columns, column.name))
+      continue;
+    if (Contains(options.exclude_columns, column.name)) continue;
+    for (const auto& [role, name] : meta_roles) {
+      if (EqualsIgnoreCase(name, column.name))
+        problem(
+            fmt::format("{}: the source column has the name of the meta column `{}`; rename "
+                        "the meta column or exclude the source column",
+                        qualified, name));
+    }
+    const int t = FindTarget(target, column.name);
+    if (t == -2) {
+      problem(fmt::format("{}: several target columns match this name when case is ignored",
+                          qualified));
+      continue;
+    }
+    if (t < 0) {
+      problem(
+          fmt::format("{}: {} → (none): the target table has no column of this name; add it "
+                      "or exclude the column",
+                      qualified, MysqlTypeName(column)));
+      continue;
+    }
+    const TargetColumn& tc = target[static_cast<size_t>(t)];
+    target_used[static_cast<size_t>(t)] = true;
+    if (!Writable(tc)) {
+      problem(fmt::format("{}: target column `{}` is {} and cannot be written", qualified, tc.name,
+                          tc.default_kind));
+      continue;
+    }
+    std::string why_not;
+    Binding b;
+    b.role = Role::kSource;
+    b.source_index = i;
+    b.key = Contains(options.key_columns, column.name);
+    b.lc_nullable = IsLowCardinalityNullable(tc.type);
+    b.converter = SelectConverter(column, tc.type, qualified, options.converter, why_not);
+    if (b.converter.fn == nullptr) {
+      problem(
+          fmt::format("{}: {} → {}: {}", qualified, MysqlTypeName(column), tc.type.name, why_not));
+      continue;
+    }
+    plan.insert_columns_.push_back(tc);
+    plan.bindings_.push_back(std::move(b));
+  }
+
+  // Meta columns.
+  for (const auto& [role, name] : meta_roles) {
+    const int t = FindTarget(target, name);
+    const char* mode_name = replica ? "replica" : "changelog";
+    if (t < 0) {
+      problem(fmt::format("{}: the target table lacks the meta column `{}` that {} mode writes",
+                          table, name, mode_name));
+      continue;
+    }
+    const TargetColumn& tc = target[static_cast<size_t>(t)];
+    if (target_used[static_cast<size_t>(t)]) continue;  // already reported as a clash
+    target_used[static_cast<size_t>(t)] = true;
+    Binding b;
+    b.role = role;
+    const TypeDesc& type = tc.type;
+    b.meta_code = type.code;
+    bool ok = false;
+    switch (role) {
+      case Role::kVersion:
+        ok = type.code == TypeCode::kUInt64 || type.code == TypeCode::kInt64;
+        break;
+      case Role::kIsDeleted:
+        ok = type.code == TypeCode::kUInt8 || type.code == TypeCode::kInt8 ||
+             type.code == TypeCode::kBool;
+        break;
+      case Role::kEventType:
+        if (type.code == TypeCode::kString ||
+            (type.code == TypeCode::kLowCardinality &&
+             Unwrapped(type.nested.at(0)).code == TypeCode::kString)) {
+          ok = true;
+        } else if (type.code == TypeCode::kEnum8 || type.code == TypeCode::kEnum16) {
+          ok = true;
+          for (size_t k = 0; k < 3; ++k) {
+            auto it = std::find_if(type.enum_items.begin(), type.enum_items.end(),
+                                   [&](const auto& item) { return item.first == kKindNames[k]; });
+            if (it == type.enum_items.end()) {
+              ok = false;
+            } else {
+              b.event_values[k] = it->second;
+            }
+          }
+        }
+        break;
+      case Role::kSource:
+        break;
+    }
+    if (!ok || !Writable(tc)) {
+      const char* wanted = role == Role::kVersion     ? "UInt64 or Int64"
+                           : role == Role::kIsDeleted ? "UInt8, Int8 or Bool"
+                                                      : "String, LowCardinality(String) or an "
+                                                        "Enum8/Enum16 declaring 'insert', "
+                                                        "'update' and 'delete'";
+      problem(fmt::format("{}: meta column `{}` is {}{}; {} mode needs {}", table, tc.name,
+                          tc.type.name, Writable(tc) ? "" : " " + tc.default_kind, mode_name,
+                          wanted));
+      continue;
+    }
+    plan.insert_columns_.push_back(tc);
+    plan.bindings_.push_back(std::move(b));
+  }
+  return plan;
+}
+
+std::string ConversionPlan::InsertQuery(std::string_view database, std::string_view table) const {
+  std::string query = "INSERT INTO " + QuoteTableName(database, table) + " (";
+  for (size_t i = 0; i < insert_columns_.size(); ++i) {
+    if (i > 0) query += ", ";
+    query += QuoteIdentifier(insert_columns_[i].name);
+  }
+  query += ") VALUES";
+  return query;
+}
+
+TargetBlock ConversionPlan::NewBlock() const {
+  TargetBlock block;
+  for (const auto& column : insert_columns_) {
+    Column& added = block.block_.AddColumn(column.name, clickhouse::CreateColumn(column.type));
+    auto* nullable = dynamic_cast<clickhouse::ColumnNullable*>(&added);
+    block.nullables_.push_back(nullable);
+    block.values_.push_back(nullable != nullptr ? &nullable->nested() : &added);
+  }
+  return block;
+}
+
+void ConversionPlan::AppendMeta(const Binding& b, size_t i, TargetBlock& block,
+                                const RowMeta& meta) {
+  Column& column = *block.values_[i];
+  switch (b.role) {
+    case Role::kVersion:
+      if (b.meta_code == TypeCode::kUInt64) {
+        static_cast<clickhouse::ColumnUInt64&>(column).Append(meta.version);
+      } else {
+        if (meta.version > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+          Fail(ErrorCode::kConversion, "{}: version {} does not fit the Int64 column `{}`",
+               table_name_, meta.version, insert_columns_[i].name);
+        static_cast<clickhouse::ColumnInt64&>(column).Append(static_cast<int64_t>(meta.version));
+      }
+      break;
+    case Role::kIsDeleted: {
+      const bool deleted = meta.kind == RowKind::kDelete;
+      if (b.meta_code == TypeCode::kBool)
+        static_cast<clickhouse::ColumnBool&>(column).Append(deleted);
+      else if (b.meta_code == TypeCode::kInt8)
+        static_cast<clickhouse::ColumnInt8&>(column).Append(deleted ? 1 : 0);
+      else
+        static_cast<clickhouse::ColumnUInt8&>(column).Append(deleted ? 1 : 0);
+      break;
+    }
+    case Role::kEventType: {
+      const auto kind = static_cast<size_t>(meta.kind);
+      if (b.meta_code == TypeCode::kString)
+        static_cast<clickhouse::ColumnString&>(column).Append(kKindNames[kind]);
+      else if (b.meta_code == TypeCode::kLowCardinality)
+        static_cast<clickhouse::ColumnLowCardinalityString&>(column).Append(kKindNames[kind]);
+      else if (b.meta_code == TypeCode::kEnum8)
+        static_cast<clickhouse::ColumnEnum8&>(column).Append(b.event_values[kind]);
+      else
+        static_cast<clickhouse::ColumnEnum16&>(column).Append(b.event_values[kind]);
+      break;
+    }
+    case Role::kSource:
+      break;
+  }
+  if (block.nullables_[i] != nullptr) block.nullables_[i]->AppendNotNull();
+}
+
+void ConversionPlan::FailIncomplete(std::span<const Cell> cells, const RowMeta& meta) const {
+  std::vector<bool> present(source_count_, false);
+  for (const Cell& cell : cells)
+    if (cell.index < source_count_) present[cell.index] = true;
+  std::string missing;
+  for (const Binding& b : bindings_) {
+    if (b.role != Role::kSource || present[b.source_index]) continue;
+    if (!missing.empty()) missing += ", ";
+    missing += source_names_[b.source_index];
+  }
+  Fail(ErrorCode::kConfig,
+       "{}: an {} row image lacks column(s) {}: the source logs partial row images "
+       "(binlog_row_image=MINIMAL or NOBLOB), but replica mode writes whole rows; set "
+       "binlog_row_image=FULL on the source or use changelog mode",
+       table_name_, RowKindName(meta.kind), missing);
+}
+
+void ConversionPlan::AppendMissing(const Binding& b, size_t i, TargetBlock& block,
+                                   const RowMeta& meta, std::span<const Cell> cells) {
+  if (mode_ == TableMode::kReplica && (meta.kind != RowKind::kDelete || b.key)) {
+    FailIncomplete(cells, meta);
+  }
+  Column& value = *block.values_[i];
+  if (block.nullables_[i] != nullptr) {
+    block.nullables_[i]->AppendNull();
+  } else if (b.lc_nullable) {
+    static_cast<clickhouse::ColumnLowCardinalityString&>(value).AppendNull();
+  } else {
+    value.AppendDefault();
+  }
+}
+
+void ConversionPlan::AppendRow(std::span<const Cell> cells, TargetBlock& block,
+                               const RowMeta& meta) {
+  const bool full = cells.size() == source_count_;
+  if (!full) {
+    std::fill(positions_.begin(), positions_.end(), -1);
+    for (size_t k = 0; k < cells.size(); ++k) {
+      if (cells[k].index >= source_count_)
+        Fail(ErrorCode::kCorruption, "{}: row cell for column index {} but the table has {}",
+             table_name_, cells[k].index, source_count_);
+      positions_[cells[k].index] = static_cast<int32_t>(k);
+    }
+  }
+  // In replica mode a DELETE may lack non-key columns but never a key column.
+  if (!full && mode_ == TableMode::kReplica && meta.kind == RowKind::kDelete) {
+    for (const Binding& b : bindings_)
+      if (b.role == Role::kSource && b.key && positions_[b.source_index] < 0)
+        FailIncomplete(cells, meta);
+  }
+  for (size_t i = 0; i < bindings_.size(); ++i) {
+    const Binding& b = bindings_[i];
+    if (b.role != Role::kSource) {
+      AppendMeta(b, i, block, meta);
+      continue;
+    }
+    const Cell* cell;
+    if (full) {
+      cell = &cells[b.source_index];
+      if (cell->index != b.source_index)
+        Fail(ErrorCode::kCorruption, "{}: row cells are not in column order (cell {} is column {})",
+             table_name_, b.source_index, cell->index);
+    } else {
+      const int32_t position = positions_[b.source_index];
+      if (position < 0) {
+        AppendMissing(b, i, block, meta, cells);
+        continue;
+      }
+      cell = &cells[static_cast<size_t>(position)];
+    }
+    if (cell->column == nullptr || cell->column->type != b.converter.source.type)
+      Fail(ErrorCode::kInternal,
+           "{}: the row's column {} is not the {} the plan was built for (rebuild the plan after "
+           "a schema change)",
+           b.converter.column, cell->index, b.converter.source_type);
+    Column& value = *block.values_[i];
+    if (cell->is_null) {
+      if (block.nullables_[i] != nullptr) {
+        block.nullables_[i]->AppendNull();
+      } else if (b.lc_nullable) {
+        static_cast<clickhouse::ColumnLowCardinalityString&>(value).AppendNull();
+      } else {
+        b.converter.OutOfRange(RangeRule::kNullIntoNotNull, *cell,
+                               "the target column is not Nullable", "the type's default");
+        value.AppendDefault();
+      }
+      continue;
+    }
+    b.converter.Append(*cell, value, scratch_);
+    if (block.nullables_[i] != nullptr) block.nullables_[i]->AppendNotNull();
+  }
+  ++block.rows_;
+}
+
+}  // namespace rowbridge::mapping

@@ -1,0 +1,158 @@
+// ConversionPlan: how the rows of one source MySQL table become rows of one target ClickHouse
+// table. Built once per (table, schema) from the source columns and the target table's columns;
+// AppendRow then converts a row image into a TargetBlock with one converter call per column.
+//
+// Mapping rules (docs/type-mapping.md):
+//  - Columns are matched by NAME (exact, else a unique case-insensitive match). include/exclude
+//    lists (source names) choose which source columns are replicated.
+//  - Every replicated source column needs a target column it can convert into; target columns
+//    that are MATERIALIZED or ALIAS can never be written.
+//  - Meta columns: replica mode writes `version` (UInt64 or Int64) and `is_deleted` (UInt8, Int8
+//    or Bool); changelog mode writes `event_type` (String, LowCardinality(String) or an Enum8/16
+//    declaring 'insert', 'update' and 'delete') and `version`. Names are configurable.
+//  - Target columns that are neither replicated nor meta are left out of the INSERT, so the
+//    server fills them with their DEFAULT expression (or the type's default).
+//  - Every problem of the table is collected; Build throws one Error(kConfig) listing them all,
+//    one line per column: "db.table.column: <MySQL type> → <ClickHouse type>: <why>".
+//
+// Partial row images (binlog_row_image=MINIMAL/NOBLOB leave columns out):
+//  - changelog: a missing column gets the target column's default (NULL if Nullable);
+//  - replica: a row must be complete, since the row it writes replaces the whole previous row;
+//    the one exception is a DELETE whose image has every key column (the other columns are
+//    irrelevant once _is_deleted = 1). Anything else throws Error(kConfig) naming the missing
+//    columns and binlog_row_image.
+//
+// NULL into a target column that is not Nullable follows the null_into_not_null rule (clamp:
+// the type's default value).
+//
+// A plan is used by one thread at a time (it owns scratch buffers). After AppendRow throws, the
+// block may hold a partial row: Clear() it (the batch is failed anyway).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "binlog/cell.h"
+#include "binlog/table_map.h"
+#include "clickhouse/block.h"
+#include "clickhouse/columns/nullable.h"
+#include "clickhouse/type_name.h"
+#include "mapping/converter.h"
+
+namespace rowbridge::mapping {
+
+enum class TableMode { kReplica, kChangelog };
+
+struct MetaColumnNames {
+  std::string version = "_version";
+  std::string is_deleted = "_is_deleted";  // replica mode
+  std::string event_type = "_event_type";  // changelog mode
+};
+
+enum class RowKind : uint8_t { kInsert, kUpdate, kDelete };
+// "insert", "update", "delete": the event_type values of changelog tables.
+std::string_view RowKindName(RowKind kind);
+
+struct RowMeta {
+  RowKind kind = RowKind::kInsert;
+  uint64_t version = 0;
+};
+
+// One column of the target table, as system.columns describes it.
+struct TargetColumn {
+  std::string name;
+  clickhouse::TypeDesc type;
+  std::string default_kind;  // "", "DEFAULT", "MATERIALIZED", "ALIAS", "EPHEMERAL"
+};
+// The columns of a sample block (e.g. the header a server sends for INSERT ... VALUES).
+std::vector<TargetColumn> TargetColumnsFromBlock(const clickhouse::Block& block);
+
+struct PlanOptions {
+  std::string source_database;  // for db.table.column in messages and counters
+  std::string source_table;
+  TableMode mode = TableMode::kReplica;
+  MetaColumnNames meta;
+  std::vector<std::string> include_columns;  // source names; empty = all
+  std::vector<std::string> exclude_columns;
+  std::vector<std::string> key_columns;  // source key; lets replica DELETEs use MINIMAL images
+  ConverterSettings converter;
+};
+
+// A Block made by ConversionPlan::NewBlock, with its columns already resolved to the classes the
+// converters write into.
+class TargetBlock {
+ public:
+  clickhouse::Block& block() { return block_; }
+  const clickhouse::Block& block() const { return block_; }
+  size_t rows() const { return rows_; }
+  // Empties the block, keeping its buffers.
+  void Clear() {
+    block_.Clear();
+    rows_ = 0;
+  }
+
+ private:
+  friend class ConversionPlan;
+  clickhouse::Block block_;
+  std::vector<clickhouse::Column*> values_;             // value column (nested one for Nullable)
+  std::vector<clickhouse::ColumnNullable*> nullables_;  // the Nullable wrapper or nullptr
+  size_t rows_ = 0;
+};
+
+class ConversionPlan {
+ public:
+  // `source`: every column of the source table in table order, with names. `target`: the target
+  // table's columns. Throws Error(kConfig) listing every problem.
+  static ConversionPlan Build(std::span<const binlog::ColumnDef> source,
+                              std::span<const TargetColumn> target, const PlanOptions& options);
+  // The same, appending problems to `problems` instead of throwing (to report many tables at
+  // once); the returned plan is only usable when nothing was appended.
+  static ConversionPlan Build(std::span<const binlog::ColumnDef> source,
+                              std::span<const TargetColumn> target, const PlanOptions& options,
+                              std::vector<std::string>& problems);
+
+  // The columns an INSERT carries, in block order.
+  const std::vector<TargetColumn>& insert_columns() const { return insert_columns_; }
+  // "INSERT INTO `db`.`t` (`a`, `b`) VALUES" for these columns.
+  std::string InsertQuery(std::string_view database, std::string_view table) const;
+  TargetBlock NewBlock() const;
+
+  // Appends one row image (cells of the present columns, in column order, as RowCursor yields
+  // them) plus its meta values. Throws Error(kConversion) under policy error, Error(kConfig) for
+  // an incomplete image in replica mode, Error(kCorruption) for malformed cells.
+  void AppendRow(std::span<const binlog::Cell> cells, TargetBlock& block, const RowMeta& meta);
+
+ private:
+  enum class Role : uint8_t { kSource, kVersion, kIsDeleted, kEventType };
+  struct Binding {
+    Role role = Role::kSource;
+    uint32_t source_index = 0;
+    bool key = false;
+    bool lc_nullable = false;  // LowCardinality(Nullable(String)): NULL goes to the column itself
+    Converter converter;       // kSource only
+    clickhouse::TypeCode meta_code = clickhouse::TypeCode::kUInt8;  // meta columns
+    int16_t event_values[3] = {0, 0, 0};                            // Enum event_type
+  };
+
+  void AppendMissing(const Binding& b, size_t i, TargetBlock& block, const RowMeta& meta,
+                     std::span<const binlog::Cell> cells);
+  void AppendMeta(const Binding& b, size_t i, TargetBlock& block, const RowMeta& meta);
+  [[noreturn]] void FailIncomplete(std::span<const binlog::Cell> cells, const RowMeta& meta) const;
+
+  std::string table_name_;  // db.table
+  TableMode mode_ = TableMode::kReplica;
+  size_t source_count_ = 0;
+  std::vector<std::string> source_names_;
+  std::vector<TargetColumn> insert_columns_;
+  std::vector<Binding> bindings_;   // one per insert column
+  std::vector<int32_t> positions_;  // scratch: source index → position in cells (-1 = absent)
+  ConvertScratch scratch_;
+};
+
+// Throws one Error(kConfig) listing `problems` (no-op when empty).
+void ThrowIfProblems(const std::vector<std::string>& problems);
+
+}  // namespace rowbridge::mapping

@@ -1,0 +1,100 @@
+// What happens when a MySQL value has no faithful counterpart in the target ClickHouse column
+// (0000-00-00 into Date, 300 into Int8, a 2300 date into DateTime64, ...). Each case is a
+// RangeRule with its own policy:
+//   kClamp (default)  write the documented nearest value (see docs/type-mapping.md), count it per
+//                     db.table.column and rule in ConversionCounters, and log the first one of
+//                     each column and rule with spdlog (warn);
+//   kError            throw Error(kConversion) naming db.table.column, the value and the rule.
+// Nothing is ever written silently wrong.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rowbridge::mapping {
+
+enum class RangeRule : uint8_t {
+  kZeroDate,            // 0000-00-00, a zero month or day, the zero TIMESTAMP
+  kDateBeforeRange,     // a date/time before the target type's first day
+  kDateAfterRange,      // a date/time after the target type's last day
+  kTimeOutOfRange,      // TIME < 0 or >= 24:00:00 into DateTime/DateTime64 (time of day)
+  kIntegerOverflow,     // an integer (or BIT, SET mask, ENUM index) too large for the target
+  kNegativeToUnsigned,  // a negative number into an unsigned target
+  kDecimalOverflow,     // a DECIMAL with more integer digits than the target Decimal holds
+  kStringTooLong,       // a value longer than FixedString(N)
+  kInvalidEnum,         // ENUM's error value '' (index 0) into an Enum that lacks ''
+  kNullIntoNotNull,     // NULL into a column that is not Nullable
+};
+inline constexpr size_t kRangeRuleCount = 10;
+
+// "zero_date", "date_before_range", ... (the names used in the configuration and in metrics).
+std::string_view RangeRuleName(RangeRule rule);
+// Inverse of RangeRuleName; nullopt for an unknown name.
+std::optional<RangeRule> RangeRuleFromName(std::string_view name);
+
+enum class RangePolicy : uint8_t { kClamp, kError };
+std::string_view RangePolicyName(RangePolicy policy);  // "clamp", "error"
+
+struct RangePolicies {
+  std::array<RangePolicy, kRangeRuleCount> by_rule{};  // all kClamp
+
+  RangePolicy operator[](RangeRule rule) const { return by_rule[static_cast<size_t>(rule)]; }
+  RangePolicies& Set(RangeRule rule, RangePolicy policy) {
+    by_rule[static_cast<size_t>(rule)] = policy;
+    return *this;
+  }
+  static RangePolicies AllError() {
+    RangePolicies p;
+    p.by_rule.fill(RangePolicy::kError);
+    return p;
+  }
+};
+
+// Clamp counters per db.table.column and rule: the metrics a status page or Prometheus endpoint
+// reads. Slots are created at plan time (under a mutex) and have stable addresses, so the hot path
+// only does a relaxed atomic increment. Thread-safe.
+class ConversionCounters {
+ public:
+  struct Slot {
+    Slot(std::string c, RangeRule r) : column(std::move(c)), rule(r) {}
+    const std::string column;  // db.table.column
+    const RangeRule rule;
+    std::atomic<uint64_t> count{0};
+    std::atomic<bool> logged{false};
+  };
+  struct Entry {
+    std::string column;
+    RangeRule rule;
+    uint64_t count;
+    bool operator==(const Entry&) const = default;
+  };
+
+  // The slot for (column, rule), created on first use.
+  Slot& SlotFor(std::string_view column, RangeRule rule);
+  // Clamped values of a column under a rule so far (0 if none).
+  uint64_t Count(std::string_view column, RangeRule rule) const;
+  // Every non-zero counter, sorted by column then rule.
+  std::vector<Entry> Snapshot() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::deque<Slot> slots_;
+};
+
+// Reports one out-of-range value. With kError throws Error(kConversion):
+//   "cannot convert db.table.column value '<value>' (<source type>) to <target type>: <what>
+//    (rule <name>, policy error)"
+// With kClamp counts it in `slot` and logs the first one of the slot; `clamped_to` names the
+// value written instead. Call only on the (cold) out-of-range path.
+void ReportOutOfRange(RangePolicy policy, ConversionCounters::Slot& slot, RangeRule rule,
+                      std::string_view source_type, std::string_view target_type,
+                      std::string_view value, std::string_view what, std::string_view clamped_to);
+
+}  // namespace rowbridge::mapping

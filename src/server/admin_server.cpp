@@ -1,0 +1,102 @@
+#include "server/admin_server.h"
+
+#include <chrono>
+
+#include "common/error.h"
+
+namespace rowbridge::server {
+namespace {
+
+constexpr const char* kJsonContentType = "application/json";
+constexpr const char* kTextContentType = "text/plain; charset=utf-8";
+
+// Scrapes and status checks are few; two workers keep one slow client from blocking the rest.
+constexpr size_t kWorkerThreads = 2;
+
+}  // namespace
+
+AdminServer::AdminServer(MetricsRegistry& metrics, StatusBoard& status, config::HealthConfig health)
+    : metrics_(metrics), status_(status), health_(std::move(health)) {}
+
+AdminServer::~AdminServer() {
+  Stop();
+}
+
+void AdminServer::Route() {
+  server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(metrics_.RenderPrometheus(), kPrometheusContentType);
+  });
+  server_->Get("/status", [this](const httplib::Request&, httplib::Response& res) {
+    // Names from the source need not be UTF-8; replace bad bytes rather than fail the request.
+    res.set_content(status_.ToJson(health_).dump(2, ' ', false,
+                                                 nlohmann::ordered_json::error_handler_t::replace) +
+                        "\n",
+                    kJsonContentType);
+  });
+  server_->Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
+    Health health = status_.CheckHealth(health_);
+    res.status = health.healthy ? 200 : 503;
+    res.set_content((health.healthy ? "ok: " : "unhealthy: ") + health.reason + "\n",
+                    kTextContentType);
+  });
+  server_->Get("/", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("rowbridge admin: /metrics /status /healthz\n", kTextContentType);
+  });
+  server_->set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr error) {
+        std::string message = "internal error";
+        try {
+          std::rethrow_exception(error);
+        } catch (const std::exception& e) {
+          message = e.what();
+        } catch (...) {
+        }
+        res.status = 500;
+        res.set_content(message + "\n", kTextContentType);
+      });
+}
+
+void AdminServer::Start(const std::string& listen) {
+  if (server_) Fail(ErrorCode::kInternal, "admin server already started");
+  config::ListenAddress address = config::ParseListenAddress(listen);
+  server_ = std::make_unique<httplib::Server>();
+  server_->new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
+  server_->set_read_timeout(std::chrono::seconds(5));
+  server_->set_write_timeout(std::chrono::seconds(5));
+  // httplib's default also sets SO_REUSEPORT, which would let a second rowbridge share the port
+  // silently; SO_REUSEADDR alone still allows a quick restart.
+  server_->set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  Route();
+  int port = address.port;
+  bool bound = port == 0 ? (port = server_->bind_to_any_port(address.host)) > 0
+                         : server_->bind_to_port(address.host, port);
+  if (!bound) {
+    server_.reset();
+    Fail(ErrorCode::kNetwork,
+         "cannot listen on {} for the admin HTTP server (address in use or not local?)", listen);
+  }
+  port_ = static_cast<uint16_t>(port);
+  thread_ = std::thread([server = server_.get()] { server->listen_after_bind(); });
+  // stop() before the listening loop has started would be lost, so wait for it.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!server_->is_running()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      Stop();
+      Fail(ErrorCode::kTimeout, "admin HTTP server on {} did not start within 10s", listen);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+void AdminServer::Stop() {
+  if (!server_) return;
+  server_->stop();
+  if (thread_.joinable()) thread_.join();
+  server_.reset();
+  port_ = 0;
+}
+
+}  // namespace rowbridge::server

@@ -1,0 +1,52 @@
+// The HTTP admin endpoint (cpp-httplib), for operators and monitoring:
+//
+//   GET /metrics  Prometheus text format 0.0.4 (MetricsRegistry::RenderPrometheus)
+//   GET /status   JSON (StatusBoard::ToJson): state, source position, per-table counts, config
+//   GET /healthz  200 "ok: <state>" or 503 "unhealthy: <reason>" (StatusBoard::CheckHealth)
+//
+// Start() binds synchronously, so a bad or busy address is reported at once, then serves on a
+// background thread with a small worker pool. Stop() (also run by the destructor) closes the
+// socket and joins; it is idempotent. The registry and board must outlive the server.
+#pragma once
+
+#include <httplib.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "config/config.h"
+#include "server/metrics.h"
+#include "server/status.h"
+
+namespace rowbridge::server {
+
+class AdminServer {
+ public:
+  AdminServer(MetricsRegistry& metrics, StatusBoard& status, config::HealthConfig health);
+  ~AdminServer();
+  AdminServer(const AdminServer&) = delete;
+  AdminServer& operator=(const AdminServer&) = delete;
+
+  // `listen` is host:port or [v6]:port (config::ParseListenAddress); port 0 picks a free port.
+  // Throws Error(kInvalidArgument) for a malformed address and Error(kNetwork) naming it if it
+  // cannot be bound.
+  void Start(const std::string& listen);
+  void Stop();
+
+  // The bound port (useful after listening on port 0); 0 before Start.
+  uint16_t port() const { return port_; }
+
+ private:
+  void Route();
+
+  MetricsRegistry& metrics_;
+  StatusBoard& status_;
+  config::HealthConfig health_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  uint16_t port_ = 0;
+};
+
+}  // namespace rowbridge::server

@@ -1,0 +1,199 @@
+#include <gtest/gtest.h>
+
+#include "server/status.h"
+
+namespace rowbridge::server {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// 2026-01-02T03:04:05.000Z
+const TimePoint kStart = TimePoint(seconds(1767323045));
+
+struct FakeClock {
+  TimePoint now = kStart;
+  Clock AsClock() {
+    return [this] { return now; };
+  }
+};
+
+config::HealthConfig Policy(std::optional<milliseconds> max_lag = std::nullopt) {
+  config::HealthConfig policy;
+  policy.max_silence = seconds(60);
+  policy.max_lag = max_lag;
+  return policy;
+}
+
+TEST(ServerStatus, FreshBoardIsStartingAndHealthy) {
+  FakeClock clock;
+  StatusBoard board(clock.AsClock());
+  Health health = board.CheckHealth(Policy());
+  EXPECT_TRUE(health.healthy);
+  EXPECT_EQ(health.reason, "starting");
+}
+
+TEST(ServerStatus, WaitingCountsDownAndIsUnhealthy) {
+  FakeClock clock;
+  StatusBoard board(clock.AsClock());
+  board.SetState(PipelineState::kRunning);
+  board.SetWaiting("reconnecting to source 127.0.0.1:3306", 3, clock.now + milliseconds(3500));
+  Health health = board.CheckHealth(Policy());
+  EXPECT_FALSE(health.healthy);
+  EXPECT_EQ(health.reason,
+            "waiting: reconnecting to source 127.0.0.1:3306 (attempt 3, next in 4s)");
+  clock.now += seconds(2);
+  EXPECT_EQ(board.ToJson(Policy())["status"],
+            "waiting: reconnecting to source 127.0.0.1:3306 (attempt 3, next in 2s)");
+  clock.now += seconds(5);
+  EXPECT_EQ(board.CheckHealth(Policy()).reason,
+            "waiting: reconnecting to source 127.0.0.1:3306 (attempt 3, retrying now)");
+}
+
+TEST(ServerStatus, StoppedAndFailedAreUnhealthy) {
+  FakeClock clock;
+  StatusBoard board(clock.AsClock());
+  board.SetState(PipelineState::kStopped);
+  EXPECT_EQ(board.CheckHealth(Policy()).reason, "stopped");
+  EXPECT_FALSE(board.CheckHealth(Policy()).healthy);
+  board.SetState(PipelineState::kFailed, "configuration error: table shop.orders has no key");
+  EXPECT_EQ(board.CheckHealth(Policy()).reason,
+            "failed: configuration error: table shop.orders has no key");
+}
+
+TEST(ServerStatus, SilenceBeyondTheBoundIsUnhealthy) {
+  FakeClock clock;
+  StatusBoard board(clock.AsClock());
+  board.SetState(PipelineState::kRunning);
+  clock.now += seconds(50);
+  board.RecordHeartbeat();
+  clock.now += seconds(60);
+  EXPECT_TRUE(board.CheckHealth(Policy()).healthy);
+  clock.now += milliseconds(1);
+  Health health = board.CheckHealth(Policy());
+  EXPECT_FALSE(health.healthy);
+  EXPECT_EQ(health.reason, "running, but no event, heartbeat or progress for 1m1s (limit 1m)");
+  board.RecordSourceEvent(clock.now - seconds(5));
+  EXPECT_TRUE(board.CheckHealth(Policy()).healthy);
+  clock.now += seconds(61);
+  board.RecordProgress();
+  EXPECT_TRUE(board.CheckHealth(Policy()).healthy);
+}
+
+TEST(ServerStatus, LagBeyondTheBoundIsUnhealthy) {
+  FakeClock clock;
+  StatusBoard board(clock.AsClock());
+  board.SetState(PipelineState::kRunning);
+  TableStatus& orders = board.Table("shop", "orders", "analytics", "orders");
+  TableStatus& items = board.Table("shop", "items", "analytics", "items");
+  orders.RecordFlush(clock.now, clock.now - seconds(30));
+  items.RecordFlush(clock.now, clock.now - seconds(400));
+  EXPECT_TRUE(board.CheckHealth(Policy()).healthy);  // lag not checked
+  EXPECT_TRUE(board.CheckHealth(Policy(seconds(600))).healthy);
+  Health health = board.CheckHealth(Policy(seconds(60)));
+  EXPECT_FALSE(health.healthy);
+  EXPECT_EQ(health.reason,
+            "running, but table shop.items was 6m40s behind the source at its last flush (limit "
+            "1m)");
+}
+
+TEST(ServerStatus, JsonHasEveryField) {
+  FakeClock clock;
+  StatusBoard board(clock.AsClock());
+  board.SetConfig({{"source", {{"password", "***"}}}});
+  board.SetState(PipelineState::kRunning);
+  board.SetSourcePosition({"mysql-bin.000003", 4711, "0-1-42"});
+  clock.now += milliseconds(1500);
+  board.RecordSourceEvent(kStart + milliseconds(1200));
+  board.RecordHeartbeat();
+  TableStatus& orders = board.Table("shop", "orders", "analytics", "orders");
+  EXPECT_EQ(&orders, &board.Table("shop", "orders", "analytics", "orders"));
+  orders.AddRows(10, 4, 1);
+  orders.AddRows(1, 0, 0);
+  orders.RecordFlush(clock.now, kStart + milliseconds(1250));
+  board.Table("blog", "posts", "analytics", "posts")
+      .RecordError("conversion error: posts.views: 300 out of range for UInt8", clock.now);
+  clock.now += seconds(10);
+  EXPECT_EQ(board.ToJson(Policy()).dump(2), R"({
+  "version": ")" ROWBRIDGE_VERSION R"(",
+  "state": "running",
+  "status": "running",
+  "state_since": "2026-01-02T03:04:05.000Z",
+  "started_at": "2026-01-02T03:04:05.000Z",
+  "uptime_seconds": 11,
+  "health": {
+    "healthy": true,
+    "reason": "running"
+  },
+  "source": {
+    "position": {
+      "file": "mysql-bin.000003",
+      "position": 4711,
+      "gtid_set": "0-1-42"
+    },
+    "events": 1,
+    "heartbeats": 1,
+    "last_event_at": "2026-01-02T03:04:06.500Z",
+    "last_event_time": "2026-01-02T03:04:06.200Z",
+    "last_heartbeat_at": "2026-01-02T03:04:06.500Z"
+  },
+  "tables": [
+    {
+      "source": {
+        "database": "blog",
+        "table": "posts"
+      },
+      "target": {
+        "database": "analytics",
+        "table": "posts"
+      },
+      "rows": {
+        "insert": 0,
+        "update": 0,
+        "delete": 0
+      },
+      "lag_seconds": null,
+      "last_flush_at": null,
+      "last_error": {
+        "message": "conversion error: posts.views: 300 out of range for UInt8",
+        "at": "2026-01-02T03:04:06.500Z"
+      }
+    },
+    {
+      "source": {
+        "database": "shop",
+        "table": "orders"
+      },
+      "target": {
+        "database": "analytics",
+        "table": "orders"
+      },
+      "rows": {
+        "insert": 11,
+        "update": 4,
+        "delete": 1
+      },
+      "lag_seconds": 0.25,
+      "last_flush_at": "2026-01-02T03:04:06.500Z",
+      "last_error": null
+    }
+  ],
+  "config": {
+    "source": {
+      "password": "***"
+    }
+  }
+})");
+}
+
+TEST(ServerStatus, LagNeverNegative) {
+  FakeClock clock;
+  StatusBoard board(clock.AsClock());
+  TableStatus& t = board.Table("a", "b", "a", "b");
+  EXPECT_FALSE(t.lag().has_value());
+  t.RecordFlush(clock.now, clock.now + seconds(3));  // source clock ahead of ours
+  EXPECT_EQ(t.lag(), milliseconds(0));
+}
+
+}  // namespace
+}  // namespace rowbridge::server
