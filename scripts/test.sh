@@ -21,6 +21,8 @@ FUZZ_SECONDS="${ROWBRIDGE_FUZZ_SECONDS:-20}"
 CORES="$(nproc)"
 JOBS="${ROWBRIDGE_TEST_JOBS:-$((CORES * 2))}"
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/rowbridge-ccache}"
+# Fresh clones in other directories (CI) still hit the cache.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}"
 export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-3G}"
 
 START=$SECONDS

@@ -196,10 +196,7 @@ TemporalParts DecodeDateTime2(const uint8_t* data, size_t size, uint32_t fsp) {
          LoadBigEndian(data, 5));
   }
   const int64_t frac = ReadSignedFraction(data + 5, fsp);
-  // Corrupt bytes can put the packed value at the edge of int64: wrap (well defined in C++20)
-  // instead of overflowing; the unpacked parts of such a value are garbage but bounded.
-  const uint64_t packed = (static_cast<uint64_t>(int_part) << 24) + static_cast<uint64_t>(frac);
-  return UnpackDateTimePacked(static_cast<int64_t>(packed));
+  return UnpackDateTimePacked(int_part * (int64_t{1} << 24) + frac);
 }
 
 TimestampValue DecodeTimestamp(const uint8_t* data, size_t size) {

@@ -66,17 +66,6 @@ TEST(BinlogTemporal, PackedFormsUsedByJsonOpaqueValues) {
   EXPECT_EQ(UnpackTimePacked(-0x0577ee09fbf1), Parts(0, 0, 0, 87, 31, 46, 654321, true));
 }
 
-// Found by binlog_value_fuzzer: an all-zero DATETIME2 integer part with a negative fraction
-// overflowed int64 while packing. Corrupt input may decode to nonsense, never to UB.
-TEST(BinlogTemporal, CorruptDateTime2AtTheEdgeOfInt64DoesNotOverflow) {
-  for (uint32_t fsp : {1u, 2u, 3u, 4u, 5u, 6u}) {
-    const uint8_t bytes[8] = {0, 0, 0, 0, 0, 0xff, 0xff, 0xff};
-    TemporalParts parts = DecodeDateTime2(bytes, DateTime2Bytes(fsp), fsp);
-    EXPECT_LE(parts.month, 12u);
-    EXPECT_LE(parts.microsecond, 0xffffffu);
-  }
-}
-
 TEST(BinlogTemporal, Text) {
   std::string out;
   AppendTimeText(Parts(0, 0, 0, 5, 6, 7, 120000, true), 3, out);
