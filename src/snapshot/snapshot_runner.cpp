@@ -813,4 +813,21 @@ SnapshotResult SnapshotRunner::Run() {
   return result;
 }
 
+std::optional<pipeline::Checkpoint> CopyBeforeStream(const config::Config& config,
+                                                     server::MetricsRegistry& metrics,
+                                                     server::StatusBoard& status,
+                                                     const std::atomic<bool>* stop) {
+  SnapshotOptions options;
+  options.external_stop = stop;
+  options.progress_interval = std::chrono::seconds(10);
+  SnapshotRunner runner(config, options, metrics, status);
+  const SnapshotResult result = runner.Run();
+  if (result.end.empty()) return std::nullopt;
+  pipeline::Checkpoint checkpoint;
+  checkpoint.file = result.end.file;
+  checkpoint.position = result.end.position;
+  checkpoint.next_version = result.next_version;
+  return checkpoint;
+}
+
 }  // namespace rowbridge::snapshot

@@ -24,9 +24,11 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "config/config.h"
+#include "pipeline/checkpoint.h"
 #include "server/metrics.h"
 #include "server/status.h"
 #include "snapshot/snapshot_state.h"
@@ -72,5 +74,14 @@ class SnapshotRunner {
   server::StatusBoard& status_;
   std::atomic<bool> stop_{false};
 };
+
+// For `rowbridge run` on a first start (no checkpoint) with snapshot.enabled: copies every matched
+// table (resuming an interrupted copy) and returns the checkpoint the stream starts from: position
+// E, next_version = base + 2^48, no GTID (the reader starts by file:pos). nullopt when `stop` was
+// set before the copy finished; the next start resumes the copy.
+std::optional<pipeline::Checkpoint> CopyBeforeStream(const config::Config& config,
+                                                     server::MetricsRegistry& metrics,
+                                                     server::StatusBoard& status,
+                                                     const std::atomic<bool>* stop);
 
 }  // namespace rowbridge::snapshot
