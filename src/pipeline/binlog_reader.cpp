@@ -339,25 +339,26 @@ void BinlogReader::AppendRows(SourceTable& table, binlog::RowsKind kind, uint32_
     bool ok = true;
     switch (kind) {
       case binlog::RowsKind::kWrite:
-        if (!target.AlreadyPresent(version, 1)) {
+        if (target.PresentRows(version) == 0) {
           ok = Append(table, cursor_.after(), mapping::RowKind::kInsert, version, event_time, now,
                       lock);
         }
         break;
       case binlog::RowsKind::kUpdate: {
         const bool moved = replica && KeyChanged(table);
-        if (!target.AlreadyPresent(version, moved ? 2 : 1)) {
-          if (moved) {
-            ok = Append(table, cursor_.before(), mapping::RowKind::kDelete, version, event_time,
-                        now, lock);
-          }
+        const size_t present = target.PresentRows(version);
+        if (moved && present == 0) {
+          ok = Append(table, cursor_.before(), mapping::RowKind::kDelete, version, event_time, now,
+                      lock);
+        }
+        if (present < (moved ? 2u : 1u)) {
           ok = ok && Append(table, cursor_.after(), mapping::RowKind::kUpdate, version, event_time,
                             now, lock);
         }
         break;
       }
       case binlog::RowsKind::kDelete:
-        if (!target.AlreadyPresent(version, 1)) {
+        if (target.PresentRows(version) == 0) {
           ok = Append(table, cursor_.before(), mapping::RowKind::kDelete, version, event_time, now,
                       lock);
         }

@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <thread>
 
@@ -302,6 +304,60 @@ TEST_F(PipelineRunTest, KillNineAtRandomMomentsLosesAndDuplicatesNothing) {
       "checkpoint\n",
       kills, replays);
   ExpectWorkloadReplicated(mysql_, ch_, source_db_, target_db_, workload);
+  EXPECT_EQ(rb.Terminate(), 0);
+}
+
+// A key move writes two rows of one version (the old key's tombstone, then the new row). When a
+// batch fills up between them and rowbridge dies after inserting only the first, the replay must
+// write the second one only.
+TEST_F(PipelineRunTest, KeyMoveSplitOverTwoBatchesIsReplayedOnce) {
+  TestDir dir("pipeline-key-move");
+  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`; USE `" + source_db_ +
+                          "`; CREATE TABLE t (id INT PRIMARY KEY, v INT);");
+  PipelineConfig config = Config("  - match: " + source_db_ + ".t\n    mode: replica\n");
+  config.max_rows = 1;  // every row its own batch: the move's two rows go in two INSERTs
+  config.file_state = true;
+  RowbridgeProcess rb(dir.path(), config);
+  StartAndWaitForCheckpoint(rb);
+  const std::filesystem::path state_file =
+      dir.path() / "state" / ("rowbridge-" + std::to_string(config.server_id) + ".checkpoint.json");
+  std::string before_changes;
+  {
+    std::ifstream in(state_file, std::ios::binary);
+    before_changes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  ASSERT_FALSE(before_changes.empty());
+  RunMysqlSql(mysql_, "USE `" + source_db_ +
+                          "`; INSERT INTO t VALUES (1, 10); UPDATE t SET id = 2 WHERE id = 1;");
+  rb.WaitCaughtUp();
+  ASSERT_EQ(rb.Terminate(), 0);
+  const std::string table = "`" + target_db_ + "`.t";
+  ASSERT_EQ(Trimmed(RunClickHouseSql(ch_, "SELECT count() FROM " + table)), "3");
+
+  // The crash between the two INSERTs: the new row never arrived, the checkpoint is the old one.
+  RunClickHouseSql(ch_, "ALTER TABLE " + table + " DELETE WHERE id = 2");
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return Trimmed(RunClickHouseSql(ch_, "SELECT count() FROM system.mutations WHERE database "
+                                             "= '" + target_db_ +
+                                                 "' AND table = 't' AND is_done = 0")) == "0";
+      },
+      60s));
+  ASSERT_EQ(Trimmed(RunClickHouseSql(ch_, "SELECT count() FROM " + table)), "2");
+  {
+    std::ofstream out(state_file, std::ios::binary | std::ios::trunc);
+    out << before_changes;
+  }
+  rb.Start();
+  rb.WaitCaughtUp();
+  EXPECT_EQ(Trimmed(RunClickHouseSql(
+                ch_, "SELECT groupArray((id, _is_deleted)) FROM (SELECT id, _is_deleted FROM " +
+                         table + " ORDER BY _version, id)")),
+            "[(1,0),(1,1),(2,0)]")
+      << "the replay must add the missing new row and nothing else";
+  EXPECT_EQ(Trimmed(RunClickHouseSql(ch_, "SELECT groupArray(id) FROM " + table +
+                                              " FINAL WHERE _is_deleted = 0")),
+            "[2]");
   EXPECT_EQ(rb.Terminate(), 0);
 }
 
