@@ -4,36 +4,41 @@
 #   MariaDB and ClickHouse (tests/servers/testservers.sh, in a temporary directory, on free
 #   loopback ports), creates the seed's tables (source bifrost_test.binlog_field_test_1..3; the
 #   seed's own ClickHouse table as a changelog target of table 1 through meta_columns; replica
-#   targets for tables 2 and 3), writes load with rowbridge-loadgen (the seed's insertDataTest
-#   flags: 2 connections x 1000 rows every 100 ms per table), runs `rowbridge run`, shows live
-#   rows/s and lag from /metrics, stops the load, waits until rowbridge has caught up, and ends
+#   targets for tables 2 and 3), fills them with some existing rows, runs `rowbridge run` (which
+#   first copies the existing rows, then streams the binlog), writes load with rowbridge-loadgen
+#   (the seed's insertDataTest flags: 2 connections x 1000 rows every 100 ms per table), shows
+#   live rows/s and lag from /metrics, stops the load, waits until rowbridge has caught up, and ends
 #   with `rowbridge check`, whose verdict is the demo's exit status. Everything it started is
 #   stopped on exit, also on failure or Ctrl-C.
 #
-#   bash scripts/demo.sh [--seconds N] [--keep]
+#   bash scripts/demo.sh [--seconds N] [--existing N] [--keep]
 #     --seconds N   how long the load runs (default 30)
+#     --existing N  rows per table written before rowbridge starts, copied by the snapshot (50000)
 #     --keep        keep the temporary directory (config, logs) for a look afterwards
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds=30
+existing=50000
 keep=0
 while (($#)); do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
     --seconds=*) seconds="${1#*=}"; shift ;;
+    --existing) existing="$2"; shift 2 ;;
+    --existing=*) existing="${1#*=}"; shift ;;
     --keep) keep=1; shift ;;
-    *) echo "usage: $0 [--seconds N] [--keep]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--seconds N] [--existing N] [--keep]" >&2; exit 2 ;;
   esac
 done
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 die() { printf '\ndemo: FAILED: %s\n' "$*" >&2; exit 1; }
 
-say "1/8 installing Debian packages (scripts/install-deps.sh)"
+say "1/9 installing Debian packages (scripts/install-deps.sh)"
 bash "$ROOT/scripts/install-deps.sh"
 
-say "2/8 building rowbridge (release)"
+say "2/9 building rowbridge (release)"
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/rowbridge-ccache}"
 build="$ROOT/build/release"
 cmake -S "$ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROWBRIDGE_TESTS=OFF \
@@ -71,17 +76,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-say "3/8 starting MariaDB and ClickHouse in $work/servers"
+say "3/9 starting MariaDB and ClickHouse in $work/servers"
 # The server's defaults (binlog_row_metadata=NO_LOG): rowbridge reads column names and types from
-# information_schema. (With FULL, MariaDB 10.11 counts YEAR columns in the TABLE_MAP signedness
-# bitmap, which rowbridge's TABLE_MAP parser does not yet do: it then sees the seed table's
-# testfloat as UNSIGNED and rightly stops the tables as changed.)
+# information_schema when it first sees a table.
 bash "$ROOT/tests/servers/testservers.sh" start --owner-pid=$$ "$work/servers"
 eval "$(bash "$ROOT/tests/servers/testservers.sh" env "$work/servers")"
 sql() { bash "$ROOT/tests/servers/testservers.sh" mariadb "$work/servers" "$@"; }
 ch() { bash "$ROOT/tests/servers/testservers.sh" clickhouse "$work/servers" "$@"; }
 
-say "4/8 creating the seed's tables"
+say "4/9 creating the seed's tables"
 sql <"$ROOT/tests/data/seed/mysql_schema.sql"
 sql -e "CREATE TABLE bifrost_test.binlog_field_test_2 LIKE bifrost_test.binlog_field_test_1;
         CREATE TABLE bifrost_test.binlog_field_test_3 LIKE bifrost_test.binlog_field_test_1;"
@@ -89,6 +92,15 @@ ch --multiquery <"$ROOT/tests/data/seed/clickhouse_schema.sql"
 echo "MariaDB: bifrost_test.binlog_field_test_1, _2, _3 (the seed's schema)"
 echo "ClickHouse: bifrost_test.binlog_field_test_1 (the seed's table, changelog of table 1);"
 echo "            bifrost_test.binlog_field_test_2, _3 are created by rowbridge (replica)"
+
+say "5/9 writing $existing existing rows per table (the initial copy will take them)"
+for t in 1 2 3; do
+  "$loadgen" -host 127.0.0.1 -port "$ROWBRIDGE_TEST_MYSQL_PORT" -user "$ROWBRIDGE_TEST_MYSQL_USER" \
+    -pwd "$ROWBRIDGE_TEST_MYSQL_PASSWORD" -schema bifrost_test -table "binlog_field_test_$t" \
+    -count "$existing" -batchsize 1000 -conn 2 -time_interval 0 --seed "$((t + 10))" \
+    --report-every 1000000 >"$work/existing_$t.log" 2>&1 ||
+    { cat "$work/existing_$t.log" >&2; die "rowbridge-loadgen failed"; }
+done
 
 http_port="$(bash -c 'source "$1"; _ts_free_port "$2" "$3"' _ "$ROOT/tests/servers/testservers.sh" \
   "$ROWBRIDGE_TEST_MYSQL_PORT" "$ROWBRIDGE_TEST_CH_PORT")"
@@ -118,6 +130,7 @@ tables:
     target: "bifrost_test.{table}"
     mode: replica
     conversion: {on_out_of_range: clamp}
+snapshot: {enabled: true, chunk_rows: 20000, readers: 3, writers: 6}  # first start: copy, then stream
 batch: {max_rows: 100000, max_delay: 1s}
 state: {store: clickhouse}
 http: {listen: "127.0.0.1:$http_port"}
@@ -129,7 +142,7 @@ if has_command validate; then
   "$rb" validate -c "$config" || die "rowbridge validate found problems (above)"
 fi
 
-say "5/8 starting rowbridge run"
+say "6/9 starting rowbridge run"
 "$rb" run -c "$config" >"$work/rowbridge.log" 2>&1 &
 rb_pid=$!
 pids+=("$rb_pid")
@@ -151,9 +164,9 @@ http_get /healthz >/dev/null ||
   { tail -n 40 "$work/rowbridge.log" >&2; die "rowbridge did not become healthy within 60 s"; }
 echo "rowbridge is up (pid $rb_pid, log $work/rowbridge.log, metrics $metrics_url)"
 
-# Sum of rowbridge_rows_total, and the largest rowbridge_lag_seconds, from /metrics.
+# Rows in ClickHouse: copied by the snapshot plus written by the stream (rowbridge_rows_total).
 rows_written() {
-  http_get /metrics | awk '/^rowbridge_rows_total[{ ]/ {s += $NF} END {printf "%d\n", s}'
+  http_get /metrics | awk '/^rowbridge_(rows_total|snapshot_rows_copied)[{ ]/ {s += $NF} END {printf "%d\n", s}'
 }
 # Tables rowbridge stopped (an error it cannot get past): fail at once, with its log lines.
 stopped_tables() {
@@ -171,7 +184,7 @@ max_lag() {
     awk 'BEGIN {m = 0} /^rowbridge_lag_seconds[{ ]/ {if ($NF + 0 > m) m = $NF + 0} END {printf "%.1f\n", m}'
 }
 
-say "6/8 writing load for ${seconds}s: rowbridge-loadgen on 3 tables, 2 connections x 1000 rows / 100 ms each"
+say "7/9 writing load for ${seconds}s: rowbridge-loadgen on 3 tables, 2 connections x 1000 rows / 100 ms each"
 load_pids=()
 for t in 1 2 3; do
   "$loadgen" -host 127.0.0.1 -port "$ROWBRIDGE_TEST_MYSQL_PORT" -user "$ROWBRIDGE_TEST_MYSQL_USER" \
@@ -202,7 +215,7 @@ source_rows="$(sql -N -e "SELECT (SELECT COUNT(*) FROM bifrost_test.binlog_field
   (SELECT COUNT(*) FROM bifrost_test.binlog_field_test_2) + (SELECT COUNT(*) FROM bifrost_test.binlog_field_test_3)")"
 echo "load stopped: $source_rows rows in the source tables"
 
-say "7/8 waiting until rowbridge has caught up"
+say "8/9 waiting until rowbridge has caught up"
 # Caught up: every inserted row has been written (the load only inserts) and nothing moved for 3 s.
 stable=0
 for ((i = 0; i < 600; i++)); do
@@ -221,7 +234,7 @@ done
 printf 'rows written %d of %d, lag %ss\n' "$now" "$source_rows" "$(max_lag)"
 ((stable >= 3)) || die "rowbridge did not catch up within 10 minutes (log: $work/rowbridge.log)"
 
-say "8/8 rowbridge check: source against target, row by row"
+say "9/9 rowbridge check: source against target, row by row"
 status=0
 "$rb" check -c "$config" || status=$?
 kill -TERM "$rb_pid" 2>/dev/null || true

@@ -4,19 +4,57 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <ctime>
 #include <thread>
 
 #include "cli/logging.h"
+#include "common/error.h"
 #include "config/effective_config.h"
 #include "config/loader.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/state_store.h"
 #include "server/admin_server.h"
+#include "snapshot/snapshot_runner.h"
 
 namespace rowbridge::cli {
 
 namespace {
+
+// On a first start (no checkpoint saved) with snapshot.enabled, copies the rows the matched tables
+// already have and saves the checkpoint the stream continues from, so the stream starts exactly
+// where the copy ended. An interrupted copy resumes on the next start (its progress is in the same
+// state store). Transient faults (a server down, the network) are retried with backoff like the
+// stream's. Returns false when a stop was requested before the copy finished.
+bool CopyExistingRowsOnFirstStart(const config::Config& config, server::MetricsRegistry& registry,
+                                  server::StatusBoard& status, const std::atomic<bool>& stop) {
+  if (!config.snapshot.enabled) return true;
+  std::chrono::milliseconds backoff{500};
+  for (;;) {
+    try {
+      std::unique_ptr<pipeline::StateStore> store = pipeline::MakeStateStore(config);
+      if (store->Load().has_value()) return true;
+      spdlog::info("first start: copying the existing rows of the matched tables before streaming");
+      std::optional<pipeline::Checkpoint> end =
+          snapshot::CopyBeforeStream(config, registry, status, &stop);
+      if (!end) return false;
+      store->Save(*end);
+      spdlog::info("initial copy done; streaming changes from {}", end->Describe());
+      return true;
+    } catch (const Error& e) {
+      if (!e.IsTransient() || stop) throw;
+      spdlog::warn("initial copy interrupted: {}; resuming in {} ms", e.what(), backoff.count());
+      for (auto waited = std::chrono::milliseconds{0}; waited < backoff && !stop;
+           waited += std::chrono::milliseconds{100}) {
+        std::this_thread::sleep_for(std::chrono::milliseconds{100});
+      }
+      if (stop) return false;
+      backoff = std::min(backoff * 2, std::chrono::milliseconds{30000});
+    }
+  }
+}
 
 void RunCommand(const std::string& config_file) {
   std::vector<std::string> warnings;
@@ -48,12 +86,14 @@ void RunCommand(const std::string& config_file) {
   }
 
   std::atomic<bool> done{false};
+  std::atomic<bool> stop_requested{false};
   std::thread signal_thread([&] {
     const timespec tick{0, 200 * 1000 * 1000};
     while (!done) {
       const int sig = sigtimedwait(&signals, nullptr, &tick);
       if (sig == SIGINT || sig == SIGTERM) {
         spdlog::info("received {}; stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+        stop_requested = true;
         pipeline.RequestStop();
       }
     }
@@ -70,7 +110,11 @@ void RunCommand(const std::string& config_file) {
   spdlog::info("rowbridge {} replicating {}:{} (server_id {}) into ClickHouse {}:{}",
                ROWBRIDGE_VERSION, config.source.host, config.source.port, config.source.server_id,
                config.target.host, config.target.port);
-  pipeline.Run();
+  if (CopyExistingRowsOnFirstStart(config, registry, status, stop_requested)) {
+    pipeline.Run();
+  } else {
+    spdlog::info("stopped during the initial copy; the next start resumes it");
+  }
   if (admin) admin->Stop();
 }
 

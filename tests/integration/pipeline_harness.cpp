@@ -149,7 +149,7 @@ RowbridgeProcess::RowbridgeProcess(std::filesystem::path dir, PipelineConfig con
       << "  query_timeout: 30s\n"
       << "tables:\n"
       << c.tables_yaml << "\n"
-      << "snapshot: {enabled: false}\n"
+      << "snapshot: {enabled: " << (c.snapshot ? "true" : "false") << ", chunk_rows: 50}\n"
       << "batch: {max_rows: " << c.max_rows << ", max_delay: " << c.max_delay << "}\n"
       << "http: {listen: \"127.0.0.1:0\"}\n"
       << "log: {level: debug}\n";

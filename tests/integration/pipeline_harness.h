@@ -45,6 +45,7 @@ struct PipelineConfig {
   std::string read_timeout = "3s";
   uint32_t writers = 2;
   bool file_state = false;  // state in <dir>/state instead of ClickHouse
+  bool snapshot = false;    // snapshot.enabled: copy existing rows on a first start
   uint32_t server_id = 4242;
   std::string extra_yaml;
 };

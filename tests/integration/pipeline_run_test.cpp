@@ -361,6 +361,54 @@ TEST_F(PipelineRunTest, KeyMoveSplitOverTwoBatchesIsReplayedOnce) {
   EXPECT_EQ(rb.Terminate(), 0);
 }
 
+// snapshot.enabled on a first start: the rows the tables already hold are copied while the
+// workload keeps writing, then the stream continues from where the copy ended.
+TEST_F(PipelineRunTest, FirstStartCopiesExistingRowsThenStreams) {
+  TestDir dir("pipeline-snapshot-first");
+  Workload workload(4711, source_db_);
+  RunMysqlSql(mysql_, workload.Schema());
+  for (int i = 0; i < 6; ++i) RunMysqlSql(mysql_, workload.Next(60));
+  PipelineConfig config = Config("  - match: " + source_db_ + ".items\n    mode: replica\n" +
+                                 "  - match: " + source_db_ + ".every_type\n    mode: replica\n" +
+                                 "    conversion: {on_out_of_range: clamp}\n");
+  config.snapshot = true;
+  config.max_rows = 40;
+  RowbridgeProcess rb(dir.path(), config);
+  std::atomic<bool> writing{true};
+  std::string writer_error;
+  std::thread writer([&] {
+    try {
+      for (int i = 0; i < 12; ++i) {
+        RunMysqlSql(mysql_, i % 4 == 3 ? workload.BigTransaction(100) : workload.Next(30));
+        std::this_thread::sleep_for(150ms);
+      }
+    } catch (const Error& e) {
+      writer_error = e.what();
+    }
+    writing = false;
+  });
+  rb.Start();
+  writer.join();
+  ASSERT_TRUE(writer_error.empty()) << writer_error;
+  rb.WaitCaughtUp(120s);
+  EXPECT_NE(rb.log().find("initial copy done"), std::string::npos) << rb.log();
+  EXPECT_EQ(ReplicaRows(ch_, target_db_, "items", Workload::ItemsColumns(), "id"),
+            MysqlRows(mysql_, source_db_, "items", Workload::ItemsColumns(), "id"));
+  EXPECT_EQ(ReplicaRows(ch_, target_db_, "every_type", Workload::EveryTypeColumns(), "id"),
+            MysqlRows(mysql_, source_db_, "every_type", Workload::EveryTypeColumns(), "id"));
+  // A restart finds the checkpoint and does not copy again.
+  EXPECT_EQ(rb.Terminate(), 0);
+  const size_t first_run_log = rb.log().size();
+  rb.Start();
+  RunMysqlSql(mysql_, workload.Next(30));
+  rb.WaitCaughtUp();
+  EXPECT_EQ(ReplicaRows(ch_, target_db_, "items", Workload::ItemsColumns(), "id"),
+            MysqlRows(mysql_, source_db_, "items", Workload::ItemsColumns(), "id"));
+  const std::string log = rb.log().substr(first_run_log);
+  EXPECT_EQ(log.find("copying the existing rows"), std::string::npos) << log;
+  EXPECT_EQ(rb.Terminate(), 0);
+}
+
 TEST_F(PipelineRunTest, DdlStopsOnlyTheChangedTable) {
   TestDir dir("pipeline-ddl");
   RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`; USE `" + source_db_ +

@@ -247,7 +247,9 @@ std::string UniqueName(std::string_view prefix) {
 
 uint32_t UniqueServerId() {
   static std::atomic<uint32_t> counter{0};
-  return 100000 + static_cast<uint32_t>(::getpid() % 100000) * 100 + counter.fetch_add(1) % 100;
+  // Steps of 10: a snapshot's readers use the ids just above the configured one.
+  return 100000 + static_cast<uint32_t>(::getpid() % 100000) * 100 +
+         (counter.fetch_add(1) % 10) * 10;
 }
 
 std::string RunMysqlSql(const MysqlAddress& server, std::string_view sql,
