@@ -338,9 +338,11 @@ TEST_F(PipelineRunTest, KeyMoveSplitOverTwoBatchesIsReplayedOnce) {
   RunClickHouseSql(ch_, "ALTER TABLE " + table + " DELETE WHERE id = 2");
   ASSERT_TRUE(WaitFor(
       [&] {
-        return Trimmed(RunClickHouseSql(ch_, "SELECT count() FROM system.mutations WHERE database "
-                                             "= '" + target_db_ +
-                                                 "' AND table = 't' AND is_done = 0")) == "0";
+        return Trimmed(RunClickHouseSql(ch_,
+                                        "SELECT count() FROM system.mutations WHERE database "
+                                        "= '" +
+                                            target_db_ + "' AND table = 't' AND is_done = 0")) ==
+               "0";
       },
       60s));
   ASSERT_EQ(Trimmed(RunClickHouseSql(ch_, "SELECT count() FROM " + table)), "2");
@@ -355,8 +357,8 @@ TEST_F(PipelineRunTest, KeyMoveSplitOverTwoBatchesIsReplayedOnce) {
                          table + " ORDER BY _version, id)")),
             "[(1,0),(1,1),(2,0)]")
       << "the replay must add the missing new row and nothing else";
-  EXPECT_EQ(Trimmed(RunClickHouseSql(ch_, "SELECT groupArray(id) FROM " + table +
-                                              " FINAL WHERE _is_deleted = 0")),
+  EXPECT_EQ(Trimmed(RunClickHouseSql(
+                ch_, "SELECT groupArray(id) FROM " + table + " FINAL WHERE _is_deleted = 0")),
             "[2]");
   EXPECT_EQ(rb.Terminate(), 0);
 }
