@@ -21,12 +21,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// A server_id no other test process uses on the shared MariaDB at the same time.
-uint32_t UniqueServerId() {
-  static std::atomic<uint32_t> counter{0};
-  return 100000 + static_cast<uint32_t>(::getpid() % 40000) * 10 + counter++;
-}
-
 std::string Trimmed(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   return s;

@@ -48,7 +48,7 @@ class SnapshotTest : public ::testing::Test {
 
   // Writes the config (`tables` is the YAML list under `tables:`) and returns its path.
   std::string WriteConfig(const std::string& tables, uint64_t chunk_rows, bool file_state = true,
-                          uint32_t server_id = 4300) {
+                          uint32_t server_id = UniqueServerId()) {
     const std::string path = (dir_->path() / "rowbridge.yaml").string();
     std::ofstream out(path);
     out << "source: {host: 127.0.0.1, port: " << mysql_.port << ", user: " << mysql_.user

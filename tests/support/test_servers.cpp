@@ -245,6 +245,11 @@ std::string UniqueName(std::string_view prefix) {
          std::to_string(counter.fetch_add(1));
 }
 
+uint32_t UniqueServerId() {
+  static std::atomic<uint32_t> counter{0};
+  return 100000 + static_cast<uint32_t>(::getpid() % 100000) * 100 + counter.fetch_add(1) % 100;
+}
+
 std::string RunMysqlSql(const MysqlAddress& server, std::string_view sql,
                         std::string_view database) {
   std::vector<std::string> argv = {"mariadb",

@@ -75,6 +75,10 @@ ClickHouseAddress ClickHouseFromEnv();
 // and tables on the shared servers.
 std::string UniqueName(std::string_view prefix);
 
+// A replica server_id that no other test, in this process or another one, uses on the shared
+// MariaDB at the same time: two dumps with one server_id kick each other off (error 4052).
+uint32_t UniqueServerId();
+
 // Runs `sql` (any number of statements, sent on stdin) through the mariadb client as the address's
 // root user, in `database` if not empty, and returns what it printed: batch mode, one row per line,
 // columns separated by tabs, no column names; special characters escaped as the client does (\t,
