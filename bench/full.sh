@@ -97,6 +97,7 @@ bench_check "$config" "$work/check.log"
 
 bench_say "2. INSERT INTO ... SELECT * FROM mysql(...), $tables at once"
 fn() { echo "mysql('127.0.0.1:$ROWBRIDGE_TEST_MYSQL_PORT', 'bifrost_test', 'binlog_field_test_$1', '$ROWBRIDGE_TEST_MYSQL_USER', '$ROWBRIDGE_TEST_MYSQL_PASSWORD')"; }
+bench_ch --query "DROP DATABASE IF EXISTS bench_fn"
 bench_ch --query "CREATE DATABASE bench_fn"
 bench_ch --query "CREATE TABLE bench_fn.merged ENGINE = MergeTree ORDER BY id AS SELECT * FROM $(fn 1) LIMIT 0"
 fch0="$(bench_cpu_ticks "$ch_pid")" fmy0="$(bench_cpu_ticks "$my_pid")" f0="$(bench_now)"

@@ -101,12 +101,13 @@ bench_metrics_values() {
     END {line = ""; for (i = 1; i <= n; i++) line = line (i > 1 ? " " : "") sprintf("%.17g", s[want[i]]); print line}'
 }
 
-# bench_create_seed_tables N: database bifrost_test with the seed's MySQL tables
+# bench_create_seed_tables N: (re)creates database bifrost_test (and drops ClickHouse's) with the seed's MySQL tables
 # binlog_field_test_1..N (tests/data/seed/mysql_schema.sql, MyISAM as the seed has it). Table t
 # takes its ids from t * 10^10, so tables merged into one target never share a key.
 bench_create_seed_tables() {
   local n="$1" t
   bench_sql -e "DROP DATABASE IF EXISTS bifrost_test"
+  bench_ch --query "DROP DATABASE IF EXISTS bifrost_test"
   bench_sql <"$BENCH_ROOT/tests/data/seed/mysql_schema.sql"
   for ((t = 2; t <= n; t++)); do
     bench_sql -e "CREATE TABLE bifrost_test.binlog_field_test_$t LIKE bifrost_test.binlog_field_test_1"
@@ -123,6 +124,7 @@ bench_create_seed_ch_table() {
   columns="$(sed -n '/binlog_field_test_1 (/,/) ENGINE/p' "$BENCH_ROOT/tests/data/seed/clickhouse_schema.sql" |
     sed '1s/.*(//; $s/) ENGINE.*//' | tr '\n' ' ')"
   bench_ch --query "CREATE DATABASE IF NOT EXISTS ${name%%.*}"
+  bench_ch --query "DROP TABLE IF EXISTS $name"
   bench_ch --query "CREATE TABLE $name ($columns) ENGINE = MergeTree() ORDER BY id"
 }
 
