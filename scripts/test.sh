@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test command: installs what is needed, checks the formatting, builds rowbridge with
 # ASan+UBSan, starts throwaway MariaDB and ClickHouse servers, runs every unit and integration test
-# against them, runs the benchmark scripts in smoke mode (bench/*.sh --smoke), builds the libFuzzer targets with clang and runs each for a bounded time, and stops
-# the servers again, also when a test fails. Prints a summary; exits non-zero if any step failed.
+# and the benchmark scripts in smoke mode (bench/*.sh --smoke) against them, builds the libFuzzer
+# targets with clang and runs each for a bounded time, and stops the servers again, also when a
+# test fails. Prints a summary; exits non-zero if any step failed.
 #
 # Knobs (environment):
 #   ROWBRIDGE_TEST_BUILD   the ASan build directory             (default build/asan)
