@@ -55,7 +55,7 @@ bench_create_seed_ch_table bifrost_test.binlog_field_test_1
 bench_say "filling $tables source tables with $per_table rows each"
 load_pids=()
 for ((t = 1; t <= tables; t++)); do
-  bench_loadgen -table "binlog_field_test_$t" -count "$per_table" -time_interval 0 --seed "$t" \
+  bench_loadgen -table "binlog_field_test_$t" -count "$per_table" -batchsize 1000 -conn 2 -time_interval 0 --seed "$t" \
     --max-string "$max_string" --report-every 10 >"$work/loadgen_$t.log" 2>&1 &
   load_pids+=("$!")
 done

@@ -89,17 +89,14 @@ bench_rowbridge_run "$config" "$log" "$port"
 count_sql="SELECT 0"
 for ((t = 1; t <= tables; t++)); do count_sql+=" + (SELECT COUNT(*) FROM bifrost_test.binlog_field_test_$t)"; done
 raw="$work/samples.txt"
-# One sample: t source_rows replicated_rows binlog_bytes target_bytes metric_lag cpu_ticks rss_kb
-sample() {
-  local t metrics src
-  t="$(bench_now)"
-  src="$(bench_sql -N -e "$count_sql")"
-  metrics="$(bench_http_get "$port" /metrics | bench_metrics_values rowbridge_rows_total \
-    rowbridge_source_bytes_total rowbridge_target_bytes_total rowbridge_replication_lag_seconds)" ||
-    return 1
-  echo "$t $src $metrics $(bench_cpu_ticks "$RB_PID") $(bench_vm_rss_kb "$RB_PID")" >>"$raw"
-}
-sample || bench_die "cannot read /metrics"
+: >"$raw"
+# Samples: t source_rows replicated_rows binlog_bytes target_bytes metric_lag cpu_ticks rss_kb
+python3 "$BENCH_ROOT/bench/sampler.py" --port "$port" --pid "$RB_PID" --out "$raw" \
+  --period-ms "$sample_ms" --sql "$count_sql" --metrics rowbridge_rows_total,rowbridge_source_bytes_total,rowbridge_target_bytes_total,rowbridge_replication_lag_seconds &
+sampler_pid=$!
+BENCH_PIDS+=("$sampler_pid")
+for ((i = 0; i < 100; i++)); do [[ -s "$raw" ]] && break; sleep 0.1; done
+[[ -s "$raw" ]] || bench_die "the sampler took no sample (rowbridge /metrics on port $port)"
 
 bench_say "load: $tables tables x rowbridge-loadgen -conn $conn -batchsize $batchsize -time_interval $interval for ${seconds}s"
 t_load0="$(bench_now)"
@@ -112,12 +109,11 @@ for ((t = 1; t <= tables; t++)); do
   BENCH_PIDS+=("$!")
 done
 
-sleep_s="$(awk -v ms="$sample_ms" 'BEGIN {printf "%.3f", ms / 1000}')"
-t_load1="" deadline="" caught=0 i=0
+t_load1="" deadline="" caught=0
 while :; do
-  sleep "$sleep_s"
-  sample || { bench_rowbridge_alive_or_die "$log" "$port"; continue; }
-  ((++i % 10 == 0)) && bench_rowbridge_alive_or_die "$log" "$port"
+  sleep 0.5
+  bench_rowbridge_alive_or_die "$log" "$port"
+  kill -0 "$sampler_pid" 2>/dev/null || bench_die "the sampler exited"
   if [[ -z "$t_load1" ]]; then
     running=0
     for pid in "${load_pids[@]}"; do kill -0 "$pid" 2>/dev/null && running=1; done
@@ -136,8 +132,11 @@ while :; do
     ((SECONDS < deadline)) || { tail -n 20 "$log" >&2; bench_die "rowbridge did not catch up: $replicated of $source_final rows"; }
   fi
 done
-hwm_kb="$(bench_vm_hwm_kb "$RB_PID")"
+# A few more samples of the quiet tail, for the chart.
 sleep 2
+kill -TERM "$sampler_pid"
+wait "$sampler_pid" || true
+hwm_kb="$(bench_vm_hwm_kb "$RB_PID")"
 idle_rss_kb="$(bench_vm_rss_kb "$RB_PID")"
 ((source_final > 0)) || bench_die "the load wrote no rows"
 bench_rowbridge_stop "$log"
@@ -158,16 +157,23 @@ awk -v t0="$t_load0" -v t1="$t_load1" -v hz="$BENCH_HZ" '
       while (j < n && r[j] < s[i]) j++
       lag = r[j] >= s[i] ? t[j] - t[i] : -1
       printf "%.3f,%d,%d,%.0f,%.0f,%.2f,%.3f,%.3f,%.1f,%.1f\n", t[i], s[i], r[i],
-        dt > 0 ? (s[i] - s[k]) / dt : 0, dt > 0 ? (r[i] - r[k]) / dt : 0,
-        dt > 0 ? (bb[i] - bb[k]) / dt / 1e6 : 0, lag, ml[i],
-        dt > 0 ? (cpu[i] - cpu[k]) / hz / dt * 100 : 0, rss[i] / 1024
+        (dt > 0 ? (s[i] - s[k]) / dt : 0), (dt > 0 ? (r[i] - r[k]) / dt : 0),
+        (dt > 0 ? (bb[i] - bb[k]) / dt / 1e6 : 0), lag, ml[i],
+        (dt > 0 ? (cpu[i] - cpu[k]) / hz / dt * 100 : 0), rss[i] / 1024
     }
   }' "$raw" >"$csv"
 
 load_s="$(awk -v a="$t_load0" -v b="$t_load1" 'BEGIN {printf "%.3f", b - a}')"
-first="$(head -n 1 "$raw")"
-last="$(tail -n 1 "$raw")"
-lag_rows() { awk -F, -v end="$load_s" 'NR > 1 && $1 >= 0 && $1 <= end {print $'"$1"'}' "$csv"; }
+# The figures span from the last sample before the load to the first with every source row written.
+first="$(awk -v t0="$t_load0" '$1 <= t0 {line = $0} END {print line}' "$raw")"
+last="$(awk -v n="$source_final" '$3 >= n {print; exit}' "$raw")"
+[[ -n "$first" && -n "$last" ]] || bench_die "no samples before the load or after catching up ($raw)"
+# Lags of the samples taken while the load ran; rowbridge's metric only from its first written row
+# on (until then it shows the age of the last event before the load: the CREATE TABLEs).
+lag_rows() {
+  awk -F, -v end="$load_s" -v col="$1" 'NR > 1 && $3 > 0 {w = 1}
+    NR > 1 && $1 >= 0 && $1 <= end && (col == 7 || w) {print $col}' "$csv"
+}
 results="$out/results.md"
 awk -v first="$first" -v last="$last" -v t0="$t_load0" -v load_s="$load_s" -v hz="$BENCH_HZ" \
   -v hwm="$hwm_kb" -v idle="$idle_rss_kb" -v tables="$tables" -v conn="$conn" -v bs="$batchsize" \
@@ -177,7 +183,7 @@ awk -v first="$first" -v last="$last" -v t0="$t_load0" -v load_s="$load_s" -v hz
   -v m99="$(lag_rows 8 | bench_percentile 99)" -v mmax="$(lag_rows 8 | bench_percentile 100)" '
 BEGIN {
   split(first, a, " "); split(last, b, " ")
-  span = b[1] - t0                       # load start -> every source row written
+  span = b[1] - a[1]                     # load start -> every source row written
   rows = b[3] - a[3]; src = b[2] - a[2]
   cpu_s = (b[7] - a[7]) / hz
   printf "\nincremental (seed 2.1): %d tables x rowbridge-loadgen -conn %d -batchsize %d -time_interval %d, load %.1f s%s\n", tables, conn, bs, iv, load_s, smoke ? " (SMOKE: not a measurement)" : ""
@@ -191,16 +197,16 @@ BEGIN {
   printf "| lag p50 / p99 / max, s (rowbridge_replication_lag_seconds) | %.2f / %.2f / %.2f |\n", m50, m99, mmax
   printf "| rowbridge CPU, %% of one core | %.0f |\n", cpu_s / span * 100
   printf "| rowbridge CPU seconds | %.2f |\n", cpu_s
-  printf "| replicated rows per rowbridge CPU-second | %.0f |\n", cpu_s > 0 ? rows / cpu_s : 0
-  printf "| replicated rows/min per rowbridge core (rows/min / CPU share) | %.0f |\n", cpu_s > 0 ? rows / cpu_s * 60 : 0
+  printf "| replicated rows per rowbridge CPU-second | %.0f |\n", (cpu_s > 0 ? rows / cpu_s : 0)
+  printf "| replicated rows/min per rowbridge core (rows/min / CPU share) | %.0f |\n", (cpu_s > 0 ? rows / cpu_s * 60 : 0)
   printf "| rowbridge peak RSS (VmHWM), MiB | %.0f |\n", hwm / 1024
-  printf "| rowbridge RSS 2 s after catching up, MiB | %.0f |\n", idle / 1024
+  printf "| rowbridge RSS 2 s after catching up (idle), MiB | %.0f |\n", idle / 1024
   if (rows <= 0) exit 1
 }' | tee "$results"
 
 png="$out/incremental.png"
 gnuplot <<EOF || bench_die "gnuplot failed"
-set terminal pngcairo size 1000,900 font ",10"
+set terminal pngcairo noenhanced size 1000,900 font ",10"
 set output "$png"
 set datafile separator ","
 set key top left
@@ -213,7 +219,7 @@ plot "$csv" using 1:4 with lines lw 1 title "written to MariaDB (loadgen)", \
 set ylabel "lag, s"
 set format y "%g"
 plot "$csv" using 1:7 with lines lw 2 title "rows lag: commit -> in ClickHouse", \
-     "$csv" using 1:8 with lines lw 1 title "rowbridge\\\\_replication\\\\_lag\\\\_seconds"
+     "$csv" using 1:8 with lines lw 1 title "rowbridge_replication_lag_seconds"
 set ylabel "CPU % of one core"
 set y2label "RSS, MiB"
 set y2tics

@@ -128,8 +128,9 @@ bench_create_seed_ch_table() {
   bench_ch --query "CREATE TABLE $name ($columns) ENGINE = MergeTree() ORDER BY id"
 }
 
-# bench_config_head STATE_DIR HTTP_PORT SERVER_ID: the source/target/state/http/log part of a
-# rowbridge configuration (target database bifrost_test); the caller appends `tables:` etc.
+# bench_config_head STATE_DIR HTTP_PORT SERVER_ID [SOURCE_KEY...]: the source/target/state/http/log
+# part of a rowbridge configuration (target database bifrost_test), with extra `source:` keys
+# ("heartbeat_period: 1s"); the caller appends `tables:` etc.
 bench_config_head() {
   cat <<EOF
 # Written by $(basename "$0") (docs/configuration.md describes every key).
@@ -140,6 +141,7 @@ source:
   password: \${BENCH_MYSQL_PASSWORD}
   server_id: $3
   tls: {mode: disabled}
+$(for key in "${@:4}"; do echo "  $key"; done)
 target:
   host: 127.0.0.1
   port: $ROWBRIDGE_TEST_CH_PORT
@@ -150,23 +152,27 @@ log: {level: info}
 EOF
 }
 
-# bench_loadgen ARGS...: rowbridge-loadgen ($BENCH_BUILD) on the test MariaDB with the seed's
-# insertDataTest flags; ARGS add or override (-table, -count, -time_interval, --duration ...).
+# bench_loadgen ARGS...: rowbridge-loadgen ($BENCH_BUILD) on the test MariaDB, database
+# bifrost_test; ARGS are the rest of the seed's insertDataTest flags (-table, -count, -batchsize,
+# -conn, -time_interval) and loadgen's own (--duration, --max-string ...).
 bench_loadgen() {
   "$BENCH_BUILD/rowbridge-loadgen" -host 127.0.0.1 -port "$ROWBRIDGE_TEST_MYSQL_PORT" \
-    -user "$ROWBRIDGE_TEST_MYSQL_USER" -pwd "$ROWBRIDGE_TEST_MYSQL_PASSWORD" -schema bifrost_test \
-    -batchsize 1000 -conn 2 "$@"
+    -user "$ROWBRIDGE_TEST_MYSQL_USER" -pwd "$ROWBRIDGE_TEST_MYSQL_PASSWORD" -schema bifrost_test "$@"
 }
 
-# bench_rowbridge_run CONFIG LOG HTTP_PORT: starts `rowbridge run` in the background, sets RB_PID,
-# waits until /healthz answers 200; fails loudly (with the log's tail) if it does not.
+# bench_rowbridge_start CONFIG LOG: starts `rowbridge run` in the background and sets RB_PID.
 RB_PID=""
-bench_rowbridge_run() {
-  local config="$1" log="$2" port="$3" i
-  BENCH_MYSQL_PASSWORD="$ROWBRIDGE_TEST_MYSQL_PASSWORD" "$BENCH_BUILD/rowbridge" run -c "$config" \
-    >>"$log" 2>&1 &
+bench_rowbridge_start() {
+  BENCH_MYSQL_PASSWORD="$ROWBRIDGE_TEST_MYSQL_PASSWORD" "$BENCH_BUILD/rowbridge" run -c "$1" \
+    >>"$2" 2>&1 &
   RB_PID=$!
   BENCH_PIDS+=("$RB_PID")
+}
+
+# bench_rowbridge_wait_healthy LOG HTTP_PORT: waits until /healthz answers 200; fails loudly (with
+# the log's tail) if rowbridge exits or is not healthy within 60 s.
+bench_rowbridge_wait_healthy() {
+  local log="$1" port="$2" i
   for ((i = 0; i < 600; i++)); do
     bench_http_get "$port" /healthz >/dev/null && return 0
     kill -0 "$RB_PID" 2>/dev/null || { tail -n 30 "$log" >&2; bench_die "rowbridge run exited at start"; }
@@ -174,6 +180,12 @@ bench_rowbridge_run() {
   done
   tail -n 30 "$log" >&2
   bench_die "rowbridge run did not become healthy within 60 s"
+}
+
+# bench_rowbridge_run CONFIG LOG HTTP_PORT: both of the above.
+bench_rowbridge_run() {
+  bench_rowbridge_start "$1" "$2"
+  bench_rowbridge_wait_healthy "$2" "$3"
 }
 
 # bench_rowbridge_stop LOG: SIGTERM to RB_PID (flush, checkpoint, exit); fails unless it exits 0.
