@@ -14,7 +14,7 @@
 #     --sample-ms    sampling period of the time series (default 200)
 #     --build DIR    where rowbridge and rowbridge-loadgen are (default build/rel, a Release build)
 #     --out DIR      where incremental.csv, incremental.png and results.md go (default: the work
-#                    directory, which is then kept)
+#                    directory, which is then kept unless --smoke)
 #     --smoke        a few seconds of light load: checks that everything works, measures nothing
 #     --keep         keep the work directory (config, logs)
 #
@@ -55,7 +55,7 @@ BENCH_BUILD="$(bench_build_dir "$build")"
 command -v gnuplot >/dev/null || bench_die "gnuplot is not installed (scripts/install-deps.sh)"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/rowbridge-incremental.XXXXXX")"
-[[ -n "$out" ]] || { out="$work"; keep=1; }
+[[ -n "$out" ]] || { out="$work"; ((smoke)) || keep=1; }
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 trap 'bench_cleanup "$work" "$keep"' EXIT
