@@ -13,7 +13,7 @@
 #     --conn, --batchsize, --interval, --max-string   loadgen per table (default 2, 1000, 100 ms, 32)
 #     --sample-ms    sampling period of the time series (default 200)
 #     --build DIR    where rowbridge and rowbridge-loadgen are (default build/rel, a Release build)
-#     --out DIR      where incremental.csv, incremental.png and results.md go (default: the work
+#     --out DIR      where incremental.csv, .png and -results.md go (default: the work
 #                    directory, which is then kept unless --smoke)
 #     --smoke        a few seconds of light load: checks that everything works, measures nothing
 #     --keep         keep the work directory (config, logs)
@@ -174,7 +174,7 @@ lag_rows() {
   awk -F, -v end="$load_s" -v col="$1" 'NR > 1 && $3 > 0 {w = 1}
     NR > 1 && $1 >= 0 && $1 <= end && (col == 7 || w) {print $col}' "$csv"
 }
-results="$out/results.md"
+results="$out/incremental-results.md"
 awk -v first="$first" -v last="$last" -v t0="$t_load0" -v load_s="$load_s" -v hz="$BENCH_HZ" \
   -v hwm="$hwm_kb" -v idle="$idle_rss_kb" -v tables="$tables" -v conn="$conn" -v bs="$batchsize" \
   -v iv="$interval" -v smoke="$smoke" -v loadavg="$(bench_loadavg)" -v cores="$(nproc)" \
@@ -211,6 +211,7 @@ set output "$png"
 set datafile separator ","
 set key top left
 set grid
+set xrange [-2:*]
 set multiplot layout 3,1 title "rowbridge incremental: $tables seed tables, loadgen -conn $conn -batchsize $batchsize -time_interval $interval ($(date -u +%F), load avg $(bench_loadavg | cut -d' ' -f1))"
 set ylabel "rows/s"
 set format y "%.0s%c"
