@@ -19,7 +19,7 @@
 #     --keep         keep the work directory (config, logs)
 #
 # Every sample (each --sample-ms) records: the source's row count (MyISAM's exact COUNT(*)),
-# rowbridge's /metrics (rows written to ClickHouse, binlog bytes received, bytes sent,
+# rowbridge's /metrics (rows written to ClickHouse, binlog bytes received, rowbridge_target_bytes_total,
 # rowbridge_replication_lag_seconds) and /proc of the rowbridge process (CPU ticks, RSS). Two lags:
 #   rows lag:   for a sample at t whose source count is S, the time until rowbridge had written S
 #               rows (end to end: committed in MariaDB -> inserted in ClickHouse; resolution one
@@ -192,7 +192,7 @@ BEGIN {
   printf "| offered load (loadgen), rows/min | %.0f |\n", src / load_s * 60
   printf "| replicated, rows/min | %.0f |\n", rows / span * 60
   printf "| binlog read, MB/min | %.1f |\n", (b[4] - a[4]) / 1e6 / span * 60
-  printf "| sent to ClickHouse (uncompressed), MB/min | %.1f |\n", (b[5] - a[5]) / 1e6 / span * 60
+  printf "| rowbridge_target_bytes_total (its estimate of row bytes buffered: cells + 8 B each), MB/min | %.1f |\n", (b[5] - a[5]) / 1e6 / span * 60
   printf "| lag p50 / p99 / max, s (rows: commit -> in ClickHouse) | %.2f / %.2f / %.2f |\n", l50, l99, lmax
   printf "| lag p50 / p99 / max, s (rowbridge_replication_lag_seconds) | %.2f / %.2f / %.2f |\n", m50, m99, mmax
   printf "| rowbridge CPU, %% of one core | %.0f |\n", cpu_s / span * 100
