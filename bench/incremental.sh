@@ -18,9 +18,10 @@
 #     --smoke        a few seconds of light load: checks that everything works, measures nothing
 #     --keep         keep the work directory (config, logs)
 #
-# Every sample (each --sample-ms) records: the source's row count (MyISAM's exact COUNT(*)),
-# rowbridge's /metrics (rows written to ClickHouse, binlog bytes received, rowbridge_target_bytes_total,
-# rowbridge_replication_lag_seconds) and /proc of the rowbridge process (CPU ticks, RSS). Two lags:
+# Every sample (each --sample-ms; bench/sampler.py) records: the source's row count (MyISAM's
+# exact COUNT(*)), rowbridge's /metrics (rows written to ClickHouse, binlog bytes received,
+# rowbridge_target_bytes_total, rowbridge_replication_lag_seconds) and /proc of the rowbridge
+# process (CPU ticks, RSS). Two lags:
 #   rows lag:   for a sample at t whose source count is S, the time until rowbridge had written S
 #               rows (end to end: committed in MariaDB -> inserted in ClickHouse; resolution one
 #               sample period);
