@@ -199,7 +199,7 @@ bench_rowbridge_stop() {
   ((rc == 0)) || { tail -n 30 "$log" >&2; bench_die "rowbridge run exited with status $rc after SIGTERM"; }
 }
 
-# bench_rowbridge_healthy_or_die LOG PORT: fails loudly when rowbridge exited, or stopped a table.
+# bench_rowbridge_alive_or_die LOG PORT: fails loudly when rowbridge exited, or stopped a table.
 bench_rowbridge_alive_or_die() {
   local log="$1" port="$2" stopped
   kill -0 "$RB_PID" 2>/dev/null || { tail -n 30 "$log" >&2; bench_die "rowbridge run exited"; }
