@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test command: installs what is needed, checks the formatting, builds rowbridge with
 # ASan+UBSan, starts throwaway MariaDB and ClickHouse servers, runs every unit and integration test
-# against them, builds the libFuzzer targets with clang and runs each for a bounded time, and stops
-# the servers again, also when a test fails. Prints a summary; exits non-zero if any step failed.
+# and the benchmark scripts in smoke mode (bench/*.sh --smoke) against them, builds the libFuzzer
+# targets with clang and runs each for a bounded time, and stops the servers again, also when a
+# test fails. Prints a summary; exits non-zero if any step failed.
 #
 # Knobs (environment):
 #   ROWBRIDGE_TEST_BUILD   the ASan build directory             (default build/asan)
@@ -124,6 +125,21 @@ run_ctest() {
   return "$rc"
 }
 
+# The end-to-end benchmark scripts in smoke mode (seconds, a few thousand rows) with the ASan
+# binaries, on the test servers: they measure nothing here, but fail when anything is broken
+# (rowbridge exits or stops a table, nothing is replicated, `rowbridge check` differs).
+bench_smoke() {
+  local script rc=0
+  for script in incremental catchup full; do
+    echo "-- bench/$script.sh --smoke"
+    bash "$ROOT/bench/$script.sh" --smoke --build "$BUILD" || {
+      rc=1
+      DETAILS+=("         failed: bench/$script.sh --smoke")
+    }
+  done
+  return "$rc"
+}
+
 build_fuzz() {
   cmake -S . -B "$FUZZ_BUILD" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 \
     -DCMAKE_BUILD_TYPE=Fuzz -DCMAKE_CXX_FLAGS_FUZZ="-O1 -gline-tables-only" \
@@ -181,6 +197,7 @@ step "format (scripts/check-format.sh)" "$ROOT/scripts/check-format.sh"
 step "build (ASan+UBSan)" build_asan || exit 1
 step "start test servers" start_servers || exit 1
 step "unit and integration tests (ctest)" run_ctest
+step "benchmark scripts, smoke mode (bench/*.sh --smoke)" bench_smoke
 # The fuzzers need no servers; stop them now (finish() stops them if anything above failed).
 step "stop test servers" stop_servers
 

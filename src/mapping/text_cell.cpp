@@ -386,6 +386,9 @@ std::string TextSelectExpression(const ColumnDef& column, std::string_view quote
     case ColumnType::kSet:
       return fmt::format("({} + 0) AS {}", quoted_name, quoted_name);
     case ColumnType::kFloat:
+    // DOUBLE(M,D) is sent as text rounded to D decimals, not as the double it stores (which the
+    // binlog carries); `+ 0e0` makes the server print the stored value in full.
+    case ColumnType::kDouble:
       return fmt::format("({} + 0e0) AS {}", quoted_name, quoted_name);
     default:
       return std::string(quoted_name);

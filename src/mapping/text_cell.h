@@ -9,6 +9,8 @@
 //   BIT, ENUM, SET   `c` + 0: the number (BIT value, ENUM index, SET bitmask)
 //   FLOAT            `c` + 0e0: the float widened to a double, printed as the shortest text that
 //                    reads back as that double (a FLOAT column itself prints only 6 digits)
+//   DOUBLE           `c` + 0e0 likewise (a DOUBLE(M,D) column prints its value rounded to D
+//                    decimals, which is not always the double it stores)
 //   TIMESTAMP        the session must have time_zone = '+00:00': the text is the UTC wall time
 //   strings          character_set_results must be binary (NULL): bytes as stored
 // Everything else is selected as is. BINARY(n) values lose their trailing 0x00 bytes, as in row

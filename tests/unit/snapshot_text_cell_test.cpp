@@ -147,6 +147,8 @@ TEST(TextCell, SelectExpressions) {
             "(`e` + 0) AS `e`");
   EXPECT_EQ(TextSelectExpression(rowbridge::testing::ParseMysqlType("FLOAT"), "`f`"),
             "(`f` + 0e0) AS `f`");
+  EXPECT_EQ(TextSelectExpression(rowbridge::testing::ParseMysqlType("DOUBLE(9,2)"), "`d`"),
+            "(`d` + 0e0) AS `d`");
   EXPECT_EQ(TextSelectExpression(rowbridge::testing::ParseMysqlType("DATETIME"), "`d`"), "`d`");
 }
 
