@@ -411,9 +411,10 @@ void Pipeline::RunSession() {
         status_.SetState(server::PipelineState::kRunning);
         lock.lock();
       }
-      if (now >= next_checkpoint) {
-        const bool moved = tracker->Advance(buffers.LowestUnflushed(reader.next_version()));
-        // Lag: the oldest row still buffered; else the age of what the reader is chewing on.
+      {
+        // Lag, refreshed on every wake-up (at least every 200 ms): the oldest row still buffered;
+        // else the age of what the reader is chewing on; 0 once the source's heartbeats say the
+        // reader is at its end and nothing is buffered.
         const auto wall = std::chrono::system_clock::now();
         uint32_t oldest = 0;
         for (const auto& g : buffers.groups()) {
@@ -431,6 +432,9 @@ void Pipeline::RunSession() {
         }
         run_metrics_->lag.Set(std::max(0.0, lag));
         metrics_.buffered_bytes.Set(static_cast<double>(buffers.total_bytes()));
+      }
+      if (now >= next_checkpoint) {
+        const bool moved = tracker->Advance(buffers.LowestUnflushed(reader.next_version()));
         const Checkpoint current = tracker->checkpoint();
         lock.unlock();
         if (moved) save(current);
