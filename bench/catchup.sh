@@ -10,6 +10,7 @@
 #     --out DIR      also write results.md there
 #     --smoke        20,000 rows, one round: checks that everything works, measures nothing
 #     --keep         keep the work directory (config, logs)
+#   ROWBRIDGE_BENCH_PERF=FILE in the environment: `perf record` rowbridge's catch-up into FILE.
 #
 # 1. `rowbridge run` starts once on an empty seed table (bifrost_test.binlog_field_test_1, MyISAM)
 #    so that it has a checkpoint, and is stopped (SIGTERM).
@@ -101,6 +102,11 @@ bench_say "3. rowbridge run catches up"
 ch_ticks0="$(bench_cpu_ticks "$ROWBRIDGE_TEST_CH_PID")"
 t0="$(bench_now)"
 bench_rowbridge_start "$config" "$log"
+# ROWBRIDGE_BENCH_PERF=FILE: also profile the catch-up (perf record of rowbridge into FILE).
+if [[ -n "${ROWBRIDGE_BENCH_PERF:-}" ]]; then
+  perf record -F 499 -p "$RB_PID" -o "$ROWBRIDGE_BENCH_PERF" >/dev/null 2>&1 &
+  BENCH_PIDS+=("$!")
+fi
 raw="$work/samples.txt"
 : >"$raw"
 # Samples every 100 ms: t -1 rows_written checkpoint_file checkpoint_pos cpu_ticks rss_kb
