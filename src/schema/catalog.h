@@ -83,6 +83,9 @@ class Catalog {
 
   // Every table that is known or unknown, sorted.
   std::vector<TableRef> Tables() const;
+  const std::map<std::string, uint32_t>& DatabaseCollations() const {
+    return database_collations_;
+  }
 
  private:
   struct Entry {
