@@ -224,7 +224,10 @@ class Parser {
   DdlStatement Statement() {
     const Token& first = Peek();
     if (first.kind != TokenKind::kWord) {
-      if (first.IsSymbol("(")) return NoTableChange{"SELECT", false};
+      if (first.IsSymbol("(")) {
+        SkipToEnd();
+        return NoTableChange{"SELECT", false};
+      }
       Error("a statement");
     }
     if (first.IsWord("SET") && Peek(1).IsWord("STATEMENT")) {
@@ -249,15 +252,23 @@ class Parser {
       AcceptWait();
       return t;
     }
+    // The rest of these statements does not matter to the schema; their text is not checked.
     for (std::string_view verb : kDmlVerbs) {
-      if (first.IsWord(verb)) return NoTableChange{std::string(verb), true};
+      if (first.IsWord(verb)) {
+        SkipToEnd();
+        return NoTableChange{std::string(verb), true};
+      }
     }
     if (first.IsWord("LOAD")) {
-      if (Peek(1).IsWord("DATA") || Peek(1).IsWord("XML")) return NoTableChange{"LOAD DATA", true};
-      return NoTableChange{"LOAD INDEX", false};
+      const bool data = Peek(1).IsWord("DATA") || Peek(1).IsWord("XML");
+      SkipToEnd();
+      return NoTableChange{data ? "LOAD DATA" : "LOAD INDEX", data};
     }
     for (std::string_view verb : kNoTableVerbs) {
-      if (first.IsWord(verb)) return NoTableChange{std::string(verb), false};
+      if (first.IsWord(verb)) {
+        SkipToEnd();
+        return NoTableChange{std::string(verb), false};
+      }
     }
     Error("a statement rowbridge knows");
   }

@@ -17,6 +17,27 @@ std::optional<size_t> TableSchema::FindColumn(std::string_view column) const {
   return std::nullopt;
 }
 
+bool SameColumn(const ColumnDef& a, const ColumnDef& b) {
+  return a.type == b.type && a.wire_type == b.wire_type && a.meta == b.meta &&
+         a.precision == b.precision && a.scale == b.scale && a.nullable == b.nullable &&
+         a.signedness_known == b.signedness_known && a.is_unsigned == b.is_unsigned &&
+         a.charset == b.charset && a.name == b.name && a.enum_values == b.enum_values &&
+         a.set_values == b.set_values && a.geometry_type == b.geometry_type &&
+         a.is_primary_key == b.is_primary_key && a.primary_key_prefix == b.primary_key_prefix &&
+         a.visible == b.visible && a.vector_dimensions == b.vector_dimensions;
+}
+
+bool TableSchema::operator==(const TableSchema& other) const {
+  if (!(name == other.name) || primary_key != other.primary_key ||
+      default_collation != other.default_collation || columns.size() != other.columns.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (!SameColumn(columns[i], other.columns[i])) return false;
+  }
+  return true;
+}
+
 namespace {
 
 std::string Labels(const std::vector<std::string>& labels) {

@@ -25,8 +25,12 @@ struct TableSchema {
 
   // Index of the column named `name` (column names are case-insensitive), or nullopt.
   std::optional<size_t> FindColumn(std::string_view column) const;
-  bool operator==(const TableSchema&) const = default;
+  // Every field, every column field.
+  bool operator==(const TableSchema& other) const;
 };
+
+// binlog::ColumnDef has no operator==; this compares every field.
+bool SameColumn(const binlog::ColumnDef& a, const binlog::ColumnDef& b);
 
 // One line per column, canonical and stable (tests and messages compare it):
 //   "db.t default_collation=45 primary_key=(id)" then "  id LONG unsigned NOT NULL" ...
