@@ -54,9 +54,87 @@ const char* StateName(TableState state) {
   return "?";
 }
 
+// Names and labels come from statements in the client's character set and need not be UTF-8,
+// which JSON strings must be: such a string is stored as {"hex": "..."} instead, losslessly.
+bool IsUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t extra = 0;
+    uint32_t min = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xe0) == 0xc0) {
+      extra = 1;
+      min = 0x80;
+    } else if ((c & 0xf0) == 0xe0) {
+      extra = 2;
+      min = 0x800;
+    } else if ((c & 0xf8) == 0xf0) {
+      extra = 3;
+      min = 0x10000;
+    } else {
+      return false;
+    }
+    if (s.size() - i <= extra) return false;
+    uint32_t code = c & (0x3f >> extra);
+    for (size_t k = 1; k <= extra; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xc0) != 0x80) return false;
+      code = (code << 6) | (cc & 0x3f);
+    }
+    if (code < min || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return false;
+    i += extra + 1;
+  }
+  return true;
+}
+
+Json Text(const std::string& s) {
+  if (IsUtf8(s)) return Json(s);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    hex += kHex[c >> 4];
+    hex += kHex[c & 15];
+  }
+  Json j;
+  j["hex"] = hex;
+  return j;
+}
+
+std::string TextFrom(const nlohmann::json& j) {
+  if (j.is_string()) return j.get<std::string>();
+  const std::string hex = j.at("hex").get<std::string>();
+  if (hex.size() % 2 != 0) throw nlohmann::json::other_error::create(501, "odd hex length", &j);
+  std::string out;
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    auto nibble = [&](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      throw nlohmann::json::other_error::create(501, "bad hex digit", &j);
+    };
+    out.push_back(static_cast<char>(nibble(hex[i]) * 16 + nibble(hex[i + 1])));
+  }
+  return out;
+}
+
+std::vector<std::string> TextsFrom(const nlohmann::json& j) {
+  std::vector<std::string> out;
+  for (const auto& item : j) out.push_back(TextFrom(item));
+  return out;
+}
+
+Json Texts(const std::vector<std::string>& items) {
+  Json out = Json::array();
+  for (const std::string& s : items) out.push_back(Text(s));
+  return out;
+}
+
 Json ColumnToJson(const ColumnDef& c) {
   Json j;
-  j["n"] = c.name;
+  j["n"] = Text(c.name);
   j["t"] = static_cast<int>(c.type);
   if (c.meta) j["m"] = c.meta;
   if (c.type == ColumnType::kNewDecimal) {
@@ -66,8 +144,8 @@ Json ColumnToJson(const ColumnDef& c) {
   if (c.is_unsigned) j["u"] = 1;
   if (!c.nullable) j["nn"] = 1;
   j["c"] = c.charset;
-  if (!c.enum_values.empty()) j["e"] = c.enum_values;
-  if (!c.set_values.empty()) j["set"] = c.set_values;
+  if (!c.enum_values.empty()) j["e"] = Texts(c.enum_values);
+  if (!c.set_values.empty()) j["set"] = Texts(c.set_values);
   if (!c.visible) j["inv"] = 1;
   if (c.vector_dimensions) j["vd"] = c.vector_dimensions;
   if (c.geometry_type) j["g"] = c.geometry_type;
@@ -76,7 +154,7 @@ Json ColumnToJson(const ColumnDef& c) {
 
 ColumnDef ColumnFromJson(const nlohmann::json& j) {
   ColumnDef c;
-  c.name = j.at("n").get<std::string>();
+  c.name = TextFrom(j.at("n"));
   c.type = static_cast<ColumnType>(j.at("t").get<uint8_t>());
   c.wire_type =
       c.type == ColumnType::kEnum || c.type == ColumnType::kSet ? ColumnType::kString : c.type;
@@ -87,8 +165,8 @@ ColumnDef ColumnFromJson(const nlohmann::json& j) {
   c.is_unsigned = j.value("u", 0) != 0;
   c.nullable = j.value("nn", 0) == 0;
   c.charset = j.at("c").get<uint32_t>();
-  if (j.contains("e")) c.enum_values = j.at("e").get<std::vector<std::string>>();
-  if (j.contains("set")) c.set_values = j.at("set").get<std::vector<std::string>>();
+  if (j.contains("e")) c.enum_values = TextsFrom(j.at("e"));
+  if (j.contains("set")) c.set_values = TextsFrom(j.at("set"));
   c.visible = j.value("inv", 0) == 0;
   c.vector_dimensions = j.value("vd", 0u);
   c.geometry_type = j.value("g", 0u);
@@ -241,14 +319,16 @@ std::string SchemaHistory::ToJson() const {
   j["lower_case_table_names"] = o.lower_case_table_names;
   j["explicit_defaults_for_timestamp"] = o.explicit_defaults_for_timestamp;
   j["last_applied"] = last_applied_ ? Json(last_applied_->ToString()) : Json(nullptr);
-  Json databases = Json::object();
-  for (const auto& [db, collation] : catalog_.DatabaseCollations()) databases[db] = collation;
+  Json databases = Json::array();
+  for (const auto& [db, collation] : catalog_.DatabaseCollations()) {
+    databases.push_back(Json::array({Text(db), collation}));
+  }
   j["databases"] = std::move(databases);
   Json tables = Json::array();
   for (const auto& [table, versions] : versions_) {
     Json t;
-    t["db"] = table.database;
-    t["table"] = table.table;
+    t["db"] = Text(table.database);
+    t["table"] = Text(table.table);
     Json vs = Json::array();
     for (const SchemaVersion& v : versions) {
       Json jv;
@@ -289,11 +369,11 @@ SchemaHistory SchemaHistory::FromJson(std::string_view text, std::string_view or
     if (!j.at("last_applied").is_null()) {
       h.last_applied_ = ParsePosition(j.at("last_applied").get<std::string>(), origin);
     }
-    for (const auto& [db, collation] : j.at("databases").items()) {
-      h.catalog_.SetDatabaseCollation(db, collation.get<uint32_t>());
+    for (const auto& db : j.at("databases")) {
+      h.catalog_.SetDatabaseCollation(TextFrom(db.at(0)), db.at(1).get<uint32_t>());
     }
     for (const auto& t : j.at("tables")) {
-      const TableRef table{t.at("db").get<std::string>(), t.at("table").get<std::string>()};
+      const TableRef table{TextFrom(t.at("db")), TextFrom(t.at("table"))};
       std::vector<SchemaVersion>& versions = h.versions_[table];
       for (const auto& jv : t.at("versions")) {
         SchemaVersion v;

@@ -194,3 +194,22 @@ TEST(SchemaHistory, DropDatabaseDropsItsTables) {
 
 }  // namespace
 }  // namespace rowbridge::schema
+
+namespace rowbridge::schema {
+namespace {
+
+TEST(SchemaHistory, NamesThatAreNotUtf8SurviveJson) {
+  SchemaHistory h;
+  // A latin1 client: the statement's bytes are not UTF-8.
+  h.ApplyDdl("CREATE TABLE caf\xe9 (n\xe4me ENUM('\xe9t\xe9','x'))", InDb("d\xfc"), {},
+             At("bin.000001", 100));
+  SchemaHistory back = SchemaHistory::FromJson(h.ToJson(), "test");
+  const TableSchema* t = back.catalog().Find({"d\xfc", "caf\xe9"});
+  ASSERT_NE(nullptr, t);
+  EXPECT_EQ("n\xe4me", t->columns[0].name);
+  EXPECT_EQ("\xe9t\xe9", t->columns[0].enum_values[0]);
+  EXPECT_EQ(h.ToJson(), back.ToJson());
+}
+
+}  // namespace
+}  // namespace rowbridge::schema
