@@ -58,7 +58,9 @@ void Catalog::PutUnknown(const TableRef& table) {
   e.schema.name = Key(table);
 }
 
-void Catalog::Remove(const TableRef& table) { tables_.erase(Key(table)); }
+void Catalog::Remove(const TableRef& table) {
+  tables_.erase(Key(table));
+}
 
 void Catalog::SetDatabaseCollation(const std::string& database, uint32_t collation) {
   database_collations_[DatabaseKey(database)] = collation;
@@ -220,8 +222,7 @@ class CatalogApplier {
     for (const std::string& column : primary_key) {
       std::optional<size_t> index = schema.FindColumn(column);
       if (!index) {
-        Fail(ErrorCode::kInvalidArgument, "{}: primary key column {} does not exist", name,
-             column);
+        Fail(ErrorCode::kInvalidArgument, "{}: primary key column {} does not exist", name, column);
       }
       schema.primary_key.push_back(static_cast<uint32_t>(*index));
       schema.columns[*index].is_primary_key = true;

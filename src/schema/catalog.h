@@ -47,17 +47,17 @@ enum class TableState : uint8_t { kAbsent, kKnown, kUnknown };
 
 struct TableChange {
   enum class Kind : uint8_t {
-    kCreated,    // table now exists (schema, or unknown)
-    kAltered,    // columns or keys may have changed; `schema` is the new one
-    kRenamed,    // `from` -> `table`; the schema moved with it (and may have been altered)
-    kDropped,    // `table` is gone
-    kTruncated,  // rows vanished without row events; schema unchanged
+    kCreated,      // table now exists (schema, or unknown)
+    kAltered,      // columns or keys may have changed; `schema` is the new one
+    kRenamed,      // `from` -> `table`; the schema moved with it (and may have been altered)
+    kDropped,      // `table` is gone
+    kTruncated,    // rows vanished without row events; schema unchanged
     kRowsChanged,  // partition maintenance removed/moved rows without row events
   };
   Kind kind = Kind::kAltered;
   TableRef table;
-  std::optional<TableRef> from;        // kRenamed only
-  std::optional<TableSchema> schema;   // the table's schema after the statement, if known
+  std::optional<TableRef> from;       // kRenamed only
+  std::optional<TableSchema> schema;  // the table's schema after the statement, if known
 };
 
 const char* TableChangeKindName(TableChange::Kind kind);
@@ -83,9 +83,7 @@ class Catalog {
 
   // Every table that is known or unknown, sorted.
   std::vector<TableRef> Tables() const;
-  const std::map<std::string, uint32_t>& DatabaseCollations() const {
-    return database_collations_;
-  }
+  const std::map<std::string, uint32_t>& DatabaseCollations() const { return database_collations_; }
 
  private:
   struct Entry {

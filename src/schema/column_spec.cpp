@@ -164,8 +164,8 @@ class Resolver {
   uint32_t Text(std::string_view implied_charset) {
     const std::string where = std::string(context_.table_name) + "." + spec_.name;
     const std::string_view charset = type_.charset.empty() ? implied_charset : type_.charset;
-    c_.charset = ResolveCollation(charset, type_.collation, type_.binary,
-                                  context_.table_collation, context_.flavor, where);
+    c_.charset = ResolveCollation(charset, type_.collation, type_.binary, context_.table_collation,
+                                  context_.flavor, where);
     return c_.charset;
   }
 

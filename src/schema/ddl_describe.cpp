@@ -6,7 +6,9 @@ namespace rowbridge::schema {
 
 namespace {
 
-std::string Ref(const TableRef& t) { return t.database + "." + t.table; }
+std::string Ref(const TableRef& t) {
+  return t.database + "." + t.table;
+}
 
 std::string Quote(const std::string& s) {
   std::string out = "'";
@@ -45,9 +47,10 @@ const char* IndexKindName(IndexKind kind) {
 }
 
 std::string Index(const IndexSpec& index) {
-  std::string s = fmt::format("{}{}", IndexKindName(index.kind),
-                              index.name.empty() ? "" : " " + index.name);
-  if (index.kind != IndexKind::kCheck) s += " (" + fmt::format("{}", fmt::join(index.columns, ",")) + ")";
+  std::string s =
+      fmt::format("{}{}", IndexKindName(index.kind), index.name.empty() ? "" : " " + index.name);
+  if (index.kind != IndexKind::kCheck)
+    s += " (" + fmt::format("{}", fmt::join(index.columns, ",")) + ")";
   if (index.if_not_exists) s += " IF NOT EXISTS";
   return s;
 }
@@ -143,8 +146,8 @@ struct Describer {
     return "TRUNCATE TABLE " + Ref(t.table) + "\n";
   }
   std::string operator()(const CreateDatabase& c) const {
-    return fmt::format("CREATE{} DATABASE {}{}{}\n", c.or_replace ? " OR REPLACE" : "",
-                       c.database, c.if_not_exists ? " IF NOT EXISTS" : "", Options(c.options));
+    return fmt::format("CREATE{} DATABASE {}{}{}\n", c.or_replace ? " OR REPLACE" : "", c.database,
+                       c.if_not_exists ? " IF NOT EXISTS" : "", Options(c.options));
   }
   std::string operator()(const AlterDatabase& a) const {
     return "ALTER DATABASE " + a.database + Options(a.options) + "\n";

@@ -73,25 +73,25 @@ enum class ColumnPlace : uint8_t { kDefault, kFirst, kAfter };
 
 struct AlterSpec {
   enum class Kind : uint8_t {
-    kAddColumn,           // definition, place, after_column, if_not_exists
-    kDropColumn,          // column, if_exists
-    kModifyColumn,        // definition (its name is the column), place, if_exists
-    kChangeColumn,        // column (old name), definition (new name + type), place, if_exists
-    kRenameColumn,        // column -> new_name
-    kSetColumnDefault,    // column, default_value
-    kDropColumnDefault,   // column
-    kSetColumnVisibility, // column, invisible
-    kAddIndex,            // index (PRIMARY KEY included)
-    kDropIndex,           // name, if_exists
-    kDropPrimaryKey,      //
-    kDropForeignKey,      // name, if_exists
-    kDropConstraint,      // name (CHECK or any constraint), if_exists
-    kRenameIndex,         // name -> new_name
-    kRenameTable,         // new_table
-    kConvertCharset,      // options.charset / options.collation: every text column converted
-    kTableOptions,        // options (default charset/collation for new columns)
-    kPartition,           // partition maintenance; changes_rows says whether rows vanish/move
-    kNoSchemaEffect,      // ALGORITHM=, LOCK=, FORCE, ENABLE KEYS, ORDER BY, index visibility ...
+    kAddColumn,            // definition, place, after_column, if_not_exists
+    kDropColumn,           // column, if_exists
+    kModifyColumn,         // definition (its name is the column), place, if_exists
+    kChangeColumn,         // column (old name), definition (new name + type), place, if_exists
+    kRenameColumn,         // column -> new_name
+    kSetColumnDefault,     // column, default_value
+    kDropColumnDefault,    // column
+    kSetColumnVisibility,  // column, invisible
+    kAddIndex,             // index (PRIMARY KEY included)
+    kDropIndex,            // name, if_exists
+    kDropPrimaryKey,       //
+    kDropForeignKey,       // name, if_exists
+    kDropConstraint,       // name (CHECK or any constraint), if_exists
+    kRenameIndex,          // name -> new_name
+    kRenameTable,          // new_table
+    kConvertCharset,       // options.charset / options.collation: every text column converted
+    kTableOptions,         // options (default charset/collation for new columns)
+    kPartition,            // partition maintenance; changes_rows says whether rows vanish/move
+    kNoSchemaEffect,       // ALGORITHM=, LOCK=, FORCE, ENABLE KEYS, ORDER BY, index visibility ...
   };
   Kind kind = Kind::kNoSchemaEffect;
   std::string column;

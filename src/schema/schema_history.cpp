@@ -175,7 +175,9 @@ ColumnDef ColumnFromJson(const nlohmann::json& j) {
 
 }  // namespace
 
-std::string BinlogPosition::ToString() const { return fmt::format("{}:{}", file, offset); }
+std::string BinlogPosition::ToString() const {
+  return fmt::format("{}:{}", file, offset);
+}
 
 bool BinlogPosition::operator<(const BinlogPosition& other) const {
   const std::optional<uint64_t> a = FileNumber(file);
@@ -188,8 +190,8 @@ bool BinlogPosition::operator<(const BinlogPosition& other) const {
   return offset < other.offset;
 }
 
-void SchemaHistory::Record(const TableRef& table, const BinlogPosition& position,
-                           TableState state, const TableSchema* schema) {
+void SchemaHistory::Record(const TableRef& table, const BinlogPosition& position, TableState state,
+                           const TableSchema* schema) {
   std::vector<SchemaVersion>& versions = versions_[table];
   if (versions.empty() && state == TableState::kAbsent) {
     versions_.erase(table);  // nothing known before; "absent" adds nothing
@@ -391,8 +393,8 @@ SchemaHistory SchemaHistory::FromJson(std::string_view text, std::string_view or
           v.schema.primary_key = jv.at("pk").get<std::vector<uint32_t>>();
           for (uint32_t i : v.schema.primary_key) {
             if (i >= v.schema.columns.size()) {
-              Fail(ErrorCode::kCorruption, "{}: primary key of {}.{} names column {} of {}",
-                   origin, table.database, table.table, i, v.schema.columns.size());
+              Fail(ErrorCode::kCorruption, "{}: primary key of {}.{} names column {} of {}", origin,
+                   table.database, table.table, i, v.schema.columns.size());
             }
             v.schema.columns[i].is_primary_key = true;
           }

@@ -13,7 +13,9 @@ bool IsNameChar(unsigned char c) {
          c == '$' || c >= 0x80;
 }
 
-bool IsDigit(unsigned char c) { return c >= '0' && c <= '9'; }
+bool IsDigit(unsigned char c) {
+  return c >= '0' && c <= '9';
+}
 
 bool IsHexDigit(unsigned char c) {
   return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
@@ -131,10 +133,9 @@ class Lexer {
       t.offset = start;
       return t;
     }
-    if (IsDigit(c) ||
-        (c == '.' && IsDigit(At(pos_ + 1)) &&
-         (previous == nullptr ||
-          (previous->kind != TokenKind::kWord && previous->kind != TokenKind::kQuotedName)))) {
+    if (IsDigit(c) || (c == '.' && IsDigit(At(pos_ + 1)) &&
+                       (previous == nullptr || (previous->kind != TokenKind::kWord &&
+                                                previous->kind != TokenKind::kQuotedName)))) {
       return NumberOrWord(start);
     }
     if (IsNameChar(c)) {
@@ -152,8 +153,8 @@ class Lexer {
       while (pos_ < sql_.size() && (IsNameChar(sql_[pos_]) || sql_[pos_] == '.')) ++pos_;
       return Make(TokenKind::kVariable, start, std::string(sql_.substr(start, pos_ - start)));
     }
-    static constexpr std::string_view kTwo[] = {"<=", ">=", "<>", "!=", ":=", "||",
-                                                "&&", "<<", ">>", "->"};
+    static constexpr std::string_view kTwo[] = {
+        "<=", ">=", "<>", "!=", ":=", "||", "&&", "<<", ">>", "->"};
     if (c == '-' && At(pos_ + 1) == '>' && At(pos_ + 2) == '>') {
       pos_ += 3;
       return Make(TokenKind::kSymbol, start, "->>");
@@ -212,7 +213,8 @@ class Lexer {
     const size_t start = pos_;
     ++pos_;
     std::string text;
-    const bool escapes = quote != '`' && kind == TokenKind::kString && !options_.no_backslash_escapes;
+    const bool escapes =
+        quote != '`' && kind == TokenKind::kString && !options_.no_backslash_escapes;
     for (;;) {
       if (pos_ >= sql_.size()) {
         Fail(ErrorCode::kInvalidArgument, "unterminated {} starting at offset {}",

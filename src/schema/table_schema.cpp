@@ -111,9 +111,8 @@ std::string DescribeTable(const TableSchema& schema) {
     const uint32_t index = schema.primary_key[i];
     key += index < schema.columns.size() ? schema.columns[index].name : "?";
   }
-  std::string s = fmt::format("{}.{} default_collation={} primary_key=({})\n",
-                              schema.name.database, schema.name.table, schema.default_collation,
-                              key);
+  std::string s = fmt::format("{}.{} default_collation={} primary_key=({})\n", schema.name.database,
+                              schema.name.table, schema.default_collation, key);
   for (const ColumnDef& c : schema.columns) {
     s += fmt::format("  {} {}\n", c.name, DescribeColumn(c));
   }

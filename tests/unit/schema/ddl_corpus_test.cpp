@@ -77,7 +77,9 @@ bool Flag(const Record& r, const std::string& key) {
   return false;
 }
 
-BinlogPosition PositionOf(size_t statement) { return {"binlog.000001", statement * 100}; }
+BinlogPosition PositionOf(size_t statement) {
+  return {"binlog.000001", statement * 100};
+}
 
 std::string DescribeVersion(const SchemaVersion* v) {
   if (v == nullptr) return "none\n";
@@ -272,7 +274,9 @@ std::vector<std::filesystem::path> CorpusFiles() {
 
 class DdlCorpus : public ::testing::TestWithParam<std::filesystem::path> {};
 
-TEST_P(DdlCorpus, MatchesExpectations) { CorpusFile(GetParam()).Run(); }
+TEST_P(DdlCorpus, MatchesExpectations) {
+  CorpusFile(GetParam()).Run();
+}
 
 INSTANTIATE_TEST_SUITE_P(Files, DdlCorpus, ::testing::ValuesIn(CorpusFiles()),
                          [](const ::testing::TestParamInfo<std::filesystem::path>& info) {

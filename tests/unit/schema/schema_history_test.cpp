@@ -10,7 +10,9 @@
 namespace rowbridge::schema {
 namespace {
 
-BinlogPosition At(const char* file, uint64_t offset) { return {file, offset}; }
+BinlogPosition At(const char* file, uint64_t offset) {
+  return {file, offset};
+}
 
 ParseOptions InDb(std::string_view db) {
   ParseOptions o;
@@ -49,8 +51,7 @@ TEST(SchemaHistory, SeveralAltersAcrossFilesAnswerByPosition) {
   EXPECT_EQ((std::vector<std::string>{"a", "b"}), ColumnNames(h.SchemaAt(t, At("bin.000002", 4))));
   EXPECT_EQ((std::vector<std::string>{"c", "a", "b"}),
             ColumnNames(h.SchemaAt(t, At("bin.000002", 60))));
-  EXPECT_EQ((std::vector<std::string>{"c", "b"}),
-            ColumnNames(h.SchemaAt(t, At("bin.000003", 4))));
+  EXPECT_EQ((std::vector<std::string>{"c", "b"}), ColumnNames(h.SchemaAt(t, At("bin.000003", 4))));
   EXPECT_TRUE(h.SchemaAt(t, At("bin.000003", 4))->schema.primary_key.empty());
   EXPECT_EQ(4u, h.Versions(t)->size());
 }
@@ -68,8 +69,7 @@ TEST(SchemaHistory, ReplayedStatementsAreIgnored) {
   const DdlOutcome next =
       restored.ApplyDdl("ALTER TABLE t ADD c INT", InDb("d"), {}, At("bin.000001", 300));
   EXPECT_FALSE(next.replayed);
-  EXPECT_EQ((std::vector<std::string>{"a", "b", "c"}),
-            ColumnNames(restored.Latest({"d", "t"})));
+  EXPECT_EQ((std::vector<std::string>{"a", "b", "c"}), ColumnNames(restored.Latest({"d", "t"})));
 }
 
 TEST(SchemaHistory, PruneKeepsTheVersionValidAtTheCheckpoint) {
@@ -82,12 +82,14 @@ TEST(SchemaHistory, PruneKeepsTheVersionValidAtTheCheckpoint) {
   h.Prune(At("bin.000001", 250));
   const TableRef t{"d", "t"};
   ASSERT_EQ(2u, h.Versions(t)->size());
-  EXPECT_EQ((std::vector<std::string>{"a", "b"}), ColumnNames(h.SchemaAt(t, At("bin.000001", 250))));
+  EXPECT_EQ((std::vector<std::string>{"a", "b"}),
+            ColumnNames(h.SchemaAt(t, At("bin.000001", 250))));
   EXPECT_NE(nullptr, h.Versions({"d", "gone"}));  // its drop is after the checkpoint
   h.Prune(At("bin.000001", 600));
   EXPECT_EQ(1u, h.Versions(t)->size());
   EXPECT_EQ(nullptr, h.Versions({"d", "gone"}));
-  EXPECT_EQ((std::vector<std::string>{"a", "b", "c"}), ColumnNames(h.SchemaAt(t, At("bin.000009", 1))));
+  EXPECT_EQ((std::vector<std::string>{"a", "b", "c"}),
+            ColumnNames(h.SchemaAt(t, At("bin.000009", 1))));
 }
 
 TEST(SchemaHistory, JsonRoundTripKeepsEverything) {
