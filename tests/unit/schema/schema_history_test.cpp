@@ -215,3 +215,24 @@ TEST(SchemaHistory, NamesThatAreNotUtf8SurviveJson) {
 
 }  // namespace
 }  // namespace rowbridge::schema
+
+namespace rowbridge::schema {
+namespace {
+
+TEST(DdlParser, SqlModeOfTheQueryEventSelectsLexerModes) {
+  const ParseOptions ansi = ParseOptions::ForQuery("d", 0x4);
+  EXPECT_TRUE(ansi.ansi_quotes);
+  EXPECT_FALSE(ansi.no_backslash_escapes);
+  const DdlStatement quoted = ParseDdl("CREATE TABLE \"x y\" (a REAL)", ansi);
+  const auto* create = std::get_if<CreateTable>(&quoted);
+  ASSERT_NE(nullptr, create);
+  EXPECT_EQ("x y", create->table.table);
+  const ParseOptions real_as_float = ParseOptions::ForQuery("d", 0x1 | 0x100000);
+  EXPECT_TRUE(real_as_float.no_backslash_escapes);
+  const DdlStatement s = ParseDdl("CREATE TABLE t (a REAL DEFAULT 'a\\')", real_as_float);
+  EXPECT_EQ("float", std::get<CreateTable>(s).columns[0].type.name);
+  EXPECT_EQ("'a\\'", *std::get<CreateTable>(s).columns[0].default_value);
+}
+
+}  // namespace
+}  // namespace rowbridge::schema
