@@ -270,14 +270,16 @@ class CatalogApplier {
   struct WorkColumn {
     ColumnDef def;
     std::string original;  // name before this statement; empty for added columns
+    size_t id;             // identity through renames, for the primary key
   };
 
   void AlterKnown(const AlterTable& alter, TableSchema& schema) {
     const std::string name = Name(schema.name);
     std::vector<WorkColumn> columns;
-    for (const ColumnDef& c : schema.columns) columns.push_back({c, c.name});
-    std::vector<std::string> primary_key;
-    for (uint32_t i : schema.primary_key) primary_key.push_back(schema.columns.at(i).name);
+    for (const ColumnDef& c : schema.columns) columns.push_back({c, c.name, columns.size()});
+    size_t next_id = columns.size();
+    // Column identities, not names: RENAME a TO b, b TO a must not move the key.
+    std::vector<size_t> primary_key(schema.primary_key.begin(), schema.primary_key.end());
 
     // Specs name existing columns by their names before the statement (so RENAME a TO b,
     // b TO a swaps); columns added by the statement are found by their new names.
@@ -313,9 +315,18 @@ class CatalogApplier {
       }
       columns.insert(columns.begin() + static_cast<ptrdiff_t>(at), std::move(moving));
     };
-    auto rename_in_key = [&](const std::string& from, const std::string& to) {
-      for (std::string& k : primary_key) {
-        if (EqualsIgnoreCase(k, from)) k = to;
+    auto set_primary_key = [&](const std::vector<std::string>& key_columns) {
+      if (!primary_key.empty()) {
+        Fail(ErrorCode::kInvalidArgument, "{}: a second primary key is defined", name);
+      }
+      for (const std::string& column : key_columns) {
+        std::optional<size_t> i = find_current(column);
+        if (!i) i = find(column);
+        if (!i) {
+          Fail(ErrorCode::kInvalidArgument, "{}: primary key column {} does not exist", name,
+               column);
+        }
+        primary_key.push_back(columns[*i].id);
       }
     };
     auto resolve = [&](const ColumnSpec& spec) {
@@ -331,8 +342,8 @@ class CatalogApplier {
             Fail(ErrorCode::kInvalidArgument, "ALTER TABLE {} ADD COLUMN: column {} already exists",
                  name, spec.definition.name);
           }
-          columns.push_back({resolve(spec.definition), {}});
-          if (spec.definition.primary_key) SetPrimaryKey(primary_key, {spec.definition.name}, name);
+          columns.push_back({resolve(spec.definition), {}, next_id++});
+          if (spec.definition.primary_key) set_primary_key({spec.definition.name});
           place(columns.size() - 1, spec);
           break;
         }
@@ -342,10 +353,9 @@ class CatalogApplier {
             if (spec.if_exists) break;
             missing(spec, spec.column);
           }
-          const std::string dropped = columns[*i].def.name;
+          const size_t dropped = columns[*i].id;
           columns.erase(columns.begin() + static_cast<ptrdiff_t>(*i));
-          std::erase_if(primary_key,
-                        [&](const std::string& k) { return EqualsIgnoreCase(k, dropped); });
+          std::erase(primary_key, dropped);
           break;
         }
         case Kind::kModifyColumn:
@@ -355,15 +365,9 @@ class CatalogApplier {
             if (spec.if_exists) break;
             missing(spec, spec.column);
           }
-          const std::string old_name = columns[*i].def.name;
-          if (std::optional<size_t> clash = find_current(spec.definition.name);
-              clash && *clash != *i) {
-            Fail(ErrorCode::kInvalidArgument, "ALTER TABLE {} {}: column {} already exists", name,
-                 spec.verb, spec.definition.name);
-          }
+          // A clash with another column is caught at the end: CHANGE a b, CHANGE b a swaps.
           columns[*i].def = resolve(spec.definition);
-          rename_in_key(old_name, spec.definition.name);
-          if (spec.definition.primary_key) SetPrimaryKey(primary_key, {spec.definition.name}, name);
+          if (spec.definition.primary_key) set_primary_key({spec.definition.name});
           place(*i, spec);
           break;
         }
@@ -373,9 +377,7 @@ class CatalogApplier {
             if (spec.if_exists) break;
             missing(spec, spec.column);
           }
-          const std::string old_name = columns[*i].def.name;
           columns[*i].def.name = spec.new_name;
-          rename_in_key(old_name, spec.new_name);
           break;
         }
         case Kind::kSetColumnDefault:
@@ -395,7 +397,7 @@ class CatalogApplier {
         case Kind::kAddIndex:
           if (spec.index.kind == IndexKind::kPrimary) {
             if (!primary_key.empty() && spec.index.if_not_exists) break;
-            SetPrimaryKey(primary_key, spec.index.columns, name);
+            set_primary_key(spec.index.columns);
           }
           break;
         case Kind::kDropIndex:
@@ -434,6 +436,12 @@ class CatalogApplier {
       }
     }
 
+    std::vector<std::string> key_names;
+    for (size_t id : primary_key) {
+      for (const WorkColumn& w : columns) {
+        if (w.id == id) key_names.push_back(w.def.name);
+      }
+    }
     schema.columns.clear();
     for (WorkColumn& w : columns) {
       if (schema.FindColumn(w.def.name)) {
@@ -442,7 +450,7 @@ class CatalogApplier {
       }
       schema.columns.push_back(std::move(w.def));
     }
-    FinishKeys(schema, primary_key, name);
+    FinishKeys(schema, key_names, name);
   }
 
   // CONVERT TO CHARACTER SET: text columns take the new collation and keep their length in
