@@ -1,0 +1,38 @@
+// Turns a column definition as DDL writes it (schema::ColumnSpec) into the binlog::ColumnDef a
+// TABLE_MAP with full metadata would carry for it: the type code row events use (TIME2,
+// DATETIME2, TIMESTAMP2, NEWDECIMAL, VARCHAR, BLOB with its length-prefix size, ENUM/SET with
+// their pack length, ...), the meta the decoder needs (fractional precision, byte length of
+// CHAR/VARCHAR = characters x bytes per character, BIT width), precision/scale, signedness, the
+// collation id and the labels. It produces exactly what pipeline::LoadSourceTableSchema builds
+// from information_schema for the same column, so both sources of a schema agree.
+//
+// Errors: Error(kUnsupported) for a character set or collation rowbridge does not know, a
+// VARCHAR without length, or lengths/precisions out of MySQL's ranges, naming table.column.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "binlog/table_map.h"
+#include "schema/charsets.h"
+#include "schema/ddl_statement.h"
+
+namespace rowbridge::schema {
+
+struct ColumnContext {
+  ServerFlavor flavor = ServerFlavor::kMysql;
+  // The collation a column without CHARACTER SET/COLLATE gets: the table's default.
+  uint32_t table_collation = 0;
+  // explicit_defaults_for_timestamp=OFF makes a TIMESTAMP without NULL/NOT NULL NOT NULL.
+  bool explicit_defaults_for_timestamp = true;
+  std::string_view table_name;  // "db.t", for messages
+};
+
+// The collation id for a charset/collation pair as DDL writes it (either may be empty), with
+// `inherited` used when both are; BINARY selects the charset's _bin collation.
+uint32_t ResolveCollation(std::string_view charset, std::string_view collation, bool binary,
+                          uint32_t inherited, ServerFlavor flavor, std::string_view where);
+
+binlog::ColumnDef ResolveColumn(const ColumnSpec& spec, const ColumnContext& context);
+
+}  // namespace rowbridge::schema
