@@ -103,9 +103,14 @@ ch_ticks0="$(bench_cpu_ticks "$ROWBRIDGE_TEST_CH_PID")"
 t0="$(bench_now)"
 bench_rowbridge_start "$config" "$log"
 # ROWBRIDGE_BENCH_PERF=FILE: also profile the catch-up (perf record of rowbridge into FILE).
+# System-wide (-p would miss the threads rowbridge starts later); the pid goes to FILE.pid for
+# `perf report --pid`.
+perf_pid=""
 if [[ -n "${ROWBRIDGE_BENCH_PERF:-}" ]]; then
-  perf record -F 499 -p "$RB_PID" -o "$ROWBRIDGE_BENCH_PERF" >/dev/null 2>&1 &
-  BENCH_PIDS+=("$!")
+  echo "$RB_PID" >"$ROWBRIDGE_BENCH_PERF.pid"
+  perf record -a -F 999 -o "$ROWBRIDGE_BENCH_PERF" >/dev/null 2>&1 &
+  perf_pid=$!
+  BENCH_PIDS+=("$perf_pid")
 fi
 raw="$work/samples.txt"
 : >"$raw"
@@ -127,6 +132,10 @@ while :; do
   ((SECONDS < deadline)) || { tail -n 1 "$raw" >&2; tail -n 20 "$log" >&2; bench_die "rowbridge did not catch up: the last sample (t - rows checkpoint_file checkpoint_pos ticks rss) is above; source end $last_file:$end_pos"; }
 done
 hwm="$(bench_vm_hwm_kb "$RB_PID")"
+if [[ -n "$perf_pid" ]]; then
+  kill -INT "$perf_pid" 2>/dev/null || true
+  wait "$perf_pid" 2>/dev/null || true
+fi
 ch_ticks1="$(bench_cpu_ticks "$ROWBRIDGE_TEST_CH_PID")"
 kill -TERM "$sampler_pid"
 wait "$sampler_pid" || true
