@@ -111,6 +111,17 @@ void AppendDigits(uint32_t v, int digits, std::string& out) {
   out.append(buf, static_cast<size_t>(digits));
 }
 
+// v without leading zeros (v > 0).
+void AppendNumber(uint32_t v, std::string& out) {
+  char buf[10];
+  int n = 10;
+  do {
+    buf[--n] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  out.append(buf + n, static_cast<size_t>(10 - n));
+}
+
 }  // namespace
 
 size_t DecimalBinarySize(int precision, int scale) {
@@ -151,7 +162,7 @@ void AppendDecimalText(const uint8_t* data, size_t size, int precision, int scal
       int_seen += digits;
       if (leading) {
         if (v == 0) return;
-        fmt::format_to(std::back_inserter(out), "{}", v);
+        AppendNumber(v, out);
         leading = false;
       } else {
         AppendDigits(v, digits, out);

@@ -67,6 +67,53 @@ void ToNumber(const Converter& c, const Cell& cell, Column& column, ConvertScrat
   static_cast<clickhouse::ColumnNumber<T>&>(column).Append(static_cast<T>(ReadChecked<R>(c, cell)));
 }
 
+// For sources whose every value fits the target (chosen at plan time), so no range check.
+template <Reader R, typename T>
+void ToNumberInRange(const Converter& c, const Cell& cell, Column& column, ConvertScratch&) {
+  if constexpr (R == Reader::kSigned) {
+    static_cast<clickhouse::ColumnNumber<T>&>(column).Append(
+        static_cast<T>(binlog::CellSignedInteger(cell)));
+  } else if constexpr (R == Reader::kUnsigned) {
+    static_cast<clickhouse::ColumnNumber<T>&>(column).Append(
+        static_cast<T>(binlog::CellUnsignedInteger(cell)));
+  } else {
+    static_cast<clickhouse::ColumnNumber<T>&>(column).Append(static_cast<T>(Read<R>(c, cell)));
+  }
+}
+
+// The range of values a source can hold, when it is known from the type alone.
+bool SourceRange(const Converter& c, Reader r, Int128& low, Int128& high) {
+  const unsigned bits = static_cast<unsigned>(binlog::IntegerWidth(c.source.type)) * 8;
+  switch (r) {
+    case Reader::kSigned:
+      if (bits == 0 || bits > 64) return false;
+      low = -(Int128{1} << (bits - 1));
+      high = (Int128{1} << (bits - 1)) - 1;
+      return true;
+    case Reader::kUnsigned:
+      if (bits == 0 || bits > 64) return false;
+      low = 0;
+      high = (Int128{1} << bits) - 1;
+      return true;
+    case Reader::kBitSigned:
+      if (c.source.meta == 0 || c.source.meta > 64) return false;
+      low = -(Int128{1} << (c.source.meta - 1));
+      high = (Int128{1} << (c.source.meta - 1)) - 1;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// ToNumber<R, T>, or ToNumberInRange<R, T> when the source cannot leave the range SetRange set.
+template <Reader R, typename T>
+ConvertFn NumberFn(const Converter& c) {
+  Int128 low = 0, high = 0;
+  if (SourceRange(c, R, low, high) && low >= c.min && high <= c.max)
+    return &ToNumberInRange<R, T>;
+  return &ToNumber<R, T>;
+}
+
 template <Reader R>
 void ToWide(const Converter& c, const Cell& cell, Column& column, ConvertScratch&) {
   static_cast<clickhouse::ColumnWide256&>(column).Append(
@@ -137,35 +184,35 @@ bool Choose(Converter& c, std::string& why_not) {
   switch (c.target.code) {
     case TypeCode::kInt8:
       SetRange<int8_t>(c);
-      c.fn = &ToNumber<R, int8_t>;
+      c.fn = NumberFn<R, int8_t>(c);
       return true;
     case TypeCode::kInt16:
       SetRange<int16_t>(c);
-      c.fn = &ToNumber<R, int16_t>;
+      c.fn = NumberFn<R, int16_t>(c);
       return true;
     case TypeCode::kInt32:
       SetRange<int32_t>(c);
-      c.fn = &ToNumber<R, int32_t>;
+      c.fn = NumberFn<R, int32_t>(c);
       return true;
     case TypeCode::kInt64:
       SetRange<int64_t>(c);
-      c.fn = &ToNumber<R, int64_t>;
+      c.fn = NumberFn<R, int64_t>(c);
       return true;
     case TypeCode::kUInt8:
       SetRange<uint8_t>(c);
-      c.fn = &ToNumber<R, uint8_t>;
+      c.fn = NumberFn<R, uint8_t>(c);
       return true;
     case TypeCode::kUInt16:
       SetRange<uint16_t>(c);
-      c.fn = &ToNumber<R, uint16_t>;
+      c.fn = NumberFn<R, uint16_t>(c);
       return true;
     case TypeCode::kUInt32:
       SetRange<uint32_t>(c);
-      c.fn = &ToNumber<R, uint32_t>;
+      c.fn = NumberFn<R, uint32_t>(c);
       return true;
     case TypeCode::kUInt64:
       SetRange<uint64_t>(c);
-      c.fn = &ToNumber<R, uint64_t>;
+      c.fn = NumberFn<R, uint64_t>(c);
       return true;
     // Sources never exceed 64 bits, so the 128/256-bit bounds only matter for the sign.
     case TypeCode::kInt128:
