@@ -1,5 +1,6 @@
 #include "mapping/integer_converters.h"
 
+#include <cstring>
 #include <limits>
 
 #include "binlog/value_decoder.h"
@@ -70,14 +71,46 @@ void ToNumber(const Converter& c, const Cell& cell, Column& column, ConvertScrat
 // For sources whose every value fits the target (chosen at plan time), so no range check.
 template <Reader R, typename T>
 void ToNumberInRange(const Converter& c, const Cell& cell, Column& column, ConvertScratch&) {
-  if constexpr (R == Reader::kSigned) {
+  static_cast<clickhouse::ColumnNumber<T>&>(column).Append(static_cast<T>(Read<R>(c, cell)));
+}
+
+// The same for a W-byte integer column whose values all fit T: a fixed-size load instead of
+// the width lookup and byte loop of the generic readers.
+template <size_t W, bool Signed, typename T>
+void ToNumberFixedWidth(const Converter&, const Cell& cell, Column& column, ConvertScratch&) {
+  if (cell.is_null || cell.size < W) [[unlikely]] {
+    // The generic reader throws the error that names the cell.
     static_cast<clickhouse::ColumnNumber<T>&>(column).Append(
-        static_cast<T>(binlog::CellSignedInteger(cell)));
-  } else if constexpr (R == Reader::kUnsigned) {
+        static_cast<T>(Signed ? binlog::CellSignedInteger(cell)
+                              : static_cast<int64_t>(binlog::CellUnsignedInteger(cell))));
+    return;
+  }
+  uint64_t v = 0;
+  std::memcpy(&v, cell.data, W);  // little-endian, like the host (x86-64, aarch64)
+  if constexpr (Signed && W < 8) {
+    constexpr unsigned kShift = 64 - 8 * W;
     static_cast<clickhouse::ColumnNumber<T>&>(column).Append(
-        static_cast<T>(binlog::CellUnsignedInteger(cell)));
+        static_cast<T>(static_cast<int64_t>(v << kShift) >> kShift));
   } else {
-    static_cast<clickhouse::ColumnNumber<T>&>(column).Append(static_cast<T>(Read<R>(c, cell)));
+    static_cast<clickhouse::ColumnNumber<T>&>(column).Append(static_cast<T>(v));
+  }
+}
+
+template <bool Signed, typename T>
+ConvertFn FixedWidthFn(size_t width) {
+  switch (width) {
+    case 1:
+      return &ToNumberFixedWidth<1, Signed, T>;
+    case 2:
+      return &ToNumberFixedWidth<2, Signed, T>;
+    case 3:
+      return &ToNumberFixedWidth<3, Signed, T>;
+    case 4:
+      return &ToNumberFixedWidth<4, Signed, T>;
+    case 8:
+      return &ToNumberFixedWidth<8, Signed, T>;
+    default:
+      return nullptr;
   }
 }
 
@@ -109,9 +142,12 @@ bool SourceRange(const Converter& c, Reader r, Int128& low, Int128& high) {
 template <Reader R, typename T>
 ConvertFn NumberFn(const Converter& c) {
   Int128 low = 0, high = 0;
-  if (SourceRange(c, R, low, high) && low >= c.min && high <= c.max)
-    return &ToNumberInRange<R, T>;
-  return &ToNumber<R, T>;
+  if (!SourceRange(c, R, low, high) || low < c.min || high > c.max) return &ToNumber<R, T>;
+  if constexpr (R == Reader::kSigned || R == Reader::kUnsigned) {
+    if (ConvertFn fn = FixedWidthFn<R == Reader::kSigned, T>(binlog::IntegerWidth(c.source.type)))
+      return fn;
+  }
+  return &ToNumberInRange<R, T>;
 }
 
 template <Reader R>
