@@ -74,6 +74,33 @@ void ToNumberInRange(const Converter& c, const Cell& cell, Column& column, Conve
   static_cast<clickhouse::ColumnNumber<T>&>(column).Append(static_cast<T>(Read<R>(c, cell)));
 }
 
+// A W-byte little-endian integer, with loads of the integer's own size (little-endian host:
+// x86-64, aarch64). Three bytes are two loads, not a copy into an 8-byte temporary, which would
+// stall on store forwarding.
+template <size_t W>
+inline uint64_t LoadFixedWidth(const uint8_t* p) {
+  if constexpr (W == 1) {
+    return p[0];
+  } else if constexpr (W == 2) {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+  } else if constexpr (W == 3) {
+    uint16_t low;
+    std::memcpy(&low, p, 2);
+    return low | (uint64_t{p[2]} << 16);
+  } else if constexpr (W == 4) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  } else {
+    static_assert(W == 8);
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+}
+
 // The same for a W-byte integer column whose values all fit T: a fixed-size load instead of
 // the width lookup and byte loop of the generic readers.
 template <size_t W, bool Signed, typename T>
@@ -85,8 +112,7 @@ void ToNumberFixedWidth(const Converter&, const Cell& cell, Column& column, Conv
                               : static_cast<int64_t>(binlog::CellUnsignedInteger(cell))));
     return;
   }
-  uint64_t v = 0;
-  std::memcpy(&v, cell.data, W);  // little-endian, like the host (x86-64, aarch64)
+  const uint64_t v = LoadFixedWidth<W>(cell.data);
   if constexpr (Signed && W < 8) {
     constexpr unsigned kShift = 64 - 8 * W;
     static_cast<clickhouse::ColumnNumber<T>&>(column).Append(
