@@ -1,9 +1,10 @@
 // Building and LZ4-compressing ClickHouse native blocks from real seed rows (the seed binlog of
 // seed_binlog.h) into the seed's ClickHouse table types, the way the pipeline does it: cells go
 // through the mapping converters into reusable columns (SeedBlockBuilder), the block is
-// serialized as a Data packet body (WriteBlock at our protocol revision) and compressed into LZ4
-// frames with checksums (FrameCodec). Batches of kBatchRows rows, the pipeline's default
-// batch.max_rows.
+// serialized as a Data packet body (WriteBlock at our protocol revision) straight into LZ4 frames
+// with checksums (FrameStream + FrameCodec), as Client::SendData does: column buffers are
+// compressed where they lie, the body is never assembled in one buffer. Batches of kBatchRows
+// rows, the pipeline's default batch.max_rows.
 //
 //   BM_SeedBlockBuild           convert only (cells already decoded)
 //   BM_SeedBlockBuildLz4        convert + serialize + LZ4: the per-batch work of an INSERT

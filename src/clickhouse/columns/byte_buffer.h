@@ -8,14 +8,21 @@
 #include <cstring>
 #include <memory>
 #include <string_view>
+#include <utility>
 
 namespace rowbridge::clickhouse {
 
 class ByteBuffer {
  public:
   ByteBuffer() = default;
-  ByteBuffer(ByteBuffer&&) = default;
-  ByteBuffer& operator=(ByteBuffer&&) = default;
+  // A moved-from buffer is empty with no capacity.
+  ByteBuffer(ByteBuffer&& other) noexcept { *this = std::move(other); }
+  ByteBuffer& operator=(ByteBuffer&& other) noexcept {
+    data_ = std::move(other.data_);
+    size_ = std::exchange(other.size_, 0);
+    capacity_ = std::exchange(other.capacity_, 0);
+    return *this;
+  }
 
   const char* data() const { return data_.get(); }
   size_t size() const { return size_; }

@@ -2,12 +2,14 @@
 // of serializing the whole block into one buffer and compressing it with FrameCodec::Compress.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "clickhouse/block.h"
 #include "clickhouse/columns/array.h"
+#include "clickhouse/columns/byte_buffer.h"
 #include "clickhouse/columns/low_cardinality.h"
 #include "clickhouse/columns/nullable.h"
 #include "clickhouse/columns/numeric.h"
@@ -74,9 +76,10 @@ Block MixedBlock(size_t rows) {
   auto& id = block.AddColumn("id", std::make_unique<ColumnUInt64>());
   auto& text = block.AddColumn("text", std::make_unique<ColumnString>());
   auto& fixed = block.AddColumn("fixed", std::make_unique<ColumnFixedString>(5));
-  auto& maybe = block.AddColumn(
-      "maybe", std::make_unique<ColumnNullable>(std::make_unique<ColumnString>()));
-  auto& tags = block.AddColumn("tags", std::make_unique<ColumnArray>(std::make_unique<ColumnInt32>()));
+  auto& maybe =
+      block.AddColumn("maybe", std::make_unique<ColumnNullable>(std::make_unique<ColumnString>()));
+  auto& tags =
+      block.AddColumn("tags", std::make_unique<ColumnArray>(std::make_unique<ColumnInt32>()));
   auto& label = block.AddColumn("label", std::make_unique<ColumnLowCardinalityString>(false));
   for (size_t r = 0; r < rows; ++r) {
     id.Append(r * 7919);
@@ -90,7 +93,8 @@ Block MixedBlock(size_t rows) {
       maybe.AppendNotNull();
       maybe.nested_as<ColumnString>().Append(Bytes(r % 40, r + 2));
     }
-    for (size_t i = 0; i < r % 4; ++i) tags.nested_as<ColumnInt32>().Append(static_cast<int>(r + i));
+    for (size_t i = 0; i < r % 4; ++i)
+      tags.nested_as<ColumnInt32>().Append(static_cast<int>(r + i));
     tags.FinishRow();
     label.Append(r % 2 ? "odd" : "even");
   }
@@ -148,6 +152,30 @@ TEST(ClickHouseColumnString, GrowsAcrossBatchesAndKeepsValues) {
   s.ReserveBytes(1 << 16);
   s.Append({});
   EXPECT_EQ(s.At(0), "");
+}
+
+TEST(ClickHouseByteBuffer, ExtendAppendMoveAndReuse) {
+  ByteBuffer b;
+  EXPECT_TRUE(b.empty());
+  b.Append("abc", 3);
+  std::memcpy(b.Extend(2), "de", 2);
+  std::memcpy(b.Room(4), "fghi", 4);
+  b.Commit(4);
+  EXPECT_EQ(b.view(), "abcdefghi");
+  const std::string big = Bytes(100000, 3);
+  b.Append(big.data(), big.size());
+  EXPECT_EQ(b.view().substr(9), big);
+  const size_t capacity = b.capacity();
+  b.clear();
+  EXPECT_EQ(b.size(), 0u);
+  EXPECT_EQ(b.capacity(), capacity);  // clear keeps the room
+  b.Append("x", 1);
+  ByteBuffer moved(std::move(b));
+  EXPECT_EQ(moved.view(), "x");
+  EXPECT_EQ(b.size(), 0u);  // NOLINT(bugprone-use-after-move): the moved-from state is specified
+  EXPECT_EQ(b.capacity(), 0u);
+  b.Append("again", 5);
+  EXPECT_EQ(b.view(), "again");
 }
 
 }  // namespace
