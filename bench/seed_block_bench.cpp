@@ -1,9 +1,10 @@
 // Building and LZ4-compressing ClickHouse native blocks from real seed rows (the seed binlog of
 // seed_binlog.h) into the seed's ClickHouse table types, the way the pipeline does it: cells go
 // through the mapping converters into reusable columns (SeedBlockBuilder), the block is
-// serialized as a Data packet body (WriteBlock at our protocol revision) and compressed into LZ4
-// frames with checksums (FrameCodec). Batches of kBatchRows rows, the pipeline's default
-// batch.max_rows.
+// serialized as a Data packet body (WriteBlock at our protocol revision) straight into LZ4 frames
+// with checksums (FrameStream + FrameCodec), as Client::SendData does: column buffers are
+// compressed where they lie, the body is never assembled in one buffer. Batches of kBatchRows
+// rows, the pipeline's default batch.max_rows.
 //
 //   BM_SeedBlockBuild           convert only (cells already decoded)
 //   BM_SeedBlockBuildLz4        convert + serialize + LZ4: the per-batch work of an INSERT
@@ -105,6 +106,18 @@ void Report(benchmark::State& state, uint64_t rows, uint64_t allocations, uint64
   }
 }
 
+// The uncompressed bytes LZ4 frames hold (the Data packet body), from their headers.
+uint64_t UncompressedBytes(std::string_view frames) {
+  uint64_t bytes = 0;
+  while (!frames.empty()) {
+    const clickhouse::FrameHeader header =
+        clickhouse::ParseFrameHeader(frames, clickhouse::FrameLimits{}, "seed block frames");
+    bytes += header.uncompressed_size;
+    frames.remove_prefix(clickhouse::kChecksumSize + header.compressed_size);
+  }
+  return bytes;
+}
+
 void BM_SeedBlockBuild(benchmark::State& state) {
   const DecodedBatch& batch = FirstBatch();
   if (!batch.error.empty()) {
@@ -137,18 +150,20 @@ void BM_SeedBlockBuildLz4(benchmark::State& state) {
     return;
   }
   SeedBlockBuilder builder(*batch.table);
-  clickhouse::WireWriter body;
+  clickhouse::WireWriter scratch;
   clickhouse::FrameCodec codec(clickhouse::CompressionMethod::kLz4);
+  clickhouse::FrameStream stream;
   std::string frames;
   auto run = [&] {
     builder.Clear();
     for (size_t r = 0; r < batch.rows; ++r)
       builder.AddRow({batch.cells.data() + r * batch.columns, batch.columns},
                      static_cast<int64_t>(r));
-    body.Clear();
-    clickhouse::WriteBlock(body, builder.block(), clickhouse::kClientRevision);
+    // As Client::SendData does it: columns go into the LZ4 frames without an assembled body.
     frames.clear();
-    codec.Compress(body.data(), frames);
+    stream.Start(codec, frames);
+    clickhouse::WriteBlock(stream, builder.block(), clickhouse::kClientRevision, scratch);
+    stream.Finish();
   };
   run();  // warm-up
   uint64_t rows = 0, block_bytes = 0, compressed = 0;
@@ -157,7 +172,7 @@ void BM_SeedBlockBuildLz4(benchmark::State& state) {
     run();
     benchmark::DoNotOptimize(frames.data());
     rows += batch.rows;
-    block_bytes += body.size();
+    block_bytes += UncompressedBytes(frames);
     compressed += frames.size();
   }
   Report(state, rows, HeapAllocations() - before, block_bytes, compressed);
@@ -174,16 +189,17 @@ void BM_SeedBinlogToLz4Blocks(benchmark::State& state) {
   SeedBlockBuilder builder(*batch.table);
   clickhouse::WireWriter body;
   clickhouse::FrameCodec codec(clickhouse::CompressionMethod::kLz4);
+  clickhouse::FrameStream stream;
   std::string frames;
   binlog::RowCursor cursor;
   std::string scratch;
   uint64_t block_bytes = 0, compressed = 0;
   auto flush = [&] {
-    body.Clear();
-    clickhouse::WriteBlock(body, builder.block(), clickhouse::kClientRevision);
     frames.clear();
-    codec.Compress(body.data(), frames);
-    block_bytes += body.size();
+    stream.Start(codec, frames);
+    clickhouse::WriteBlock(stream, builder.block(), clickhouse::kClientRevision, body);
+    stream.Finish();
+    block_bytes += UncompressedBytes(frames);
     compressed += frames.size();
     builder.Clear();
   };

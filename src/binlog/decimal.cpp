@@ -1,5 +1,6 @@
 #include "binlog/decimal.h"
 
+#include <cstring>
 #include <iterator>
 
 #include "common/error.h"
@@ -102,13 +103,25 @@ uint32_t DivideSmall(Int256& x, uint32_t divisor) {
   return static_cast<uint32_t>(remainder);
 }
 
-void AppendDigits(uint32_t v, int digits, std::string& out) {
-  char buf[kDigitsPerGroup];
+// Writes exactly `digits` digits of v (zero-padded) at p; returns the end.
+char* PutDigits(uint32_t v, int digits, char* p) {
   for (int i = digits - 1; i >= 0; --i) {
-    buf[i] = static_cast<char>('0' + v % 10);
+    p[i] = static_cast<char>('0' + v % 10);
     v /= 10;
   }
-  out.append(buf, static_cast<size_t>(digits));
+  return p + digits;
+}
+
+// Writes v without leading zeros at p; returns the end.
+char* PutNumber(uint32_t v, char* p) {
+  char buf[10];
+  int n = 10;
+  do {
+    buf[--n] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  std::memcpy(p, buf + n, static_cast<size_t>(10 - n));
+  return p + (10 - n);
 }
 
 }  // namespace
@@ -139,10 +152,11 @@ bool Int256::FitsIn(int bits) const {
 void AppendDecimalText(const uint8_t* data, size_t size, int precision, int scale,
                        std::string& out) {
   const int int_digits = precision - scale;
-  // The sign is known from the first byte but we only learn it inside the walk; reserve its
-  // place and fill it afterwards so the digits are emitted in one pass.
-  const size_t sign_pos = out.size();
-  out.push_back('-');
+  // The text is built on the stack and appended once: a sign, at most 65 digits (plus up to 9
+  // more if a corrupt leading group exceeds its digit count), a leading zero and the point. The
+  // sign is only learned inside the walk, so its place is kept at [0].
+  char text[kMaxDecimalPrecision + 32];
+  char* p = text + 1;
   int int_seen = 0;
   bool leading = true;  // still skipping leading zeros of the integer part
   bool frac_started = false;
@@ -151,23 +165,25 @@ void AppendDecimalText(const uint8_t* data, size_t size, int precision, int scal
       int_seen += digits;
       if (leading) {
         if (v == 0) return;
-        fmt::format_to(std::back_inserter(out), "{}", v);
+        p = PutNumber(v, p);
         leading = false;
       } else {
-        AppendDigits(v, digits, out);
+        p = PutDigits(v, digits, p);
       }
       return;
     }
     if (!frac_started) {
-      if (leading) out.push_back('0');
+      if (leading) *p++ = '0';
       leading = false;
-      out.push_back('.');
+      *p++ = '.';
       frac_started = true;
     }
-    AppendDigits(v, digits, out);
+    p = PutDigits(v, digits, p);
   });
-  if (leading) out.push_back('0');  // no fraction and an all-zero integer part
-  if (!negative) out.erase(sign_pos, 1);
+  if (leading) *p++ = '0';  // no fraction and an all-zero integer part
+  text[0] = '-';
+  const char* begin = negative ? text : text + 1;
+  out.append(begin, static_cast<size_t>(p - begin));
 }
 
 std::string DecimalText(const uint8_t* data, size_t size, int precision, int scale) {

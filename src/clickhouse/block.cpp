@@ -33,6 +33,22 @@ BlockInfo ReadBlockInfo(WireReader& in) {
   return info;
 }
 
+// Block info, column count and row count; returns the row count.
+size_t WriteBlockHeader(WireWriter& out, const Block& block, uint64_t revision) {
+  if (revision >= kRevisionWithBlockInfo) WriteBlockInfo(out, block.info);
+  const size_t rows = block.RowCount();
+  out.VarUInt(block.ColumnCount());
+  out.VarUInt(rows);
+  return rows;
+}
+
+void WriteColumnHeader(WireWriter& out, const std::string& name, const Column& column,
+                       uint64_t revision) {
+  out.String(name);
+  out.String(column.type_name());
+  if (revision >= kRevisionWithCustomSerialization) out.Fixed<uint8_t>(0);
+}
+
 }  // namespace
 
 Column& Block::AddColumn(std::string name, ColumnPtr column) {
@@ -76,20 +92,36 @@ Block Block::EmptyLike() const {
 }
 
 void WriteBlock(WireWriter& out, const Block& block, uint64_t revision) {
-  if (revision >= kRevisionWithBlockInfo) WriteBlockInfo(out, block.info);
-  size_t rows = block.RowCount();
-  out.VarUInt(block.ColumnCount());
-  out.VarUInt(rows);
+  const size_t rows = WriteBlockHeader(out, block, revision);
   for (size_t i = 0; i < block.ColumnCount(); ++i) {
     const Column& column = block.At(i);
-    out.String(block.Name(i));
-    out.String(column.type_name());
-    if (revision >= kRevisionWithCustomSerialization) out.Fixed<uint8_t>(0);
+    WriteColumnHeader(out, block.Name(i), column, revision);
     if (rows > 0) {
       column.WritePrefix(out);
       column.WriteData(out);
     }
   }
+}
+
+void WriteBlock(FrameStream& out, const Block& block, uint64_t revision, WireWriter& scratch) {
+  scratch.Clear();
+  const size_t rows = WriteBlockHeader(scratch, block, revision);
+  for (size_t i = 0; i < block.ColumnCount(); ++i) {
+    const Column& column = block.At(i);
+    WriteColumnHeader(scratch, block.Name(i), column, revision);
+    if (rows == 0) continue;
+    column.WritePrefix(scratch);
+    std::string_view data;
+    if (column.ContiguousData(data)) {
+      out.Append(scratch.data());
+      scratch.Clear();
+      out.Append(data);
+    } else {
+      column.WriteData(scratch);
+    }
+  }
+  out.Append(scratch.data());
+  scratch.Clear();
 }
 
 Block ReadBlock(WireReader& in, uint64_t revision) {

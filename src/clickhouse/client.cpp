@@ -264,9 +264,9 @@ void Client::SendQuery(std::string_view sql, const QueryOptions& options) {
 void Client::SendData(const Block& block) {
   WriteDataHeader(out_);
   if (query_compressed_) {
-    block_.Clear();
-    WriteBlock(block_, block, server_.negotiated_revision);
-    codec_->Compress(block_.data(), out_.mutable_data());
+    frames_.Start(*codec_, out_.mutable_data());
+    WriteBlock(frames_, block, server_.negotiated_revision, block_);
+    frames_.Finish();
   } else {
     WriteBlock(out_, block, server_.negotiated_revision);
   }

@@ -188,8 +188,9 @@ class Client {
   Block insert_header_;
   QueryResult insert_result_;
 
-  WireWriter out_;    // the packet being built
-  WireWriter block_;  // a block body before compression
+  WireWriter out_;      // the packet being built
+  WireWriter block_;    // the parts of a block body that are not one column buffer
+  FrameStream frames_;  // compresses a block body piece by piece into out_
   ServerPacketData packet_;
 
   std::function<void(const Block&)> log_handler_;

@@ -255,4 +255,43 @@ void FrameCodec::DecompressAll(std::string_view frames, std::string& out, const 
   }
 }
 
+FrameStream::FrameStream(size_t max_frame_input) : max_frame_input_(max_frame_input) {
+  if (max_frame_input == 0 || max_frame_input > (1u << 30)) {
+    Fail(ErrorCode::kInvalidArgument, "compressed frame input size {} must be 1..1 GiB",
+         max_frame_input);
+  }
+}
+
+void FrameStream::Start(FrameCodec& codec, std::string& out) {
+  codec_ = &codec;
+  out_ = &out;
+  pending_.clear();
+}
+
+void FrameStream::Append(std::string_view bytes) {
+  if (codec_ == nullptr) Fail(ErrorCode::kInternal, "FrameStream::Append before Start");
+  while (!bytes.empty()) {
+    if (pending_.empty() && bytes.size() >= max_frame_input_) {
+      codec_->CompressOne(bytes.substr(0, max_frame_input_), *out_);
+      bytes.remove_prefix(max_frame_input_);
+      continue;
+    }
+    const size_t take = std::min(max_frame_input_ - pending_.size(), bytes.size());
+    pending_.append(bytes.data(), take);
+    bytes.remove_prefix(take);
+    if (pending_.size() == max_frame_input_) {
+      codec_->CompressOne(pending_, *out_);
+      pending_.clear();
+    }
+  }
+}
+
+void FrameStream::Finish() {
+  if (codec_ == nullptr) Fail(ErrorCode::kInternal, "FrameStream::Finish before Start");
+  if (!pending_.empty()) codec_->CompressOne(pending_, *out_);
+  pending_.clear();
+  codec_ = nullptr;
+  out_ = nullptr;
+}
+
 }  // namespace rowbridge::clickhouse

@@ -63,6 +63,8 @@ FrameHeader ParseFrameHeader(std::string_view prefix, const FrameLimits& limits,
 // Compresses and decompresses frames. Holds the LZ4/ZSTD contexts so that a long-lived
 // connection reuses them; not thread-safe. Output buffers are appended to / resized, never
 // shrunk, so callers can reuse them without reallocating.
+class FrameStream;
+
 class FrameCodec {
  public:
   // `zstd_level` is used only for ZSTD (ClickHouse's default network level is 1).
@@ -89,6 +91,8 @@ class FrameCodec {
                      std::string_view where);
 
  private:
+  friend class FrameStream;
+  // Appends one frame holding all of `piece`.
   void CompressOne(std::string_view piece, std::string& out);
 
   CompressionMethod method_;
@@ -96,6 +100,31 @@ class FrameCodec {
   struct Contexts;
   std::unique_ptr<Contexts> contexts_;
   std::string scratch_;
+};
+
+// A byte stream that arrives in pieces (a block written column by column), compressed into
+// exactly the frames FrameCodec::Compress gives for the whole stream at once: every frame but
+// the last holds max_frame_input bytes. Input that can fill whole frames is compressed where it
+// lies; only what is left over at the end of a piece is copied into a pending buffer. So a block
+// never has to be assembled in one buffer before it is compressed.
+//
+// Reusable: Start() begins the next stream and keeps the pending buffer's capacity.
+class FrameStream {
+ public:
+  // Throws Error(kInvalidArgument) unless 1 <= max_frame_input <= 1 GiB.
+  explicit FrameStream(size_t max_frame_input = 1u << 20);
+
+  // Begins a stream whose frames `codec` appends to `out`; both must outlive Finish().
+  void Start(FrameCodec& codec, std::string& out);
+  void Append(std::string_view bytes);
+  // Compresses what is still pending (the last, shorter frame). An empty stream appends nothing.
+  void Finish();
+
+ private:
+  size_t max_frame_input_;
+  FrameCodec* codec_ = nullptr;
+  std::string* out_ = nullptr;
+  std::string pending_;
 };
 
 }  // namespace rowbridge::clickhouse

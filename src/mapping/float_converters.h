@@ -7,11 +7,18 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "mapping/converter.h"
 
 namespace rowbridge::mapping {
 
 bool SelectFloatConverter(Converter& c, std::string& why_not);
+
+// The FLOAT → Float64 hot path: parses `text` as std::to_chars writes a float ([-]digits[.digits]
+// [e(+|-)digits]) into the nearest double when that takes one exact IEEE operation (at most 15
+// significant digits, a power of ten within 10^±22), which is then the same double from_chars
+// gives. Returns false (leaving `out` alone) for anything else; callers fall back to from_chars.
+bool ParseShortDecimal(std::string_view text, double& out);
 
 }  // namespace rowbridge::mapping

@@ -1,5 +1,6 @@
 #include "mapping/integer_converters.h"
 
+#include <cstring>
 #include <limits>
 
 #include "binlog/value_decoder.h"
@@ -65,6 +66,114 @@ inline Int128 ReadChecked(const Converter& c, const Cell& cell) {
 template <Reader R, typename T>
 void ToNumber(const Converter& c, const Cell& cell, Column& column, ConvertScratch&) {
   static_cast<clickhouse::ColumnNumber<T>&>(column).Append(static_cast<T>(ReadChecked<R>(c, cell)));
+}
+
+// For sources whose every value fits the target (chosen at plan time), so no range check.
+template <Reader R, typename T>
+void ToNumberInRange(const Converter& c, const Cell& cell, Column& column, ConvertScratch&) {
+  static_cast<clickhouse::ColumnNumber<T>&>(column).Append(static_cast<T>(Read<R>(c, cell)));
+}
+
+// A W-byte little-endian integer, with loads of the integer's own size (little-endian host:
+// x86-64, aarch64). Three bytes are two loads, not a copy into an 8-byte temporary, which would
+// stall on store forwarding.
+template <size_t W>
+inline uint64_t LoadFixedWidth(const uint8_t* p) {
+  if constexpr (W == 1) {
+    return p[0];
+  } else if constexpr (W == 2) {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+  } else if constexpr (W == 3) {
+    uint16_t low;
+    std::memcpy(&low, p, 2);
+    return low | (uint64_t{p[2]} << 16);
+  } else if constexpr (W == 4) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  } else {
+    static_assert(W == 8);
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+}
+
+// The same for a W-byte integer column whose values all fit T: a fixed-size load instead of
+// the width lookup and byte loop of the generic readers.
+template <size_t W, bool Signed, typename T>
+void ToNumberFixedWidth(const Converter&, const Cell& cell, Column& column, ConvertScratch&) {
+  if (cell.is_null || cell.size < W) [[unlikely]] {
+    // The generic reader throws the error that names the cell.
+    static_cast<clickhouse::ColumnNumber<T>&>(column).Append(
+        static_cast<T>(Signed ? binlog::CellSignedInteger(cell)
+                              : static_cast<int64_t>(binlog::CellUnsignedInteger(cell))));
+    return;
+  }
+  const uint64_t v = LoadFixedWidth<W>(cell.data);
+  if constexpr (Signed && W < 8) {
+    constexpr unsigned kShift = 64 - 8 * W;
+    static_cast<clickhouse::ColumnNumber<T>&>(column).Append(
+        static_cast<T>(static_cast<int64_t>(v << kShift) >> kShift));
+  } else {
+    static_cast<clickhouse::ColumnNumber<T>&>(column).Append(static_cast<T>(v));
+  }
+}
+
+template <bool Signed, typename T>
+ConvertFn FixedWidthFn(size_t width) {
+  switch (width) {
+    case 1:
+      return &ToNumberFixedWidth<1, Signed, T>;
+    case 2:
+      return &ToNumberFixedWidth<2, Signed, T>;
+    case 3:
+      return &ToNumberFixedWidth<3, Signed, T>;
+    case 4:
+      return &ToNumberFixedWidth<4, Signed, T>;
+    case 8:
+      return &ToNumberFixedWidth<8, Signed, T>;
+    default:
+      return nullptr;
+  }
+}
+
+// The range of values a source can hold, when it is known from the type alone.
+bool SourceRange(const Converter& c, Reader r, Int128& low, Int128& high) {
+  const unsigned bits = static_cast<unsigned>(binlog::IntegerWidth(c.source.type)) * 8;
+  switch (r) {
+    case Reader::kSigned:
+      if (bits == 0 || bits > 64) return false;
+      low = -(Int128{1} << (bits - 1));
+      high = (Int128{1} << (bits - 1)) - 1;
+      return true;
+    case Reader::kUnsigned:
+      if (bits == 0 || bits > 64) return false;
+      low = 0;
+      high = (Int128{1} << bits) - 1;
+      return true;
+    case Reader::kBitSigned:
+      if (c.source.meta == 0 || c.source.meta > 64) return false;
+      low = -(Int128{1} << (c.source.meta - 1));
+      high = (Int128{1} << (c.source.meta - 1)) - 1;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// ToNumber<R, T>, or ToNumberInRange<R, T> when the source cannot leave the range SetRange set.
+template <Reader R, typename T>
+ConvertFn NumberFn(const Converter& c) {
+  Int128 low = 0, high = 0;
+  if (!SourceRange(c, R, low, high) || low < c.min || high > c.max) return &ToNumber<R, T>;
+  if constexpr (R == Reader::kSigned || R == Reader::kUnsigned) {
+    if (ConvertFn fn = FixedWidthFn<R == Reader::kSigned, T>(binlog::IntegerWidth(c.source.type)))
+      return fn;
+  }
+  return &ToNumberInRange<R, T>;
 }
 
 template <Reader R>
@@ -137,35 +246,35 @@ bool Choose(Converter& c, std::string& why_not) {
   switch (c.target.code) {
     case TypeCode::kInt8:
       SetRange<int8_t>(c);
-      c.fn = &ToNumber<R, int8_t>;
+      c.fn = NumberFn<R, int8_t>(c);
       return true;
     case TypeCode::kInt16:
       SetRange<int16_t>(c);
-      c.fn = &ToNumber<R, int16_t>;
+      c.fn = NumberFn<R, int16_t>(c);
       return true;
     case TypeCode::kInt32:
       SetRange<int32_t>(c);
-      c.fn = &ToNumber<R, int32_t>;
+      c.fn = NumberFn<R, int32_t>(c);
       return true;
     case TypeCode::kInt64:
       SetRange<int64_t>(c);
-      c.fn = &ToNumber<R, int64_t>;
+      c.fn = NumberFn<R, int64_t>(c);
       return true;
     case TypeCode::kUInt8:
       SetRange<uint8_t>(c);
-      c.fn = &ToNumber<R, uint8_t>;
+      c.fn = NumberFn<R, uint8_t>(c);
       return true;
     case TypeCode::kUInt16:
       SetRange<uint16_t>(c);
-      c.fn = &ToNumber<R, uint16_t>;
+      c.fn = NumberFn<R, uint16_t>(c);
       return true;
     case TypeCode::kUInt32:
       SetRange<uint32_t>(c);
-      c.fn = &ToNumber<R, uint32_t>;
+      c.fn = NumberFn<R, uint32_t>(c);
       return true;
     case TypeCode::kUInt64:
       SetRange<uint64_t>(c);
-      c.fn = &ToNumber<R, uint64_t>;
+      c.fn = NumberFn<R, uint64_t>(c);
       return true;
     // Sources never exceed 64 bits, so the 128/256-bit bounds only matter for the sign.
     case TypeCode::kInt128:

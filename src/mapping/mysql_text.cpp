@@ -52,22 +52,36 @@ void FormatDouble(double v, TextBuffer& out) {
   out.Append(std::string_view(tmp, static_cast<size_t>(result.ptr - tmp)));
 }
 
+namespace {
+
+// Digits(v, 2) for the usual clock and calendar fields, without the general digit loop.
+inline void TwoDigits(uint64_t v, TextBuffer& out) {
+  if (v >= 100) [[unlikely]] {
+    out.Digits(v, 2);
+    return;
+  }
+  out.Push(static_cast<char>('0' + v / 10));
+  out.Push(static_cast<char>('0' + v % 10));
+}
+
+}  // namespace
+
 void FormatDate(const TemporalParts& p, TextBuffer& out) {
   out.Digits(p.year, 4);
   out.Push('-');
-  out.Digits(p.month, 2);
+  TwoDigits(p.month, out);
   out.Push('-');
-  out.Digits(p.day, 2);
+  TwoDigits(p.day, out);
 }
 
 namespace {
 
 void FormatClock(uint64_t hours, const TemporalParts& p, uint32_t fsp, TextBuffer& out) {
-  out.Digits(hours, 2);
+  TwoDigits(hours, out);
   out.Push(':');
-  out.Digits(p.minute, 2);
+  TwoDigits(p.minute, out);
   out.Push(':');
-  out.Digits(p.second, 2);
+  TwoDigits(p.second, out);
   if (fsp > 0) {
     out.Push('.');
     uint64_t fraction = p.microsecond;

@@ -47,6 +47,10 @@ class Column {
 
   virtual void WritePrefix(WireWriter& out) const {}
   virtual void WriteData(WireWriter& out) const = 0;
+  // Columns whose bulk data already sits in one buffer in wire form point `bytes` at it and
+  // return true, so a block writer can hand it on without copying; the view is exactly what
+  // WriteData writes and stays valid until the column is modified. Others return false.
+  virtual bool ContiguousData(std::string_view& /*bytes*/) const { return false; }
   virtual void ReadPrefix(WireReader& in) {}
   virtual void ReadData(WireReader& in, size_t rows) = 0;
 

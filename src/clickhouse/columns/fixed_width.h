@@ -21,6 +21,10 @@ class FixedWidthColumn : public Column {
   void WriteData(WireWriter& out) const override {
     out.Bytes(data_.data(), data_.size() * sizeof(T));
   }
+  bool ContiguousData(std::string_view& bytes) const override {
+    bytes = {reinterpret_cast<const char*>(data_.data()), data_.size() * sizeof(T)};
+    return true;
+  }
   void ReadData(WireReader& in, size_t rows) override {
     // Grows in bounded chunks so a corrupt row count fails on the truncated read instead of
     // first allocating whatever the count claims.

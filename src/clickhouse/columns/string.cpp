@@ -1,6 +1,7 @@
 #include "clickhouse/columns/string.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace rowbridge::clickhouse {
 namespace {
@@ -8,16 +9,14 @@ namespace {
 // Largest single string we accept from the wire; protects against a corrupt length.
 constexpr uint64_t kMaxStringBytes = uint64_t{1} << 30;
 
-size_t AppendVarUInt(std::string& out, uint64_t v) {
-  size_t n = 0;
-  do {
-    uint8_t byte = v & 0x7f;
+// Writes v as a VarUInt at p (room for 10 bytes) and returns the end.
+inline char* PutVarUInt(char* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>((v & 0x7f) | 0x80);
     v >>= 7;
-    if (v) byte |= 0x80;
-    out.push_back(static_cast<char>(byte));
-    ++n;
-  } while (v);
-  return n;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
 }
 
 }  // namespace
@@ -25,8 +24,11 @@ size_t AppendVarUInt(std::string& out, uint64_t v) {
 ColumnString::ColumnString() : Column("String") {}
 
 void ColumnString::Append(std::string_view value) {
-  AppendVarUInt(wire_, value.size());
-  wire_.append(value.data(), value.size());
+  const size_t n = value.size();
+  char* const start = wire_.Room(n + 10);
+  char* p = PutVarUInt(start, n);
+  if (n != 0) std::memcpy(p, value.data(), n);  // data() may be null when empty
+  wire_.Commit(static_cast<size_t>(p - start) + n);
   ends_.push_back(wire_.size());
 }
 
@@ -36,11 +38,11 @@ std::string_view ColumnString::At(size_t row) const {
   // Our own encoding, so the VarUInt is well formed.
   uint64_t length = 0;
   for (int shift = 0;; shift += 7) {
-    auto byte = static_cast<uint8_t>(wire_[pos++]);
+    auto byte = static_cast<uint8_t>(wire_.data()[pos++]);
     length |= static_cast<uint64_t>(byte & 0x7f) << shift;
     if (!(byte & 0x80)) break;
   }
-  return std::string_view(wire_).substr(pos, length);
+  return wire_.view().substr(pos, length);
 }
 
 void ColumnString::Clear() {
@@ -54,15 +56,15 @@ void ColumnString::ReadData(WireReader& in, size_t rows) {
     uint64_t length = in.VarUInt();
     if (length > kMaxStringBytes)
       Fail(ErrorCode::kCorruption, "ClickHouse String column: row {} claims {} bytes", i, length);
-    AppendVarUInt(wire_, length);
+    char* const start = wire_.Room(10);
+    wire_.Commit(static_cast<size_t>(PutVarUInt(start, length) - start));
     // Grows as the bytes arrive, so a corrupt length fails on the truncated read instead of
     // first allocating whatever it claims.
     constexpr uint64_t kChunkBytes = uint64_t{1} << 20;
     for (uint64_t remaining = length; remaining > 0;) {
       size_t n = static_cast<size_t>(std::min(remaining, kChunkBytes));
-      size_t old_size = wire_.size();
-      wire_.resize(old_size + n);
-      in.ReadExact(wire_.data() + old_size, n);
+      in.ReadExact(wire_.Room(n), n);
+      wire_.Commit(n);
       remaining -= n;
     }
     ends_.push_back(wire_.size());

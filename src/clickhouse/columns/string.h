@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "clickhouse/columns/byte_buffer.h"
 #include "clickhouse/columns/column.h"
 
 namespace rowbridge::clickhouse {
@@ -30,12 +31,16 @@ class ColumnString : public Column {
   void ReserveBytes(size_t bytes) { wire_.reserve(bytes); }
   void AppendDefault() override { Append({}); }
   void WriteData(WireWriter& out) const override { out.Bytes(wire_.data(), wire_.size()); }
+  bool ContiguousData(std::string_view& bytes) const override {
+    bytes = wire_.view();
+    return true;
+  }
   void ReadData(WireReader& in, size_t rows) override;
   void AppendText(size_t row, std::string& out) const override;
   ColumnPtr CloneEmpty() const override { return std::make_unique<ColumnString>(); }
 
  private:
-  std::string wire_;            // VarUInt(length) + bytes per row
+  ByteBuffer wire_;             // VarUInt(length) + bytes per row
   std::vector<uint64_t> ends_;  // end offset in wire_ of each row's record
 };
 
@@ -54,6 +59,10 @@ class ColumnFixedString : public Column {
   void Reserve(size_t rows) override { data_.reserve(rows * width_); }
   void AppendDefault() override { data_.append(width_, '\0'); }
   void WriteData(WireWriter& out) const override { out.Bytes(data_.data(), data_.size()); }
+  bool ContiguousData(std::string_view& bytes) const override {
+    bytes = data_;
+    return true;
+  }
   void ReadData(WireReader& in, size_t rows) override;
   void AppendText(size_t row, std::string& out) const override;
   ColumnPtr CloneEmpty() const override { return std::make_unique<ColumnFixedString>(width_); }

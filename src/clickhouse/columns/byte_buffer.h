@@ -1,0 +1,74 @@
+// ByteBuffer: a growable byte array for hot append paths. Unlike std::string it never zero-fills
+// the bytes it adds (Extend hands out uninitialized room the caller overwrites at once), so a
+// value costs one capacity check and one copy. Capacity grows geometrically and clear() keeps
+// it, so a buffer reused batch after batch stops allocating once it has seen its largest batch.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <string_view>
+#include <utility>
+
+namespace rowbridge::clickhouse {
+
+class ByteBuffer {
+ public:
+  ByteBuffer() = default;
+  // A moved-from buffer is empty with no capacity.
+  ByteBuffer(ByteBuffer&& other) noexcept { *this = std::move(other); }
+  ByteBuffer& operator=(ByteBuffer&& other) noexcept {
+    data_ = std::move(other.data_);
+    size_ = std::exchange(other.size_, 0);
+    capacity_ = std::exchange(other.capacity_, 0);
+    return *this;
+  }
+
+  const char* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
+  bool empty() const { return size_ == 0; }
+  std::string_view view() const { return {data_.get(), size_}; }
+
+  void clear() { size_ = 0; }
+  void reserve(size_t bytes) {
+    if (bytes > capacity_) Reallocate(bytes);
+  }
+  // Makes room for `n` more bytes without changing size() (for writers that then Commit).
+  char* Room(size_t n) {
+    if (capacity_ - size_ < n) [[unlikely]]
+      Grow(n);
+    return data_.get() + size_;
+  }
+  // Adds `n` bytes that the caller wrote into Room().
+  void Commit(size_t n) { size_ += n; }
+  // Adds `n` uninitialized bytes and returns where they start.
+  char* Extend(size_t n) {
+    char* p = Room(n);
+    size_ += n;
+    return p;
+  }
+  void Append(const void* p, size_t n) {
+    if (n != 0) std::memcpy(Extend(n), p, n);
+  }
+
+ private:
+  void Grow(size_t extra) {
+    size_t wanted = capacity_ * 2;
+    if (wanted < size_ + extra) wanted = size_ + extra;
+    if (wanted < 256) wanted = 256;
+    Reallocate(wanted);
+  }
+  void Reallocate(size_t capacity) {
+    auto bigger = std::make_unique_for_overwrite<char[]>(capacity);
+    if (size_ != 0) std::memcpy(bigger.get(), data_.get(), size_);
+    data_ = std::move(bigger);
+    capacity_ = capacity;
+  }
+
+  std::unique_ptr<char[]> data_;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
+
+}  // namespace rowbridge::clickhouse
