@@ -181,7 +181,7 @@ fail_if_stopped() {
 }
 max_lag() {
   http_get /metrics |
-    awk 'BEGIN {m = 0} /^rowbridge_lag_seconds[{ ]/ {if ($NF + 0 > m) m = $NF + 0} END {printf "%.1f\n", m}'
+    awk '/^rowbridge_replication_lag_seconds / {m = $NF + 0} END {printf "%.1f\n", m}'
 }
 
 say "7/9 writing load for ${seconds}s: rowbridge-loadgen on 3 tables, 2 connections x 1000 rows / 100 ms each"
@@ -216,23 +216,30 @@ source_rows="$(sql -N -e "SELECT (SELECT COUNT(*) FROM bifrost_test.binlog_field
 echo "load stopped: $source_rows rows in the source tables"
 
 say "8/9 waiting until rowbridge has caught up"
-# Caught up: every inserted row has been written (the load only inserts) and nothing moved for 3 s.
-stable=0
+# Caught up: rowbridge's saved checkpoint (rowbridge_checkpoint_file_number/_position_bytes in
+# /metrics) has reached the source's binlog end as it was when the load stopped, i.e. every change
+# before it is in ClickHouse.
+read -r end_file end_pos _ < <(sql -N -e "SHOW MASTER STATUS")
+end_number="$((10#${end_file##*.}))"
+checkpoint() {
+  http_get /metrics | awk '/^rowbridge_checkpoint_file_number / {f = $NF} /^rowbridge_checkpoint_position_bytes / {p = $NF}
+    END {printf "%d %d\n", f, p}'
+}
+caught=0
 for ((i = 0; i < 600; i++)); do
-  now="$(rows_written)"
-  ((i % 5 == 0)) && printf 'rows written %d of %d, lag %ss\n' "$now" "$source_rows" "$(max_lag)"
-  if ((now >= source_rows)) && [[ "$now" == "$prev" ]]; then
-    stable=$((stable + 1))
-    ((stable >= 3)) && break
-  else
-    stable=0
+  read -r file_number position < <(checkpoint)
+  ((i % 5 == 0)) && printf 'rows written %d of %d, lag %ss, checkpoint %s:%s of %s:%s\n' \
+    "$(rows_written)" "$source_rows" "$(max_lag)" "$file_number" "$position" "$end_number" "$end_pos"
+  if ((file_number > end_number || (file_number == end_number && position >= end_pos))); then
+    caught=1
+    break
   fi
-  prev="$now"
   fail_if_stopped
   sleep 1
 done
-printf 'rows written %d of %d, lag %ss\n' "$now" "$source_rows" "$(max_lag)"
-((stable >= 3)) || die "rowbridge did not catch up within 10 minutes (log: $work/rowbridge.log)"
+((caught)) || die "rowbridge did not catch up within 10 minutes (log: $work/rowbridge.log)"
+printf 'caught up: checkpoint at the source end %s:%s; rows written %d, lag %ss\n' "$end_file" \
+  "$end_pos" "$(rows_written)" "$(max_lag)"
 
 say "9/9 rowbridge check: source against target, row by row"
 status=0
