@@ -71,6 +71,13 @@ struct TargetConfig {
 
 enum class TableMode { kReplica, kChangelog };
 enum class OutOfRange { kError, kClamp };
+// What `rowbridge run` does with a source schema change (DDL) of a replicated table.
+//   kAuto   apply to target tables rowbridge created, stop tables it did not create
+//   kApply  ALTER the target table to follow (docs/running.md, "Schema changes")
+//   kStop   stop replicating the table (its rows are no longer applied)
+enum class SchemaChanges { kAuto, kApply, kStop };
+// What a DROP TABLE of the source table does to the target table.
+enum class DropTable { kKeep, kDrop };
 
 // Names of the columns rowbridge adds to target tables. Which ones exist depends on the mode:
 // replica tables get `version` and `is_deleted`; changelog tables get `version` and `event_type`.
@@ -100,7 +107,9 @@ struct TableRule {
   MetaColumns meta_columns;
   ConversionPolicy conversion;
   bool create_table = true;  // create the target table if it does not exist
-  int line = 0;              // YAML line of the rule (1-based), for messages; 0 if unknown
+  SchemaChanges schema_changes = SchemaChanges::kAuto;
+  DropTable drop_table = DropTable::kKeep;
+  int line = 0;  // YAML line of the rule (1-based), for messages; 0 if unknown
 };
 
 struct SnapshotConfig {

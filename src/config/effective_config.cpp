@@ -58,6 +58,10 @@ Json Rule(const TableRule& rule) {
   out["conversion"] = {{"on_out_of_range", OutOfRangeName(rule.conversion.on_out_of_range)},
                        {"datetime_timezone", rule.conversion.datetime_timezone}};
   out["create_table"] = rule.create_table;
+  if (rule.schema_changes != SchemaChanges::kAuto) {
+    out["schema_changes"] = rule.schema_changes == SchemaChanges::kApply ? "apply" : "stop";
+  }
+  if (rule.drop_table != DropTable::kKeep) out["drop_table"] = "drop";
   return out;
 }
 

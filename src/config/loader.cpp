@@ -359,6 +359,11 @@ class Loader {
     }
     conversion.Finish();
     m.Bool("create_table", rule.create_table);
+    m.Enum("schema_changes", rule.schema_changes,
+           {{"auto", SchemaChanges::kAuto},
+            {"apply", SchemaChanges::kApply},
+            {"stop", SchemaChanges::kStop}});
+    m.Enum("drop_table", rule.drop_table, {{"keep", DropTable::kKeep}, {"drop", DropTable::kDrop}});
     m.Finish();
     locations_.push_back({path, m.MarkOf("match"), m.MarkOf("target")});
   }

@@ -50,6 +50,20 @@ Batch* BatchBuffers::Reserve(std::unique_lock<std::mutex>& lock, TargetGroup& gr
   }
 }
 
+bool BatchBuffers::Drain(std::unique_lock<std::mutex>& lock,
+                         const std::vector<TargetGroup*>& groups) {
+  for (;;) {
+    if (aborted_) return false;
+    bool empty = true;
+    for (TargetGroup* g : groups) {
+      if (g->sealed == nullptr && g->filling->rows > 0) Seal(*g);
+      if (g->sealed != nullptr || g->filling->rows > 0) empty = false;
+    }
+    if (empty) return true;
+    changed_.wait(lock);
+  }
+}
+
 SteadyTime BatchBuffers::SealDue(SteadyTime now) {
   SteadyTime next = now + limits_.max_delay;
   for (auto& g : groups_) {

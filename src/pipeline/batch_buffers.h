@@ -118,6 +118,11 @@ class BatchBuffers {
     total_bytes_ += bytes;
   }
 
+  // Reader, lock held: seals the batches of `groups` and waits until none of their rows is
+  // buffered or in flight (before a schema change is applied to their target table). False when
+  // the pipeline is stopping.
+  bool Drain(std::unique_lock<std::mutex>& lock, const std::vector<TargetGroup*>& groups);
+
   // Ticker, lock held: seals the batches whose first row is max_delay old. Returns when the next
   // one falls due (or now + max_delay when nothing is waiting).
   SteadyTime SealDue(SteadyTime now);

@@ -111,6 +111,10 @@ std::string BinlogReader::Position(const binlog::Event& event) const {
   return fmt::format("{}:{}", event.file, event.offset);
 }
 
+schema::BinlogPosition BinlogReader::SchemaPosition(const binlog::Event& event) const {
+  return {std::string(event.file), event.offset};
+}
+
 void BinlogReader::Run() {
   const config::SourceConfig& source = ctx_.config->source;
   auto connection = mysql::Connection::Connect(SourceConnectOptions(source));
@@ -243,7 +247,7 @@ void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader&
         Fail(ErrorCode::kInternal, "{}: TABLE_MAP for table id {} is not in the cache",
              Position(event), id);
       }
-      ctx_.router->OnTableMap(id, map, Position(event));
+      ctx_.router->OnTableMap(id, map, SchemaPosition(event));
       break;
     }
     default:
@@ -270,7 +274,7 @@ void BinlogReader::OnQuery(const binlog::Event& event, const binlog::FormatDescr
       StartsWithNoCase(sql, "ROLLBACK TO") || StartsWithNoCase(sql, "RELEASE SAVEPOINT")) {
     return;
   }
-  ctx_.router->OnStatement(sql, q.database, Position(event));
+  ctx_.router->OnStatement(sql, q, SchemaPosition(event));
   if (!in_transaction_) Boundary(event);
 }
 
@@ -303,7 +307,7 @@ void BinlogReader::OnRows(const binlog::Event& event, binlog::BinlogEventReader&
   }
   SourceTable& table = *route->table;
   if (!table.stopped && table.map != route->map) {
-    ctx_.router->Use(table, events.tables().FindShared(table_id), Position(event));
+    ctx_.router->Use(table, events.tables().FindShared(table_id), SchemaPosition(event));
   }
   if (table.stopped) {
     // A stopped table's changes still take their versions: whether a table is stopped depends

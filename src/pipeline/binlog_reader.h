@@ -86,6 +86,7 @@ class BinlogReader {
   bool KeyChanged(const SourceTable& table) const;
   void Boundary(const binlog::Event& event);
   std::string Position(const binlog::Event& event) const;
+  schema::BinlogPosition SchemaPosition(const binlog::Event& event) const;
 
   ReaderContext ctx_;
   std::atomic<bool> stopping_{false};

@@ -41,13 +41,15 @@ std::string Checkpoint::ToJson() const {
                        {"reason", t.reason}});
   }
   j["stopped_tables"] = std::move(stopped);
+  if (!created_targets.empty()) j["created_targets"] = created_targets;
+  if (!schema_history.empty()) j["schema_history"] = nlohmann::ordered_json::parse(schema_history);
   return j.dump();
 }
 
 Checkpoint Checkpoint::FromJson(std::string_view text, std::string_view origin) {
   Checkpoint c;
   try {
-    nlohmann::json j = nlohmann::json::parse(text);
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(text);
     c.file = j.at("file").get<std::string>();
     c.position = j.at("position").get<uint64_t>();
     const std::string flavor = j.at("gtid_flavor").get<std::string>();
@@ -69,6 +71,10 @@ Checkpoint Checkpoint::FromJson(std::string_view text, std::string_view origin) 
              t.at("position").get<std::string>(), t.at("reason").get<std::string>()});
       }
     }
+    if (j.contains("created_targets")) {
+      c.created_targets = j.at("created_targets").get<std::vector<std::string>>();
+    }
+    if (j.contains("schema_history")) c.schema_history = j.at("schema_history").dump();
   } catch (const nlohmann::json::exception& e) {
     Fail(ErrorCode::kCorruption, "{}: not a rowbridge checkpoint ({}): {}", origin, e.what(),
          text.substr(0, 200));

@@ -7,6 +7,11 @@
 // It also remembers the tables that were stopped (a schema change rowbridge cannot follow yet):
 // they stay stopped across restarts, because their rows after the stop position were not applied.
 //
+// And the source's schema history (schema/schema_history.h) valid at its position, so rows
+// replayed from it are decoded with the schema of their moment, and the target tables rowbridge
+// created (their schema changes are applied by default). Checkpoints of older versions lack both
+// and stay loadable.
+//
 // Serialized as one JSON object (the state stores keep it as text).
 #pragma once
 
@@ -36,6 +41,10 @@ struct Checkpoint {
   std::string gtid;
   uint64_t next_version = 1;  // version of the first row change after the boundary
   std::vector<StoppedTable> stopped_tables;
+  // SchemaHistory::ToJson(); empty when the checkpoint has none (written by an older version).
+  std::string schema_history;
+  // "db.table" of every ClickHouse table rowbridge created, sorted.
+  std::vector<std::string> created_targets;
 
   // "mysql-bin.000003:1234" (+ " gtid 0-1-42" when known).
   std::string Describe() const;

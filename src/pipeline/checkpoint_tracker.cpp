@@ -1,5 +1,7 @@
 #include "pipeline/checkpoint_tracker.h"
 
+#include <algorithm>
+
 namespace rowbridge::pipeline {
 
 CheckpointTracker::CheckpointTracker(const Checkpoint& start) : checkpoint_(start) {
@@ -17,13 +19,24 @@ void CheckpointTracker::SetFile(std::string_view file) {
 
 void CheckpointTracker::AddBoundary(uint64_t position, uint64_t next_version,
                                     const TransactionGtid& gtid) {
-  boundaries_.push_back(
-      {static_cast<uint32_t>(files_.size() - 1), position, next_version, gtid, stops_added_});
+  boundaries_.push_back({static_cast<uint32_t>(files_.size() - 1), position, next_version, gtid,
+                         stops_added_, schemas_added_});
 }
 
 void CheckpointTracker::AddStop(StoppedTable stop) {
   stops_.push_back(std::move(stop));
   ++stops_added_;
+}
+
+void CheckpointTracker::AddSchemaHistory(std::string json) {
+  schemas_.push_back(std::move(json));
+  ++schemas_added_;
+}
+
+void CheckpointTracker::AddCreatedTarget(const std::string& label) {
+  auto& created = checkpoint_.created_targets;
+  auto it = std::lower_bound(created.begin(), created.end(), label);
+  if (it == created.end() || *it != label) created.insert(it, label);
 }
 
 bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
@@ -49,6 +62,11 @@ bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
       checkpoint_.stopped_tables.push_back(std::move(stops_.front()));
       stops_.pop_front();
       ++stops_applied_;
+    }
+    while (schemas_applied_ < b.schemas_end) {
+      checkpoint_.schema_history = std::move(schemas_.front());
+      schemas_.pop_front();
+      ++schemas_applied_;
     }
     boundaries_.pop_front();
     moved = true;

@@ -11,6 +11,9 @@
 // table as stopped only when its position is past the stop (replaying from an earlier checkpoint
 // must still apply the table's rows before the stop).
 //
+// Schema history snapshots (taken by the reader right after a DDL) join the checkpoint the same
+// way: a checkpoint at or past the DDL carries the history with it, one before it the older one.
+//
 // Not thread-safe; the pipeline calls it under its buffer lock. Each boundary costs no heap
 // allocation (file names are interned).
 #pragma once
@@ -44,6 +47,10 @@ class CheckpointTracker {
   void AddBoundary(uint64_t position, uint64_t next_version, const TransactionGtid& gtid);
   // Records a stopped table; it joins the checkpoint with the next boundary.
   void AddStop(StoppedTable stop);
+  // The schema history as of the position of the next boundary (SchemaHistory::ToJson()).
+  void AddSchemaHistory(std::string json);
+  // A target table rowbridge created; it joins the checkpoint at once.
+  void AddCreatedTarget(const std::string& label);
 
   // Applies every boundary whose next_version <= lowest_unflushed. True if the checkpoint moved.
   bool Advance(uint64_t lowest_unflushed);
@@ -58,6 +65,7 @@ class CheckpointTracker {
     uint64_t next_version;
     TransactionGtid gtid;
     size_t stops_end;  // stops_[0, stops_end) belong to this or earlier boundaries
+    size_t schemas_end;
   };
 
   Checkpoint checkpoint_;
@@ -68,6 +76,9 @@ class CheckpointTracker {
   std::deque<StoppedTable> stops_;  // not yet in checkpoint_
   size_t stops_applied_ = 0;        // stops_ entries popped so far (for stops_end offsets)
   size_t stops_added_ = 0;
+  std::deque<std::string> schemas_;  // not yet in checkpoint_
+  size_t schemas_applied_ = 0;
+  size_t schemas_added_ = 0;
 };
 
 }  // namespace rowbridge::pipeline

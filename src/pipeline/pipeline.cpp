@@ -15,6 +15,7 @@
 #include "pipeline/table_router.h"
 #include "pipeline/target_tables.h"
 #include "pipeline/writer_pool.h"
+#include "schema/schema_history.h"
 
 namespace rowbridge::pipeline {
 
@@ -276,6 +277,45 @@ void Pipeline::RunSession() {
   rc.conversion_counters = std::make_shared<mapping::ConversionCounters>();
   rc.have_checkpoint = checkpoint.has_value();
   rc.resume_version = checkpoint ? checkpoint->next_version : 1;
+
+  // The schema history: the checkpoint's, else seeded from information_schema at the start.
+  std::optional<mysql::BinlogPosition> first_position;
+  if (!checkpoint) {
+    failure_side_ = Side::kSource;
+    first_position = mysql::CurrentBinlogPosition(*admin);
+    failure_side_ = Side::kTarget;
+  }
+  schema::CatalogOptions catalog_options;
+  catalog_options.flavor = mariadb ? schema::ServerFlavor::kMariadb : schema::ServerFlavor::kMysql;
+  {
+    failure_side_ = Side::kSource;
+    auto rows = admin->QueryRows("SELECT @@lower_case_table_names");
+    failure_side_ = Side::kTarget;
+    catalog_options.lower_case_table_names =
+        !rows.empty() && !rows[0].empty() && rows[0][0] && *rows[0][0] != "0";
+  }
+  schema::SchemaHistory history(catalog_options);
+  if (checkpoint && !checkpoint->schema_history.empty()) {
+    history = schema::SchemaHistory::FromJson(checkpoint->schema_history, store_->Describe());
+  } else if (checkpoint) {
+    spdlog::warn(
+        "the checkpoint has no schema history (saved by an older rowbridge); table columns are "
+        "read from the source's information_schema as they are now");
+  }
+  rc.history = &history;
+  rc.start = checkpoint ? schema::BinlogPosition{checkpoint->file, checkpoint->position}
+                        : schema::BinlogPosition{first_position->file, first_position->position};
+  if (checkpoint) rc.created_targets = checkpoint->created_targets;
+  rc.on_created = [&](const std::string& label) {
+    std::lock_guard lock(buffers.mutex());
+    if (tracker) tracker->AddCreatedTarget(label);
+  };
+  rc.on_history = [&](const schema::SchemaHistory& h) {
+    std::string json = h.ToJson();
+    std::lock_guard lock(buffers.mutex());
+    if (tracker) tracker->AddSchemaHistory(std::move(json));
+  };
+  rc.on_schema_error = [this] { metrics_.errors.WithLabels({"schema"}).Increment(); };
   TableRouter router(rc);
   if (checkpoint) {
     for (const StoppedTable& s : checkpoint->stopped_tables) {
@@ -288,9 +328,7 @@ void Pipeline::RunSession() {
   mapping::ThrowIfProblems(problems);
 
   if (!checkpoint) {
-    failure_side_ = Side::kSource;
-    const mysql::BinlogPosition position = mysql::CurrentBinlogPosition(*admin);
-    failure_side_ = Side::kTarget;
+    const mysql::BinlogPosition& position = *first_position;
     uint64_t max_version = 0;
     for (TargetTable* t : router.targets()) {
       const bool has_version =
@@ -312,6 +350,9 @@ void Pipeline::RunSession() {
       first.gtid = position.mysql_gtids.ToString();
     }
     first.next_version = max_version + 1;
+    first.schema_history = history.ToJson();
+    first.created_targets = router.created_targets();
+    std::sort(first.created_targets.begin(), first.created_targets.end());
     store_->Save(first);
     spdlog::info(
         "first start: no checkpoint in {}; replicating changes from the source's current "
@@ -320,6 +361,9 @@ void Pipeline::RunSession() {
     checkpoint = first;
   }
   admin.reset();
+  if (checkpoint->schema_history.empty()) checkpoint->schema_history = history.ToJson();
+  checkpoint->created_targets = router.created_targets();
+  std::sort(checkpoint->created_targets.begin(), checkpoint->created_targets.end());
   SetLastCheckpoint(*checkpoint);
   tracker.emplace(*checkpoint);
 

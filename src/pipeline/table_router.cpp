@@ -4,9 +4,15 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <variant>
 
 #include "config/target_template.h"
 #include "mapping/ddl.h"
+#include "mapping/sql_quote.h"
+#include "mapping/type_mapping.h"
+#include "pipeline/sql_text.h"
 #include "pipeline/statement_tables.h"
 
 namespace rowbridge::pipeline {
@@ -48,6 +54,94 @@ bool AllNamed(const std::vector<binlog::ColumnDef>& columns) {
          std::all_of(columns.begin(), columns.end(), [](const auto& c) { return !c.name.empty(); });
 }
 
+bool SameName(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+schema::TableRef RefOf(const SourceTableName& name) {
+  return {name.database, name.table};
+}
+
+SourceTableSchema FromHistory(const schema::TableSchema& table, const SourceTableName& name) {
+  SourceTableSchema out;
+  out.name = name;
+  out.columns = table.columns;
+  out.primary_key = table.primary_key;
+  return out;
+}
+
+bool SameColumns(const std::vector<binlog::ColumnDef>& a, const std::vector<binlog::ColumnDef>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!schema::SameColumn(a[i], b[i])) return false;
+  return true;
+}
+
+const binlog::ColumnDef* FindColumn(const std::vector<binlog::ColumnDef>& columns,
+                                    const std::string& name) {
+  for (const auto& c : columns)
+    if (SameName(c.name, name)) return &c;
+  return nullptr;
+}
+
+const mapping::TargetColumn* FindTargetColumn(const std::vector<mapping::TargetColumn>& columns,
+                                              const std::string& name) {
+  for (const auto& c : columns)
+    if (SameName(c.name, name)) return &c;
+  return nullptr;
+}
+
+// Old -> new column names an ALTER renamed (RENAME COLUMN, CHANGE with a new name).
+std::vector<std::pair<std::string, std::string>> RenamedColumns(
+    const schema::DdlStatement& statement) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const auto* alter = std::get_if<schema::AlterTable>(&statement);
+  if (alter == nullptr) return out;
+  for (const schema::AlterSpec& spec : alter->specs) {
+    std::string to;
+    if (spec.kind == schema::AlterSpec::Kind::kRenameColumn) {
+      to = spec.new_name;
+    } else if (spec.kind == schema::AlterSpec::Kind::kChangeColumn) {
+      to = spec.definition.name;
+    } else {
+      continue;
+    }
+    if (SameName(spec.column, to)) continue;
+    bool chained = false;
+    for (auto& [from, current] : out) {
+      if (SameName(current, spec.column)) {
+        current = to;
+        chained = true;
+      }
+    }
+    if (!chained) out.emplace_back(spec.column, to);
+  }
+  return out;
+}
+
+// Literal defaults (numbers, plain quoted strings) of the columns an ALTER added.
+std::map<std::string, std::string> AddedDefaults(const schema::DdlStatement& statement) {
+  std::map<std::string, std::string> out;
+  const auto* alter = std::get_if<schema::AlterTable>(&statement);
+  if (alter == nullptr) return out;
+  for (const schema::AlterSpec& spec : alter->specs) {
+    if (spec.kind != schema::AlterSpec::Kind::kAddColumn || !spec.definition.default_value)
+      continue;
+    const std::string& v = *spec.definition.default_value;
+    const bool number = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.';
+    });
+    const bool text = v.size() >= 2 && v.front() == '\'' && v.back() == '\'' &&
+                      v.find('\\') == std::string::npos &&
+                      v.substr(1, v.size() - 2).find('\'') == std::string::npos;
+    if (number || text) out[spec.definition.name] = v;
+  }
+  return out;
+}
+
 }  // namespace
 
 TableRouter::TableRouter(RouterContext context)
@@ -64,12 +158,22 @@ void TableRouter::AddStopped(const StoppedTable& stopped) {
 }
 
 void TableRouter::Prepare(mysql::Connection& source, std::vector<std::string>& problems) {
+  if (ctx_.history != nullptr) {
+    // Defaults of tables created later without a charset (CREATE TABLE in an existing database).
+    for (auto& row : source.QueryRows(
+             "SELECT s.SCHEMA_NAME, co.ID FROM information_schema.SCHEMATA s JOIN "
+             "information_schema.COLLATIONS co ON co.COLLATION_NAME = s.DEFAULT_COLLATION_NAME")) {
+      if (row.size() < 2 || !row[0] || !row[1]) continue;
+      ctx_.history->SetDatabaseCollation(
+          *row[0], static_cast<uint32_t>(std::strtoul(row[1]->c_str(), nullptr, 10)));
+    }
+  }
   for (const SourceTableName& name : ListSourceTables(source)) {
     const int rule = matcher_.Match(name.database, name.table);
     if (rule == config::TableMatcher::kNoRule) continue;
     if (tables_.count(name) != 0) continue;  // stopped earlier
     std::vector<std::string> table_problems;
-    SourceTable& table = GetOrCreate(name, rule, &table_problems, "", &source);
+    SourceTable& table = GetOrCreate(name, rule, &table_problems, ctx_.start, &source);
     if (table.target != nullptr && table.known) {
       mapping::ConversionPlan::Build(table.known->columns, table.target->columns,
                                      PlanOptionsFor(table), table_problems);
@@ -118,9 +222,41 @@ mapping::PlanOptions TableRouter::PlanOptionsFor(const SourceTable& table) const
   return o;
 }
 
+std::optional<SourceTableSchema> TableRouter::SchemaOf(const SourceTableName& name,
+                                                       const schema::BinlogPosition& position,
+                                                       mysql::Connection& source) {
+  if (ctx_.history != nullptr) {
+    const schema::SchemaVersion* v = ctx_.history->SchemaAt(RefOf(name), position);
+    if (v != nullptr && v->state == schema::TableState::kKnown) return FromHistory(v->schema, name);
+  }
+  std::optional<SourceTableSchema> loaded =
+      LoadSourceTableSchema(source, name.database, name.table);
+  if (loaded && ctx_.history != nullptr) {
+    schema::TableSchema seed;
+    seed.name = RefOf(name);
+    seed.columns = loaded->columns;
+    seed.primary_key = loaded->primary_key;
+    for (auto& row : source.QueryRows(fmt::format(
+             "SELECT co.ID FROM information_schema.TABLES t JOIN information_schema.COLLATIONS co "
+             "ON co.COLLATION_NAME = t.TABLE_COLLATION WHERE t.TABLE_SCHEMA = {} AND "
+             "t.TABLE_NAME = {}",
+             QuoteString(name.database), QuoteString(name.table)))) {
+      if (!row.empty() && row[0])
+        seed.default_collation = static_cast<uint32_t>(std::strtoul(row[0]->c_str(), nullptr, 10));
+    }
+    ctx_.history->Seed(seed, position);
+    if (!position.file.empty()) {
+      spdlog::info("{}: columns read from the source's information_schema, valid from {}",
+                   name.ToString(), position.ToString());
+    }
+  }
+  return loaded;
+}
+
 SourceTable& TableRouter::GetOrCreate(const SourceTableName& name, int rule_index,
                                       std::vector<std::string>* problems,
-                                      const std::string& position, mysql::Connection* source) {
+                                      const schema::BinlogPosition& at, mysql::Connection* source) {
+  const std::string position = at.ToString();
   auto it = tables_.find(name);
   if (it != tables_.end()) return *it->second;
   auto owned = std::make_unique<SourceTable>();
@@ -142,17 +278,24 @@ SourceTable& TableRouter::GetOrCreate(const SourceTableName& name, int rule_inde
     }
   }
   try {
-    std::unique_ptr<mysql::Connection> own;
-    if (source == nullptr) {
-      own = ctx_.connect_source();
-      source = own.get();
+    const schema::SchemaVersion* version =
+        ctx_.history != nullptr ? ctx_.history->SchemaAt(RefOf(name), at) : nullptr;
+    if (version != nullptr && version->state == schema::TableState::kKnown) {
+      table.known = FromHistory(version->schema, name);  // no connection needed
+    } else {
+      std::unique_ptr<mysql::Connection> own;
+      if (source == nullptr) {
+        own = ctx_.connect_source();
+        source = own.get();
+      }
+      table.known = SchemaOf(name, at, *source);
     }
-    table.known = LoadSourceTableSchema(*source, name.database, name.table);
   } catch (const Error& e) {
     if (e.IsTransient()) throw;
     out.push_back(fmt::format("{}: {}", name.ToString(), e.what()));
   }
-  if (out.size() == before) table.target = ResolveTarget(table, out);
+  if (out.size() == before)
+    table.target = follow_target_ != nullptr ? follow_target_ : ResolveTarget(table, out);
   if (table.target != nullptr) table.stats = ctx_.make_stats(name, *table.target);
   if (out.size() != before) {
     if (problems == nullptr) Stop(table, position, JoinLines(out));
@@ -231,6 +374,11 @@ TargetTable* TableRouter::ResolveTarget(SourceTable& table, std::vector<std::str
         }
         spdlog::info("created ClickHouse table {} for {} ({} mode)", label, table.name.ToString(),
                      config::TableModeName(rule.mode));
+        if (std::find(ctx_.created_targets.begin(), ctx_.created_targets.end(), label) ==
+            ctx_.created_targets.end()) {
+          ctx_.created_targets.push_back(label);
+        }
+        if (ctx_.on_created) ctx_.on_created(label);
       }
     } catch (const Error& e) {
       if (e.IsTransient()) throw;
@@ -273,7 +421,7 @@ TargetTable* TableRouter::ResolveTarget(SourceTable& table, std::vector<std::str
 
 const Route& TableRouter::OnTableMap(uint64_t table_id,
                                      const std::shared_ptr<const binlog::TableInfo>& map,
-                                     const std::string& position) {
+                                     const schema::BinlogPosition& position) {
   // Table ids are reused only after a table leaves the server's table cache; like the TABLE_MAP
   // cache, start over when the routes grow past any plausible working set.
   if (routes_.size() > 16384 && routes_.count(table_id) == 0) routes_.clear();
@@ -292,10 +440,28 @@ const Route& TableRouter::OnTableMap(uint64_t table_id,
 }
 
 bool TableRouter::Use(SourceTable& table, const std::shared_ptr<const binlog::TableInfo>& map,
-                      const std::string& position) {
+                      const schema::BinlogPosition& at) {
   if (table.stopped) return false;
   if (table.map == map.get()) return true;
+  const std::string position = at.ToString();
   const auto& columns = map->map.columns;
+  if (ctx_.history != nullptr) {
+    // The columns of the table at this very position, whatever the source has now.
+    const schema::SchemaVersion* v = ctx_.history->SchemaAt(RefOf(table.name), at);
+    if (v != nullptr && v->state == schema::TableState::kKnown) {
+      table.known = FromHistory(v->schema, table.name);
+    } else if (AllNamed(columns)) {
+      table.known.reset();  // the TABLE_MAP names them: seeded below
+    } else {
+      try {
+        table.known = SchemaOf(table.name, at, *ctx_.connect_source());
+      } catch (const Error& e) {
+        if (e.IsTransient()) throw;
+        Stop(table, position, e.what());
+        return false;
+      }
+    }
+  }
   if (!table.known) {
     if (!AllNamed(columns)) {
       Stop(table, position,
@@ -309,14 +475,28 @@ bool TableRouter::Use(SourceTable& table, const std::shared_ptr<const binlog::Ta
     schema.primary_key = map->map.primary_key;
     for (uint32_t i : schema.primary_key)
       if (i < schema.columns.size()) schema.columns[i].is_primary_key = true;
+    if (ctx_.history != nullptr) {
+      schema::TableSchema seed;
+      seed.name = RefOf(table.name);
+      seed.columns = schema.columns;
+      seed.primary_key = schema.primary_key;
+      ctx_.history->Seed(seed, at);
+    }
     table.known = std::move(schema);
   }
   if (auto diff = SchemaDifference(table.known->columns, columns)) {
-    Stop(table, position,
-         fmt::format("the TABLE_MAP at {} does not describe the columns rowbridge knows for {}: "
-                     "{}. The table's schema changed and rowbridge cannot follow schema changes "
-                     "yet",
-                     position, table.name.ToString(), *diff));
+    if (ctx_.history != nullptr) {
+      StopForSchema(table, position,
+                    fmt::format("the TABLE_MAP at {} does not describe the columns the schema "
+                                "history has for {} there: {}",
+                                position, table.name.ToString(), *diff));
+    } else {
+      Stop(table, position,
+           fmt::format("the TABLE_MAP at {} does not describe the columns rowbridge knows for {}: "
+                       "{}. The table's schema changed and rowbridge cannot follow schema "
+                       "changes yet",
+                       position, table.name.ToString(), *diff));
+    }
     return false;
   }
   table.decoded = std::make_unique<binlog::TableInfo>(*map);
@@ -325,6 +505,17 @@ bool TableRouter::Use(SourceTable& table, const std::shared_ptr<const binlog::Ta
   table.suspect = false;
   table.map = map.get();
   table.map_owner = map;
+  if (ctx_.history != nullptr && Applies(table)) {
+    // A column the target lacks (added while rowbridge was away, or replayed from before a DROP
+    // that ClickHouse already had) is added before the plan needs it.
+    try {
+      Reconcile(table, nullptr, table.decoded->map.columns, {});
+    } catch (const Error& e) {
+      if (e.IsTransient()) throw;
+      StopForSchema(table, position, e.what());
+      return false;
+    }
+  }
   return BuildPlan(table, position);
 }
 
@@ -363,8 +554,8 @@ bool TableRouter::BuildPlan(SourceTable& table, const std::string& position) {
   return true;
 }
 
-void TableRouter::OnStatement(std::string_view sql, std::string_view default_database,
-                              const std::string& position) {
+void TableRouter::OnStatementWithoutHistory(std::string_view sql, std::string_view default_database,
+                                            const std::string& position) {
   const StatementTables st = ClassifyStatement(sql, default_database);
   if (!st.changes) return;
   for (const SourceTableName& name : st.tables) {
@@ -384,6 +575,385 @@ void TableRouter::OnStatement(std::string_view sql, std::string_view default_dat
          fmt::format("{} at {} may change its columns or rows unseen ({}); rowbridge cannot "
                      "follow schema changes yet",
                      st.verb, position, Abbreviated(sql)));
+  }
+}
+
+void TableRouter::OnStatement(std::string_view sql, const binlog::QueryEvent& query,
+                              const schema::BinlogPosition& position) {
+  if (ctx_.history == nullptr) {
+    OnStatementWithoutHistory(sql, query.database, position.ToString());
+    return;
+  }
+  schema::DdlOutcome outcome;
+  try {
+    outcome = ctx_.history->ApplyDdl(
+        sql, schema::ParseOptions::ForQuery(query.database, query.sql_mode.value_or(0)),
+        {query.collation_server.value_or(0)}, position);
+  } catch (const Error& e) {
+    if (e.IsTransient()) throw;
+    // The history could not follow: only the replicated tables the statement names stop.
+    const StatementTables st = ClassifyStatement(sql, query.database);
+    for (const SourceTableName& name : st.tables) {
+      const int rule = matcher_.Match(name.database, name.table);
+      if (rule == config::TableMatcher::kNoRule) continue;
+      auto it = tables_.find(name);
+      if (it == tables_.end()) {
+        StoppedTable stopped{name.database, name.table, position.ToString(), ""};
+        AddStopped(stopped);
+        it = tables_.find(name);
+        it->second->stopped = false;
+      }
+      StopForSchema(
+          *it->second, position.ToString(),
+          fmt::format("cannot follow the schema change ({}): {}", Abbreviated(sql), e.what()));
+    }
+    return;
+  }
+  if (outcome.replayed || std::holds_alternative<schema::NoTableChange>(outcome.statement)) return;
+  for (const schema::TableChange& change : outcome.changes) {
+    OnChange(change, outcome.statement, position, sql);
+  }
+  ctx_.history->Prune(position);
+  if (ctx_.on_history) ctx_.on_history(*ctx_.history);
+}
+
+bool TableRouter::Applies(const SourceTable& table) const {
+  if (table.rule == nullptr || table.target == nullptr) return false;
+  switch (table.rule->schema_changes) {
+    case config::SchemaChanges::kApply:
+      return true;
+    case config::SchemaChanges::kStop:
+      return false;
+    case config::SchemaChanges::kAuto:
+      break;
+  }
+  return std::find(ctx_.created_targets.begin(), ctx_.created_targets.end(), table.target->label) !=
+         ctx_.created_targets.end();
+}
+
+bool TableRouter::IsReplicated(const binlog::ColumnDef& column,
+                               const config::TableRule& rule) const {
+  auto listed = [&](const std::vector<std::string>& list) {
+    return std::any_of(list.begin(), list.end(),
+                       [&](const std::string& n) { return SameName(n, column.name); });
+  };
+  if (!rule.include_columns.empty() && !listed(rule.include_columns)) return false;
+  return !listed(rule.exclude_columns);
+}
+
+bool TableRouter::Drain(SourceTable& table) {
+  if (table.target == nullptr) return true;
+  std::vector<TargetGroup*> groups;
+  for (auto& [signature, group] : table.target->groups) groups.push_back(group);
+  std::unique_lock lock(ctx_.buffers->mutex());
+  return ctx_.buffers->Drain(lock, groups);
+}
+
+void TableRouter::Reconcile(SourceTable& table, const std::vector<binlog::ColumnDef>* before,
+                            const std::vector<binlog::ColumnDef>& after,
+                            const std::vector<std::pair<std::string, std::string>>& renames,
+                            const std::map<std::string, std::string>& added_defaults) {
+  TargetTable& target = *table.target;
+  const config::TableRule& rule = *table.rule;
+  if (!ctx_.config->target.cluster.empty()) {
+    Fail(ErrorCode::kUnsupported,
+         "{}: schema changes are not applied to clustered target tables ({}); alter {} by hand "
+         "and restart",
+         table.name.ToString(), ctx_.config->target.cluster, target.label);
+  }
+  const auto& features = ctx_.targets->features();
+  mapping::TypeMappingOptions types;
+  types.time_zone = rule.conversion.datetime_timezone;
+  const std::vector<std::string> key = KeyNames(table);
+  auto is_key = [&](const std::string& name) {
+    return std::any_of(key.begin(), key.end(),
+                       [&](const std::string& k) { return SameName(k, name); });
+  };
+  const std::string quoted = mapping::QuoteTableName(target.database, target.table);
+  std::vector<std::string> statements;
+  auto current = [&]() -> const std::vector<mapping::TargetColumn>& { return target.columns; };
+  auto run = [&](const std::string& sql) {
+    spdlog::info("{}: {}", table.name.ToString(), sql);
+    ctx_.targets->Execute(sql);
+    auto columns = ctx_.targets->ReadColumns(target.database, target.table);
+    if (!columns) Fail(ErrorCode::kUnsupported, "target table {} vanished", target.label);
+    target.columns = std::move(*columns);
+  };
+  auto type_of = [&](const binlog::ColumnDef& c) {
+    return mapping::DefaultClickHouseType(c, types, features, is_key(c.name)).name;
+  };
+  const bool rename_supported = features.version() >= clickhouse::ServerVersion{20, 4, 0};
+  for (const auto& [from, to] : renames) {
+    const binlog::ColumnDef* now = FindColumn(after, to);
+    if (now == nullptr || !IsReplicated(*now, rule)) continue;
+    if (FindTargetColumn(current(), from) == nullptr || FindTargetColumn(current(), to) != nullptr)
+      continue;
+    if (is_key(from) || is_key(to)) {
+      Fail(ErrorCode::kUnsupported,
+           "{}: column {} renamed to {} is part of the target's key (ORDER BY); ClickHouse cannot "
+           "rename key columns",
+           table.name.ToString(), from, to);
+    }
+    if (rename_supported) {
+      run(fmt::format("ALTER TABLE {} RENAME COLUMN {} TO {}", quoted,
+                      mapping::QuoteIdentifier(from), mapping::QuoteIdentifier(to)));
+    } else {
+      // No RENAME COLUMN before 20.4: the new column is added and filled from the old one by a
+      // mutation; the old column stays (its rows written after the rename get its default).
+      run(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", quoted, mapping::QuoteIdentifier(to),
+                      type_of(*now)));
+      run(fmt::format("ALTER TABLE {} UPDATE {} = CAST({} AS {}) WHERE 1", quoted,
+                      mapping::QuoteIdentifier(to), mapping::QuoteIdentifier(from), type_of(*now)));
+    }
+  }
+  if (before != nullptr) {
+    for (const binlog::ColumnDef& old : *before) {
+      if (!IsReplicated(old, rule) || FindColumn(after, old.name) != nullptr) continue;
+      if (std::any_of(renames.begin(), renames.end(),
+                      [&](const auto& r) { return SameName(r.first, old.name); })) {
+        continue;
+      }
+      if (FindTargetColumn(current(), old.name) == nullptr) continue;
+      if (is_key(old.name)) {
+        Fail(ErrorCode::kUnsupported,
+             "{}: dropped column {} is part of the target's key (ORDER BY) and cannot be dropped "
+             "in ClickHouse",
+             table.name.ToString(), old.name);
+      }
+      run(fmt::format("ALTER TABLE {} DROP COLUMN {}", quoted, mapping::QuoteIdentifier(old.name)));
+    }
+  }
+  for (const binlog::ColumnDef& c : after) {
+    if (!IsReplicated(c, rule) || c.name.empty()) continue;
+    const mapping::TargetColumn* tc = FindTargetColumn(current(), c.name);
+    if (tc == nullptr) {
+      // The source fills its existing rows with the column's default without row events; a
+      // literal default does the same in ClickHouse.
+      std::string default_clause;
+      auto d = added_defaults.find(c.name);
+      if (d != added_defaults.end()) default_clause = " DEFAULT " + d->second;
+      run(fmt::format("ALTER TABLE {} ADD COLUMN {} {}{}", quoted, mapping::QuoteIdentifier(c.name),
+                      type_of(c), default_clause));
+      continue;
+    }
+    if (before == nullptr) continue;
+    // Only a source type change changes the target's type: a target column of another type the
+    // user chose stays.
+    const binlog::ColumnDef* old = FindColumn(*before, c.name);
+    for (const auto& [from, to] : renames) {
+      if (SameName(to, c.name)) old = FindColumn(*before, from);
+    }
+    if (old == nullptr || schema::SameColumn(*old, c)) continue;
+    const std::string wanted = type_of(c);
+    if (type_of(*old) == wanted || tc->type.name == wanted) continue;
+    if (is_key(c.name)) {
+      Fail(ErrorCode::kUnsupported,
+           "{}: the type of column {} changed to {}, but it is part of the target's key (ORDER "
+           "BY), whose type ClickHouse cannot change",
+           table.name.ToString(), c.name, wanted);
+    }
+    run(fmt::format("ALTER TABLE {} MODIFY COLUMN {} {}", quoted, mapping::QuoteIdentifier(c.name),
+                    wanted));
+  }
+}
+
+void TableRouter::Retire(const SourceTableName& name) {
+  auto it = tables_.find(name);
+  if (it == tables_.end()) return;
+  retired_.push_back(std::move(it->second));
+  tables_.erase(it);
+  // Routes point at the retired table; the next TABLE_MAP of every table routes afresh (DDL is
+  // outside transactions, so every rows event after it follows its own TABLE_MAP).
+  routes_.clear();
+}
+
+void TableRouter::StopForSchema(SourceTable& table, const std::string& position,
+                                const std::string& reason) {
+  if (table.stopped) return;
+  if (ctx_.on_schema_error) ctx_.on_schema_error();
+  Stop(table, position, reason);
+}
+
+void TableRouter::OnChange(const schema::TableChange& change, const schema::DdlStatement& statement,
+                           const schema::BinlogPosition& position, std::string_view sql) {
+  using Kind = schema::TableChange::Kind;
+  const std::string where = position.ToString();
+  const SourceTableName name{change.table.database, change.table.table};
+  const int rule = matcher_.Match(name.database, name.table);
+
+  TargetTable* followed = nullptr;
+  if (change.kind == Kind::kRenamed && change.from) {
+    const SourceTableName from{change.from->database, change.from->table};
+    auto it = tables_.find(from);
+    if (it != tables_.end() && !it->second->stopped) {
+      if (!Drain(*it->second)) return;
+      followed = it->second->target;
+      spdlog::info("{} renamed to {} at {}; its rows go where the rules route {}", from.ToString(),
+                   name.ToString(), where, name.ToString());
+      Retire(from);
+    }
+  }
+  if (change.kind == Kind::kDropped) {
+    auto it = tables_.find(name);
+    if (it == tables_.end() || it->second->stopped) return;
+    SourceTable& table = *it->second;
+    if (!Drain(table)) return;
+    if (table.target != nullptr && table.rule->drop_table == config::DropTable::kDrop &&
+        Applies(table)) {
+      try {
+        ctx_.targets->Execute("DROP TABLE IF EXISTS " +
+                              mapping::QuoteTableName(table.target->database, table.target->table));
+        spdlog::info("{} dropped at {}: dropped its target table {}", name.ToString(), where,
+                     table.target->label);
+        auto target = target_tables_.find(table.target->label);
+        if (target != target_tables_.end()) {
+          retired_targets_.push_back(std::move(target->second));
+          target_tables_.erase(target);
+        }
+      } catch (const Error& e) {
+        if (e.IsTransient()) throw;
+        StopForSchema(table, where, fmt::format("DROP TABLE at {}: {}", where, e.what()));
+        return;
+      }
+    } else {
+      spdlog::info("{} dropped at {}; its target table keeps its rows", name.ToString(), where);
+    }
+    Retire(name);
+    return;
+  }
+  if (rule == config::TableMatcher::kNoRule) return;
+
+  if (change.kind == Kind::kCreated || change.kind == Kind::kRenamed) {
+    // A table under a matched name from now on: its target is created or checked now, with the
+    // columns of this position, so it follows its columns even before its first row.
+    // The table that had this name just before (gh-ost's RENAME t TO _t_del, _t_gho TO t):
+    // columns it had and the new one lacks are dropped from the target.
+    schema::BinlogPosition before = position;
+    if (before.offset > 0) --before.offset;
+    const schema::SchemaVersion* previous = ctx_.history->SchemaAt(change.table, before);
+    std::optional<std::vector<binlog::ColumnDef>> previous_columns;
+    if (previous != nullptr && previous->state == schema::TableState::kKnown)
+      previous_columns = previous->schema.columns;
+    Retire(name);
+    if (followed != nullptr) {
+      // RENAME follows the table into its old target, unless the rules' target for the new name
+      // exists already (gh-ost's swap: the shadow becomes the table the target was made for).
+      const config::TableRule& r = ctx_.config->tables[static_cast<size_t>(rule)];
+      const config::QualifiedName qn =
+          config::ExpandTarget(r.target, ctx_.config->target.database, name.database, name.table);
+      const std::string label = qn.database + "." + qn.table;
+      const bool own_exists = target_tables_.count(label) != 0 ||
+                              ctx_.targets->ReadColumns(qn.database, qn.table).has_value();
+      if (own_exists || followed->mode != ToPlanMode(r.mode)) followed = nullptr;
+    }
+    follow_target_ = followed;
+    SourceTable& table = GetOrCreate(name, rule, nullptr, position, nullptr);
+    follow_target_ = nullptr;
+    if (followed != nullptr) {
+      spdlog::info("{} now writes into {} (the target of its old name)", name.ToString(),
+                   followed->label);
+    }
+    if (table.stopped || table.target == nullptr || !table.known) return;
+    if (Applies(table)) {
+      try {
+        Reconcile(table, previous_columns ? &*previous_columns : nullptr, table.known->columns, {});
+      } catch (const Error& e) {
+        if (e.IsTransient()) throw;
+        StopForSchema(table, where, e.what());
+      }
+    }
+    return;
+  }
+
+  auto it = tables_.find(name);
+  SourceTable* table = it == tables_.end() ? nullptr : it->second.get();
+  if (table == nullptr) {
+    // Not seen yet in this session: resolve it with the columns before the statement, so the
+    // change is carried to its target like for any other table.
+    schema::BinlogPosition before = position;
+    if (before.offset > 0) --before.offset;
+    table = &GetOrCreate(name, rule, nullptr, before, nullptr);
+  }
+  if (table->stopped || table->target == nullptr) return;
+  const std::string statement_text = Abbreviated(sql);
+
+  switch (change.kind) {
+    case Kind::kAltered: {
+      if (!change.schema) {
+        StopForSchema(*table, where,
+                      fmt::format("{} at {} leaves its columns unknown", statement_text, where));
+        return;
+      }
+      const std::vector<binlog::ColumnDef> old_columns =
+          table->known ? table->known->columns : std::vector<binlog::ColumnDef>{};
+      if (table->known && SameColumns(old_columns, change.schema->columns)) {
+        table->known = FromHistory(*change.schema, name);  // keys or options only
+        table->map = nullptr;
+        return;
+      }
+      if (!Applies(*table)) {
+        StopForSchema(*table, where,
+                      fmt::format("ALTER TABLE at {} changes its columns ({}) and the rule says "
+                                  "schema_changes: {}",
+                                  where, statement_text,
+                                  table->rule->schema_changes == config::SchemaChanges::kStop
+                                      ? "stop"
+                                      : "auto (the target table was not created by rowbridge)"));
+        return;
+      }
+      if (!Drain(*table)) return;
+      try {
+        Reconcile(*table, table->known ? &old_columns : nullptr, change.schema->columns,
+                  RenamedColumns(statement), AddedDefaults(statement));
+      } catch (const Error& e) {
+        if (e.IsTransient()) throw;
+        StopForSchema(*table, where,
+                      fmt::format("cannot apply {} at {} to {}: {}", statement_text, where,
+                                  table->target->label, e.what()));
+        return;
+      }
+      table->known = FromHistory(*change.schema, name);
+      table->map = nullptr;  // the next rows event builds the plan for the new columns
+      table->plan.reset();
+      return;
+    }
+    case Kind::kTruncated: {
+      if (!Applies(*table)) {
+        StopForSchema(*table, where,
+                      fmt::format("TRUNCATE at {} removed its rows unseen and the rule does not "
+                                  "apply schema changes",
+                                  where));
+        return;
+      }
+      if (!Drain(*table)) return;
+      if (table->target->mode != mapping::TableMode::kReplica) {
+        spdlog::info("{} truncated at {}; the changelog {} keeps its history", name.ToString(),
+                     where, table->target->label);
+        return;
+      }
+      try {
+        ctx_.targets->Execute("TRUNCATE TABLE " + mapping::QuoteTableName(table->target->database,
+                                                                          table->target->table));
+      } catch (const Error& e) {
+        if (e.IsTransient()) throw;
+        StopForSchema(*table, where, fmt::format("TRUNCATE at {}: {}", where, e.what()));
+        return;
+      }
+      // Rows a replay finds present after this point were just removed: write them again.
+      table->target->present_versions.clear();
+      table->target->present_next = 0;
+      spdlog::info("{} truncated at {}: truncated {}", name.ToString(), where,
+                   table->target->label);
+      return;
+    }
+    case Kind::kRowsChanged:
+      StopForSchema(*table, where,
+                    fmt::format("{} at {} removed or moved rows without row events; the target "
+                                "no longer matches (copy the table again)",
+                                statement_text, where));
+      return;
+    default:
+      return;
   }
 }
 

@@ -10,11 +10,23 @@
 // TABLE_MAP: the TABLE_MAP's own column definitions (the authority for decoding), enriched with
 // names, signedness, charsets and labels from the known schema.
 //
-// Schema changes (until DDL tracking exists): a TABLE_MAP whose columns differ from the known
-// ones, or a statement that may change a table's columns or rows unseen (statement_tables.h),
-// STOPS that table: its rows are no longer applied, /status and the metrics say why, the stop is
-// recorded in the checkpoint, and every other table goes on. With binlog_row_metadata=FULL an
-// ALTER TABLE only marks the table: the next TABLE_MAP, which then carries names, decides.
+// Schema changes. With a schema history (RouterContext::history, the pipeline's case) every
+// QUERY event is applied to it (schema/schema_history.h) and a table's columns are always those
+// the history holds at the TABLE_MAP's position, never the live ones; information_schema is read
+// only for a table the history does not know (first start, CREATE ... LIKE/SELECT of an unknown
+// table). A DDL that changes a replicated table is then carried to ClickHouse when the rule's
+// schema_changes says so (auto: for target tables rowbridge created): the table's buffered rows
+// are written first, then ALTER TABLE ADD/DROP/RENAME/MODIFY COLUMN, TRUNCATE or DROP TABLE is
+// run, and the next TABLE_MAP builds the plan for the new columns. RENAME TABLE and CREATE TABLE
+// route the table under its new name by the rules, like any table of that name. A change that
+// cannot be applied (unparseable DDL, schema_changes: stop, a key column dropped, a type
+// ClickHouse cannot convert, rows changed without row events) STOPS only that table: its rows are
+// no longer applied, /status and the metrics say why, the stop is recorded in the checkpoint,
+// and every other table goes on.
+//
+// Without a history (validate, snapshot) a TABLE_MAP whose columns differ from the known ones,
+// or a statement that may change a table's columns or rows unseen (statement_tables.h), stops
+// the table.
 //
 // Used by the session's setup (Prepare) and then by the reader thread only.
 #pragma once
@@ -28,6 +40,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "binlog/query_event.h"
 #include "binlog/table_map_cache.h"
 #include "config/config.h"
 #include "config/table_matcher.h"
@@ -39,6 +52,7 @@
 #include "pipeline/source_schema.h"
 #include "pipeline/table_stats.h"
 #include "pipeline/target_tables.h"
+#include "schema/schema_history.h"
 
 namespace rowbridge::pipeline {
 
@@ -85,6 +99,19 @@ struct RouterContext {
   // Versions >= this are looked up in target tables first seen during the session.
   uint64_t resume_version = 1;
   bool have_checkpoint = true;
+  // The session's schema history (nullptr: none, see above) and where the session starts (where
+  // tables the history does not know are seeded from information_schema during Prepare).
+  schema::SchemaHistory* history = nullptr;
+  schema::BinlogPosition start;
+  // Target tables rowbridge created in earlier sessions ("db.table").
+  std::vector<std::string> created_targets;
+  // Called (buffer lock NOT held) when rowbridge creates a target table.
+  std::function<void(const std::string&)> on_created;
+  // Called (buffer lock NOT held) after a DDL changed the history, with the history pruned to
+  // the DDL's position: it joins the checkpoint at the DDL's boundary.
+  std::function<void(const schema::SchemaHistory&)> on_history;
+  // Called (buffer lock NOT held) when a schema change could not be applied.
+  std::function<void()> on_schema_error;
   // `rowbridge validate`: create nothing; a missing target that would be created is checked
   // against the columns its CREATE TABLE would make.
   bool dry_run = false;
@@ -104,7 +131,7 @@ class TableRouter {
 
   // A TABLE_MAP for `table_id` was read (the cache already holds it). Returns its route.
   const Route& OnTableMap(uint64_t table_id, const std::shared_ptr<const binlog::TableInfo>& map,
-                          const std::string& position);
+                          const schema::BinlogPosition& position);
   // The route of a rows event; nullptr if no TABLE_MAP for the id was seen.
   Route* Find(uint64_t table_id) {
     auto it = routes_.find(table_id);
@@ -112,10 +139,11 @@ class TableRouter {
   }
   // Makes sure `table` decodes with `map` (several table ids may name one table).
   bool Use(SourceTable& table, const std::shared_ptr<const binlog::TableInfo>& map,
-           const std::string& position);
-  // A statement (QUERY event) at `position`; stops or marks the tables it may change.
-  void OnStatement(std::string_view sql, std::string_view default_database,
-                   const std::string& position);
+           const schema::BinlogPosition& position);
+  // A statement (QUERY event) at `position`: applied to the history and carried to the target
+  // tables it changes (see above). Throws only transient errors (a server gone).
+  void OnStatement(std::string_view sql, const binlog::QueryEvent& query,
+                   const schema::BinlogPosition& position);
   // A new FORMAT_DESCRIPTION: table ids start over.
   void ResetRoutes() { routes_.clear(); }
 
@@ -123,12 +151,40 @@ class TableRouter {
   void Stop(SourceTable& table, const std::string& position, const std::string& reason);
 
   const std::map<SourceTableName, std::unique_ptr<SourceTable>>& tables() const { return tables_; }
+  // Target tables rowbridge created, in this session or (RouterContext) earlier ones.
+  const std::vector<std::string>& created_targets() const { return ctx_.created_targets; }
 
  private:
   // `problems` null: mid-stream, problems stop the table; `source` null: opens a connection.
   SourceTable& GetOrCreate(const SourceTableName& name, int rule_index,
-                           std::vector<std::string>* problems, const std::string& position,
-                           mysql::Connection* source);
+                           std::vector<std::string>* problems,
+                           const schema::BinlogPosition& position, mysql::Connection* source);
+  // The table's columns at `position`: from the history, else (and then seeded into it) from
+  // the source's information_schema.
+  std::optional<SourceTableSchema> SchemaOf(const SourceTableName& name,
+                                            const schema::BinlogPosition& position,
+                                            mysql::Connection& source);
+  void OnStatementWithoutHistory(std::string_view sql, std::string_view default_database,
+                                 const std::string& position);
+  void OnChange(const schema::TableChange& change, const schema::DdlStatement& statement,
+                const schema::BinlogPosition& position, std::string_view sql);
+  // Whether schema changes of the table are applied to its target (the rule, else whether
+  // rowbridge created the target).
+  bool Applies(const SourceTable& table) const;
+  // Writes every buffered row of the table's target. False when the pipeline is stopping.
+  bool Drain(SourceTable& table);
+  // Brings the target's columns to `after` (the replicated columns of the source's new schema):
+  // renames, drops (columns of `before` gone from `after`), adds, type changes of columns whose
+  // source type changed. Idempotent: each step checks the target's current columns. Throws
+  // Error(kUnsupported) for a change it cannot make.
+  void Reconcile(SourceTable& table, const std::vector<binlog::ColumnDef>* before,
+                 const std::vector<binlog::ColumnDef>& after,
+                 const std::vector<std::pair<std::string, std::string>>& renames,
+                 const std::map<std::string, std::string>& added_defaults = {});
+  // The table leaves the router (dropped or renamed away); it is kept alive for pending batches.
+  void Retire(const SourceTableName& name);
+  void StopForSchema(SourceTable& table, const std::string& position, const std::string& reason);
+  bool IsReplicated(const binlog::ColumnDef& column, const config::TableRule& rule) const;
   TargetTable* ResolveTarget(SourceTable& table, std::vector<std::string>& problems);
   mapping::PlanOptions PlanOptionsFor(const SourceTable& table) const;
   std::vector<std::string> KeyNames(const SourceTable& table) const;
@@ -137,6 +193,10 @@ class TableRouter {
   RouterContext ctx_;
   config::TableMatcher matcher_;
   std::map<SourceTableName, std::unique_ptr<SourceTable>> tables_;
+  std::vector<std::unique_ptr<SourceTable>> retired_;
+  // Set while a renamed table is resolved under its new name: it keeps writing there.
+  TargetTable* follow_target_ = nullptr;
+  std::vector<std::unique_ptr<TargetTable>> retired_targets_;
   std::map<std::string, std::unique_ptr<TargetTable>> target_tables_;  // by db.table
   std::unordered_map<uint64_t, Route> routes_;
   std::map<std::string, std::shared_ptr<const mapping::TimeZone>> zones_;

@@ -411,12 +411,15 @@ TEST_F(PipelineRunTest, FirstStartCopiesExistingRowsThenStreams) {
   EXPECT_EQ(rb.Terminate(), 0);
 }
 
+// With `schema_changes: stop` a DDL that changes a table's columns stops that table only (the
+// default for tables rowbridge created is to apply it: pipeline_ddl_test.cpp).
 TEST_F(PipelineRunTest, DdlStopsOnlyTheChangedTable) {
   TestDir dir("pipeline-ddl");
   RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`; USE `" + source_db_ +
                           "`; CREATE TABLE a (id INT PRIMARY KEY, v INT); CREATE TABLE b (id INT "
                           "PRIMARY KEY, v INT);");
-  PipelineConfig config = Config("  - match: " + source_db_ + ".*\n    mode: replica\n");
+  PipelineConfig config =
+      Config("  - match: " + source_db_ + ".*\n    mode: replica\n    schema_changes: stop\n");
   RowbridgeProcess rb(dir.path(), config);
   StartAndWaitForCheckpoint(rb);
   RunMysqlSql(mysql_, "USE `" + source_db_ +

@@ -8,6 +8,7 @@
 #include "pipeline/checkpoint.h"
 #include "pipeline/checkpoint_tracker.h"
 #include "pipeline/state_store.h"
+#include "schema/schema_history.h"
 
 namespace rowbridge::pipeline {
 namespace {
@@ -27,6 +28,38 @@ TEST(PipelineCheckpoint, JsonRoundTrip) {
   const Checkpoint c = Sample();
   EXPECT_EQ(Checkpoint::FromJson(c.ToJson(), "test"), c);
   EXPECT_EQ(c.Describe(), "mysql-bin.000003:1234 (gtid 0-1-42)");
+}
+
+TEST(PipelineCheckpoint, CarriesTheSchemaHistoryAndCreatedTargets) {
+  schema::SchemaHistory history;
+  schema::TableSchema t;
+  t.name = {"shop", "orders"};
+  binlog::ColumnDef id;
+  id.name = "id";
+  id.type = binlog::ColumnType::kLong;
+  id.is_primary_key = true;
+  t.columns.push_back(id);
+  t.primary_key = {0};
+  history.Seed(t, {"mysql-bin.000003", 4});
+  Checkpoint c = Sample();
+  c.schema_history = history.ToJson();
+  c.created_targets = {"dst.orders"};
+  const Checkpoint back = Checkpoint::FromJson(c.ToJson(), "test");
+  EXPECT_EQ(back, c);
+  const schema::SchemaHistory loaded = schema::SchemaHistory::FromJson(back.schema_history, "t");
+  const schema::SchemaVersion* v = loaded.SchemaAt({"shop", "orders"}, {"mysql-bin.000003", 900});
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->schema, t);
+}
+
+TEST(PipelineCheckpoint, CheckpointsOfOlderVersionsStayLoadable) {
+  const Checkpoint c = Checkpoint::FromJson(
+      R"({"file":"f.000001","position":4,"gtid_flavor":"none","gtid":"","next_version":3,)"
+      R"("stopped_tables":[]})",
+      "t");
+  EXPECT_TRUE(c.schema_history.empty());
+  EXPECT_TRUE(c.created_targets.empty());
+  EXPECT_EQ(c.next_version, 3u);
 }
 
 TEST(PipelineCheckpoint, RejectsGarbage) {
@@ -111,6 +144,28 @@ TEST(PipelineCheckpointTracker, StopsJoinTheCheckpointWithTheNextBoundary) {
   EXPECT_TRUE(t.Advance(9));
   ASSERT_EQ(t.checkpoint().stopped_tables.size(), 1u);
   EXPECT_EQ(t.checkpoint().stopped_tables[0].table, "t");
+}
+
+TEST(PipelineCheckpointTracker, SchemaHistoryJoinsTheCheckpointAtItsBoundary) {
+  Checkpoint start;
+  start.file = "b.000001";
+  start.position = 4;
+  start.schema_history = "{\"old\":1}";
+  CheckpointTracker t(start);
+  t.AddBoundary(100, 5, {});
+  t.AddSchemaHistory("{\"new\":1}");  // a DDL at 150
+  t.AddBoundary(200, 5, {});
+  t.AddCreatedTarget("dst.b");
+  t.AddCreatedTarget("dst.a");
+  t.AddCreatedTarget("dst.b");
+  EXPECT_EQ(t.checkpoint().created_targets, (std::vector<std::string>{"dst.a", "dst.b"}));
+  EXPECT_TRUE(t.Advance(4));
+  EXPECT_EQ(t.checkpoint().position, 4u);
+  EXPECT_EQ(t.checkpoint().schema_history, "{\"old\":1}");
+  // Both boundaries have next_version 5: they are applied together, the DDL's history with them.
+  EXPECT_TRUE(t.Advance(5));
+  EXPECT_EQ(t.checkpoint().position, 200u);
+  EXPECT_EQ(t.checkpoint().schema_history, "{\"new\":1}");
 }
 
 TEST(PipelineFileStateStore, SavesAtomicallyAndLoads) {
