@@ -36,11 +36,15 @@ void CheckpointTracker::AddSchemaHistory(std::string json) {
 void CheckpointTracker::AddCreatedTarget(const std::string& label) {
   auto& created = checkpoint_.created_targets;
   auto it = std::lower_bound(created.begin(), created.end(), label);
-  if (it == created.end() || *it != label) created.insert(it, label);
+  if (it == created.end() || *it != label) {
+    created.insert(it, label);
+    created_targets_changed_ = true;  // worth a save even if no boundary moves
+  }
 }
 
 bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
-  bool moved = false;
+  bool moved = created_targets_changed_;
+  created_targets_changed_ = false;
   bool gtids_changed = false;
   uint32_t last_file = 0;
   while (!boundaries_.empty() && boundaries_.front().next_version <= lowest_unflushed) {

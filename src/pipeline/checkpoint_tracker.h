@@ -52,7 +52,8 @@ class CheckpointTracker {
   // A target table rowbridge created; it joins the checkpoint at once.
   void AddCreatedTarget(const std::string& label);
 
-  // Applies every boundary whose next_version <= lowest_unflushed. True if the checkpoint moved.
+  // Applies every boundary whose next_version <= lowest_unflushed. True if the checkpoint moved
+  // (or gained a created target since the last call).
   bool Advance(uint64_t lowest_unflushed);
   // The newest safe checkpoint (GTID text refreshed by Advance).
   const Checkpoint& checkpoint() const { return checkpoint_; }
@@ -78,6 +79,7 @@ class CheckpointTracker {
   size_t stops_added_ = 0;
   std::deque<std::string> schemas_;  // not yet in checkpoint_
   size_t schemas_applied_ = 0;
+  bool created_targets_changed_ = false;
   size_t schemas_added_ = 0;
 };
 

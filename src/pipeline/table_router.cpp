@@ -213,6 +213,9 @@ mapping::PlanOptions TableRouter::PlanOptionsFor(const SourceTable& table) const
   o.include_columns = rule.include_columns;
   o.exclude_columns = rule.exclude_columns;
   o.key_columns = KeyNames(table);
+  // Resuming before schema changes that were already carried to the target: its columns are
+  // those after them, and the replayed DDL brings the plan back in line.
+  o.skip_missing_target_columns = ctx_.have_checkpoint && Applies(table);
   auto zone = zones_.find(rule.conversion.datetime_timezone);
   if (zone != zones_.end()) o.converter.zone = zone->second;
   o.converter.policies = rule.conversion.on_out_of_range == config::OutOfRange::kError
@@ -752,8 +755,14 @@ void TableRouter::Reconcile(SourceTable& table, const std::vector<binlog::Column
            "BY), whose type ClickHouse cannot change",
            table.name.ToString(), c.name, wanted);
     }
-    run(fmt::format("ALTER TABLE {} MODIFY COLUMN {} {}", quoted, mapping::QuoteIdentifier(c.name),
-                    wanted));
+    // A column added with a DEFAULT holds no values in the parts written before the ADD: ClickHouse
+    // computes them from the default, which a MODIFY without one would drop (they would read as
+    // NULL). MySQL materialized them at the ADD, so the ADD-time default stays.
+    const std::string kept_default =
+        ctx_.targets->DefaultExpression(target.database, target.table, c.name);
+    run(fmt::format("ALTER TABLE {} MODIFY COLUMN {} {}{}", quoted,
+                    mapping::QuoteIdentifier(c.name), wanted,
+                    kept_default.empty() ? "" : " DEFAULT " + kept_default));
   }
 }
 

@@ -75,6 +75,23 @@ void TargetCatalog::Execute(const std::string& sql) {
   client().Execute(sql);
 }
 
+std::string TargetCatalog::DefaultExpression(const std::string& database, const std::string& table,
+                                             const std::string& column) {
+  std::string expression;
+  client().Select(
+      fmt::format("SELECT default_kind, default_expression FROM system.columns WHERE database = {} "
+                  "AND table = {} AND name = {}",
+                  mapping::QuoteString(database), mapping::QuoteString(table),
+                  mapping::QuoteString(column)),
+      [&](clickhouse::Block& block) {
+        if (block.RowCount() > 0 && StringAt(block, 0, 0) == "DEFAULT") {
+          expression = std::string(StringAt(block, 1, 0));
+        }
+        return true;
+      });
+  return expression;
+}
+
 uint64_t TargetCatalog::MaxVersion(const std::string& database, const std::string& table,
                                    const std::string& version_column) {
   uint64_t max = 0;

@@ -77,6 +77,9 @@ class TargetCatalog {
                                                                 const std::string& table);
   // Runs DDL (CREATE DATABASE / TABLE).
   void Execute(const std::string& sql);
+  // The expression of a column's plain DEFAULT; empty when it has none (or another kind).
+  std::string DefaultExpression(const std::string& database, const std::string& table,
+                                const std::string& column);
 
   // max(version_column), 0 for an empty table.
   uint64_t MaxVersion(const std::string& database, const std::string& table,

@@ -37,6 +37,8 @@ TEST(PipelineCheckpoint, CarriesTheSchemaHistoryAndCreatedTargets) {
   binlog::ColumnDef id;
   id.name = "id";
   id.type = binlog::ColumnType::kLong;
+  id.wire_type = binlog::ColumnType::kLong;  // as the DDL parser and information_schema set them
+  id.signedness_known = true;
   id.is_primary_key = true;
   t.columns.push_back(id);
   t.primary_key = {0};
