@@ -61,6 +61,20 @@ class Reconciler {
   void Reconcile(RowArena& chunk_rows, std::span<const WindowChange> window,
                  const ChunkBounds& bounds, std::vector<Emitted>& out);
 
+  // The same in steps, for a chunk whose rows are not all held at once (the copy streams them
+  // into the target block and rereads them only when the window touches the chunk):
+  //   1. ReconcileWindow: `out` (cleared first) gets the emitted window changes; the changes to
+  //      this chunk's keys are kept;
+  //   2. if TouchesChunk(): Replaced(row) for every chunk row, in key order (true: a window
+  //      change replaced or removed that row, leave it out);
+  //   3. AppendWindowRows: appends to `out` what the window left in this chunk.
+  // Spans in `out` point into the window's images and the rows passed to Replaced.
+  void ReconcileWindow(std::span<const WindowChange> window, const ChunkBounds& bounds,
+                       std::vector<Emitted>& out);
+  bool TouchesChunk() const { return !overlay_.empty(); }
+  bool Replaced(std::span<const binlog::Cell> chunk_row);
+  void AppendWindowRows(std::vector<Emitted>& out) const;
+
  private:
   enum class Region { kEmitted, kThisChunk, kLater };
   std::span<const binlog::Cell> Key(std::span<const binlog::Cell> row,
@@ -81,7 +95,7 @@ class Reconciler {
   };
   std::vector<OverlayEntry> overlay_;  // sorted by key
   uint64_t order_ = 0;
-  std::vector<uint8_t> skip_;
+  size_t next_overlay_ = 0;  // the first overlay entry not below the chunk rows seen
 };
 
 }  // namespace rowbridge::snapshot

@@ -31,6 +31,7 @@
 #include "snapshot/progress.h"
 #include "snapshot/reconcile.h"
 #include "snapshot/row_arena.h"
+#include "snapshot/text_rows.h"
 
 namespace rowbridge::snapshot {
 
@@ -116,7 +117,22 @@ struct CopiedTable {
   std::mutex mutex;
   TableProgress progress;  // as saved
   TableProgressCounters* counters = nullptr;
+  // Written blocks, emptied, for the next chunks: their buffers are reused rather than grown (and
+  // faulted in) again for every chunk.
+  std::vector<mapping::TargetBlock> spare_blocks;
 };
+
+mapping::TargetBlock TakeBlock(CopiedTable& t, const mapping::ConversionPlan& plan) {
+  {
+    std::lock_guard lock(t.mutex);
+    if (!t.spare_blocks.empty()) {
+      mapping::TargetBlock block = std::move(t.spare_blocks.back());
+      t.spare_blocks.pop_back();
+      return block;
+    }
+  }
+  return plan.NewBlock();
+}
 
 struct WriteJob {
   CopiedTable* table = nullptr;
@@ -430,6 +446,12 @@ void SnapshotRunner::Impl::Writer() {
       client->SendBlock(job->block->block());
       client->EndInsert();
       Finish(*job->table, job->unit, job->inserted, job->updated, job->deleted);
+      job->block->Clear();
+      {
+        std::lock_guard lock(job->table->mutex);
+        job->table->spare_blocks.push_back(std::move(*job->block));
+      }
+      job->block.reset();
       job->done.set_value();
     } catch (const Error& e) {
       client.reset();
@@ -519,13 +541,19 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
             mapping::ConversionPlan::Build(t.text_columns, *plans.target, t.plan_options));
   mapping::ConversionPlan& text_plan = *plans.plans[0].second;
 
-  RowArena chunk, window_rows;
+  // The chunk's rows go straight from the result set into the block (converted while the source
+  // sends the rest), and are kept as text only to build the block again in the rare case the
+  // binlog window changed rows of this very chunk.
+  TextRows chunk;
+  RowArena window_rows;
   std::vector<WindowChange> changes;
-  std::vector<Emitted> emitted;
+  std::vector<Emitted> emitted, window_left;
+  std::vector<std::optional<std::string_view>> fields;
   std::vector<std::string> lo_storage(t.key.size()), hi_storage(t.key.size());
   std::vector<Cell> lo, hi;
   std::future<void> previous;
   const uint64_t limit = std::max<uint64_t>(1, config.snapshot.chunk_rows);
+  const size_t column_count = t.text_columns.size();
 
   for (;;) {
     if (stopping()) break;
@@ -539,6 +567,15 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
     std::string query = "SELECT " + t.select_list + " FROM " + t.from;
     if (!lo.empty()) query += " WHERE " + AfterKeyCondition(t.key_quoted, lo, t.collations);
     if (!t.key.empty()) query += t.order_by + " LIMIT " + std::to_string(limit);
+
+    auto job = std::make_unique<WriteJob>();
+    job->table = &t;
+    job->block.emplace(TakeBlock(t, text_plan));
+    // Versions of the unit: the chunk's rows share the first; the emitted window changes follow,
+    // one each. The two touch disjoint keys (the window's at or below lo, the chunk's above), so
+    // only the order among each key's changes matters, and that is binlog order.
+    uint64_t seq = cursor.next_seq;
+    const uint64_t chunk_version = t.base + seq;
 
     BinlogPoint low = cursor.high, high;
     chunk.Clear();
@@ -559,10 +596,14 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
     }
     {
       mysql::ResultSet rs = sql->Query(query);
-      if (rs.column_count() != t.text_columns.size())
+      if (rs.column_count() != column_count)
         Fail(ErrorCode::kProtocol, "{}: the chunk SELECT returned {} columns, {} expected", t.label,
-             rs.column_count(), t.text_columns.size());
-      while (rs.Next()) chunk.Add(encoder.EncodeRow(rs));
+             rs.column_count(), column_count);
+      while (rs.Next()) {
+        chunk.Add(rs, column_count);
+        text_plan.AppendRow(encoder.EncodeRow(rs), *job->block,
+                            {mapping::RowKind::kInsert, chunk_version});
+      }
     }
     sql->Execute("COMMIT");
     if (!t.exact_snapshot) high = PointOf(mysql::CurrentBinlogPosition(*sql));
@@ -572,7 +613,8 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
     hi.clear();
     UnitRecord unit;
     if (!last) {
-      std::span<const Cell> row = chunk.Row(chunk.size() - 1);
+      chunk.Get(chunk.size() - 1, column_count, fields);
+      std::span<const Cell> row = encoder.Encode(fields);
       for (size_t i = 0; i < t.key.size(); ++i) {
         unit.last_key.push_back(CellHex(row[t.key[i]]));
         Cell c;
@@ -589,38 +631,32 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
       changes.clear();
     }
     ChunkBounds bounds{lo, hi, false};
-    reconciler.Reconcile(chunk, changes, bounds, emitted);
-
-    // One block: window changes (a version each), then the chunk rows (one version).
-    auto job = std::make_unique<WriteJob>();
-    job->table = &t;
-    uint64_t seq = cursor.next_seq;
-    unit.first_version = t.base + seq;
-    job->block.emplace(text_plan.NewBlock());
-    bool chunk_version_used = false;
+    reconciler.ReconcileWindow(changes, bounds, emitted);
+    if (reconciler.TouchesChunk()) {
+      // The window changed rows of this chunk: the block is built again from the kept text,
+      // leaving out the rows it replaced or removed and adding what it left.
+      job->block->Clear();
+      for (size_t r = 0; r < chunk.size(); ++r) {
+        chunk.Get(r, column_count, fields);
+        std::span<const Cell> row = encoder.Encode(fields);
+        if (!reconciler.Replaced(row))
+          text_plan.AppendRow(row, *job->block, {mapping::RowKind::kInsert, chunk_version});
+      }
+      window_left.clear();
+      reconciler.AppendWindowRows(window_left);
+      for (const Emitted& e : window_left)
+        plans.For(e.row, column_count)
+            .AppendRow(e.row, *job->block, {mapping::RowKind::kInsert, chunk_version});
+    }
+    job->inserted = job->block->rows();
+    if (job->inserted > 0) ++seq;
     for (const Emitted& e : emitted) {
-      uint64_t version;
-      if (e.from == Emitted::From::kWindow) {
-        version = t.base + seq++;
-        (e.kind == mapping::RowKind::kInsert   ? job->inserted
-         : e.kind == mapping::RowKind::kUpdate ? job->updated
-                                               : job->deleted)++;
-      } else {
-        chunk_version_used = true;
-        version = 0;  // set below
-        continue;
-      }
-      plans.For(e.row, t.text_columns.size()).AppendRow(e.row, *job->block, {e.kind, version});
+      (e.kind == mapping::RowKind::kInsert   ? job->inserted
+       : e.kind == mapping::RowKind::kUpdate ? job->updated
+                                             : job->deleted)++;
+      plans.For(e.row, column_count).AppendRow(e.row, *job->block, {e.kind, t.base + seq++});
     }
-    if (chunk_version_used) {
-      const uint64_t version = t.base + seq++;
-      for (const Emitted& e : emitted) {
-        if (e.from != Emitted::From::kChunk) continue;
-        plans.For(e.row, t.text_columns.size())
-            .AppendRow(e.row, *job->block, {mapping::RowKind::kInsert, version});
-        ++job->inserted;
-      }
-    }
+    unit.first_version = t.base + cursor.next_seq;
     if (seq - cursor.next_seq >= kTableBand)
       Fail(ErrorCode::kInternal, "{}: the table's version band is used up", t.label);
     unit.last_version = t.base + seq - 1;
