@@ -120,6 +120,10 @@ struct CopiedTable {
   // Written blocks, emptied, for the next chunks: their buffers are reused rather than grown (and
   // faulted in) again for every chunk.
   std::vector<mapping::TargetBlock> spare_blocks;
+  // The writer that sends this table's units. A table has one unit in flight at a time, so one
+  // writer per table loses nothing, and only that writer's connection grows buffers the size of
+  // this table's blocks.
+  uint32_t writer = 0;
 };
 
 mapping::TargetBlock TakeBlock(CopiedTable& t, const mapping::ConversionPlan& plan) {
@@ -197,7 +201,7 @@ struct SnapshotRunner::Impl {
   void CopyTables(uint32_t reader);
   void Copy(CopiedTable& t, uint32_t reader);
   void CatchUp(CopiedTable& t, const BinlogPoint& end, uint32_t reader);
-  void Writer();
+  void Writer(uint32_t number);
   std::future<void> Submit(std::unique_ptr<WriteJob> job);
   void Finish(CopiedTable& t, const UnitRecord& unit, uint64_t inserted, uint64_t updated,
               uint64_t deleted);
@@ -332,6 +336,7 @@ void SnapshotRunner::Impl::Prepare() {
     t->base = run.version_base + uint64_t{t->progress.number} * kTableBand;
     if (uint64_t{t->progress.number} * kTableBand >= kVersionBand)
       Fail(ErrorCode::kConfig, "more than {} tables in one copy", kVersionBand / kTableBand);
+    t->writer = static_cast<uint32_t>(tables.size() % std::max<uint32_t>(1, config.snapshot.writers));
     t->counters = &progress.Add(t->label);
     t->counters->rows_done = t->progress.rows_done;
     t->counters->rows_at_start = t->progress.rows_done;
@@ -418,21 +423,28 @@ std::future<void> SnapshotRunner::Impl::Submit(std::unique_ptr<WriteJob> job) {
     std::lock_guard lock(queue_mutex);
     queue.push_back(std::move(job));
   }
-  queue_cv.notify_one();
+  queue_cv.notify_all();
   return f;
 }
 
-void SnapshotRunner::Impl::Writer() {
+void SnapshotRunner::Impl::Writer(uint32_t number) {
   std::unique_ptr<clickhouse::Client> client;
   uint64_t n = 0;
   for (;;) {
     std::unique_ptr<WriteJob> job;
     {
       std::unique_lock lock(queue_mutex);
-      queue_cv.wait(lock, [&] { return !queue.empty() || queue_closed || error.has_value(); });
-      if (queue.empty()) return;
-      job = std::move(queue.front());
-      queue.pop_front();
+      auto mine = queue.end();
+      queue_cv.wait(lock, [&] {
+        mine = std::find_if(queue.begin(), queue.end(),
+                            [&](const auto& j) { return j->table->writer == number; });
+        return mine != queue.end() || queue_closed;
+      });
+      // After an error the writer stays until the queue closes: a unit submitted meanwhile is
+      // failed below rather than left waiting for ever.
+      if (mine == queue.end()) return;
+      job = std::move(*mine);
+      queue.erase(mine);
     }
     try {
       if (error) Fail(ErrorCode::kInternal, "the copy is stopping after an error");
@@ -782,7 +794,7 @@ SnapshotResult SnapshotRunner::Run() {
     }
   } join_writers{impl, writers};
   const uint32_t writer_count = std::max<uint32_t>(1, config_.snapshot.writers);
-  for (uint32_t i = 0; i < writer_count; ++i) writers.emplace_back([&] { impl.Writer(); });
+  for (uint32_t i = 0; i < writer_count; ++i) writers.emplace_back([&impl, i] { impl.Writer(i); });
 
   auto run_readers = [&](const std::function<void(CopiedTable&, uint32_t)>& work) {
     std::atomic<size_t> next{0};
