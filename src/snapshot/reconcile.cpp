@@ -66,52 +66,65 @@ void Reconciler::Reconcile(RowArena& chunk_rows, std::span<const WindowChange> w
 
 void Reconciler::ReconcileWindow(std::span<const WindowChange> window, const ChunkBounds& bounds,
                                  std::vector<Emitted>& out) {
+  ReconcileWindow({}, window, bounds, out);
+}
+
+void Reconciler::ReconcileWindow(std::span<const WindowChange> earlier,
+                                 std::span<const WindowChange> window, const ChunkBounds& bounds,
+                                 std::vector<Emitted>& out) {
   out.clear();
   overlay_.clear();
   order_ = 0;
   next_overlay_ = 0;
-  for (const WindowChange& change : window) {
-    std::span<const Cell> old_key, new_key;
-    if (change.kind != RowKind::kInsert) old_key = Key(change.before, key_a_);
-    if (change.kind != RowKind::kDelete) new_key = Key(change.after, key_b_);
-    const bool moved =
-        change.kind == RowKind::kUpdate && CompareKeys(old_key, new_key, collator_) != 0;
-    if (change.kind == RowKind::kUpdate && !moved) {
-      switch (RegionOf(new_key, bounds)) {
-        case Region::kEmitted:
-          out.push_back({Emitted::From::kWindow, RowKind::kUpdate, change.after});
-          break;
-        case Region::kThisChunk:
-          Overlay(new_key, change.after, false);
-          break;
-        case Region::kLater:
-          break;
-      }
-      continue;
+  for (const WindowChange& change : earlier) Apply(change, bounds, nullptr);
+  for (const WindowChange& change : window) Apply(change, bounds, &out);
+}
+
+void Reconciler::Apply(const WindowChange& change, const ChunkBounds& bounds,
+                       std::vector<Emitted>* out) {
+  std::span<const Cell> old_key, new_key;
+  if (change.kind != RowKind::kInsert) old_key = Key(change.before, key_a_);
+  if (change.kind != RowKind::kDelete) new_key = Key(change.after, key_b_);
+  const bool moved =
+      change.kind == RowKind::kUpdate && CompareKeys(old_key, new_key, collator_) != 0;
+  auto emit = [&](RowKind kind, std::span<const Cell> image) {
+    if (out != nullptr) out->push_back({Emitted::From::kWindow, kind, image});
+  };
+  if (change.kind == RowKind::kUpdate && !moved) {
+    switch (RegionOf(new_key, bounds)) {
+      case Region::kEmitted:
+        emit(RowKind::kUpdate, change.after);
+        break;
+      case Region::kThisChunk:
+        Overlay(new_key, change.after, false);
+        break;
+      case Region::kLater:
+        break;
     }
-    if (change.kind != RowKind::kInsert) {  // DELETE, or the old key of a moving UPDATE
-      switch (RegionOf(old_key, bounds)) {
-        case Region::kEmitted:
-          out.push_back({Emitted::From::kWindow, RowKind::kDelete, change.before});
-          break;
-        case Region::kThisChunk:
-          Overlay(old_key, {}, true);
-          break;
-        case Region::kLater:
-          break;
-      }
+    return;
+  }
+  if (change.kind != RowKind::kInsert) {  // DELETE, or the old key of a moving UPDATE
+    switch (RegionOf(old_key, bounds)) {
+      case Region::kEmitted:
+        emit(RowKind::kDelete, change.before);
+        break;
+      case Region::kThisChunk:
+        Overlay(old_key, {}, true);
+        break;
+      case Region::kLater:
+        break;
     }
-    if (change.kind != RowKind::kDelete) {  // INSERT, or the new key of a moving UPDATE
-      switch (RegionOf(new_key, bounds)) {
-        case Region::kEmitted:
-          out.push_back({Emitted::From::kWindow, RowKind::kInsert, change.after});
-          break;
-        case Region::kThisChunk:
-          Overlay(new_key, change.after, false);
-          break;
-        case Region::kLater:
-          break;
-      }
+  }
+  if (change.kind != RowKind::kDelete) {  // INSERT, or the new key of a moving UPDATE
+    switch (RegionOf(new_key, bounds)) {
+      case Region::kEmitted:
+        emit(RowKind::kInsert, change.after);
+        break;
+      case Region::kThisChunk:
+        Overlay(new_key, change.after, false);
+        break;
+      case Region::kLater:
+        break;
     }
   }
 }

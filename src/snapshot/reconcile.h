@@ -71,6 +71,12 @@ class Reconciler {
   // Spans in `out` point into the window's images and the rows passed to Replaced.
   void ReconcileWindow(std::span<const WindowChange> window, const ChunkBounds& bounds,
                        std::vector<Emitted>& out);
+  // The same, after first applying `earlier` (binlog order, all before `window`) to this chunk's
+  // keys only: the window of a chunk that was read before the previous chunk's high position
+  // starts where the chunk was read, but what fell before that position outside this chunk was
+  // already judged with the previous chunks.
+  void ReconcileWindow(std::span<const WindowChange> earlier, std::span<const WindowChange> window,
+                       const ChunkBounds& bounds, std::vector<Emitted>& out);
   bool TouchesChunk() const { return !overlay_.empty(); }
   bool Replaced(std::span<const binlog::Cell> chunk_row);
   void AppendWindowRows(std::vector<Emitted>& out) const;
@@ -79,6 +85,8 @@ class Reconciler {
   enum class Region { kEmitted, kThisChunk, kLater };
   std::span<const binlog::Cell> Key(std::span<const binlog::Cell> row,
                                     std::vector<binlog::Cell>& out);
+  // One change by the rules above; `out` null: only this chunk's keys count (earlier changes).
+  void Apply(const WindowChange& change, const ChunkBounds& bounds, std::vector<Emitted>* out);
   Region RegionOf(std::span<const binlog::Cell> key, const ChunkBounds& bounds);
   // Records the final state of a key of this chunk (image empty = removed).
   void Overlay(std::span<const binlog::Cell> key, std::span<const binlog::Cell> image,

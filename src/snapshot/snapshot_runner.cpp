@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <array>
 
 #include "clickhouse/client.h"
 #include "clickhouse/columns/numeric.h"
@@ -105,6 +106,7 @@ struct CopiedTable {
   std::vector<std::string> key_quoted;
   std::vector<KeyCollation> collations;
   std::string select_list;
+  std::string key_select_list;  // the key columns only (chunk ends)
   std::string from;
   std::string order_by;
   mapping::PlanOptions plan_options;
@@ -202,6 +204,12 @@ struct SnapshotRunner::Impl {
   void Copy(CopiedTable& t, uint32_t reader);
   void CatchUp(CopiedTable& t, const BinlogPoint& end, uint32_t reader);
   void Writer(uint32_t number);
+  // Source connections that read chunks of one table (snapshot.readers shared by the tables).
+  uint32_t ReadersPerTable() const {
+    const uint32_t readers = std::max<uint32_t>(1, config.snapshot.readers);
+    return std::max<uint32_t>(1, readers / std::max<uint32_t>(1, tables.size()));
+  }
+  std::unique_ptr<mysql::Connection> ChunkConnection() const;
   std::future<void> Submit(std::unique_ptr<WriteJob> job);
   void Finish(CopiedTable& t, const UnitRecord& unit, uint64_t inserted, uint64_t updated,
               uint64_t deleted);
@@ -301,6 +309,11 @@ void SnapshotRunner::Impl::Prepare() {
       if (i) t->select_list += ", ";
       t->select_list += mapping::TextSelectExpression(
           t->text_columns[i], mapping::QuoteIdentifier(t->text_columns[i].name));
+    }
+    for (size_t i = 0; i < t->key.size(); ++i) {
+      if (i) t->key_select_list += ", ";
+      t->key_select_list +=
+          mapping::TextSelectExpression(t->text_columns[t->key[i]], t->key_quoted[i]);
     }
     t->from = mapping::QuoteTableName(name.database, name.table);
     for (size_t i = 0; i < t->key_quoted.size(); ++i)
@@ -501,7 +514,77 @@ struct Plans {
   }
 };
 
+
+// A chunk read ahead on its own connection.
+struct FetchedChunk {
+  std::vector<std::string> lo, hi;  // key values (hex) after which and up to which; empty: open
+  std::string query;
+  TextRows rows;
+  BinlogPoint low, high;  // the SELECT saw the table at a point in [low, high]
+  std::future<void> done;
+};
+
+// Cells of the key values `hex` (as kept in the state), over `storage` (one string per key column).
+std::vector<Cell> KeyCells(const CopiedTable& t, const std::vector<std::string>& hex,
+                           std::vector<std::string>& storage) {
+  std::vector<Cell> cells;
+  for (size_t i = 0; i < hex.size() && i < t.key.size(); ++i) {
+    Cell c;
+    CellFromHex(hex[i], t.text_columns[t.key[i]], t.key[i], storage[i], c);
+    cells.push_back(c);
+  }
+  return cells;
+}
+
+// Starts a consistent snapshot and returns its exact binlog position (MariaDB).
+BinlogPoint BeginExactSnapshot(mysql::Connection& sql) {
+  BinlogPoint high;
+  sql.Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
+  auto rows = sql.QueryRows("SHOW STATUS LIKE 'binlog_snapshot_%'");
+  for (auto& r : rows) {
+    if (r.size() < 2 || !r[0] || !r[1]) continue;
+    if (*r[0] == "Binlog_snapshot_file") high.file = *r[1];
+    if (*r[0] == "Binlog_snapshot_position") high.position = std::stoull(*r[1]);
+  }
+  if (high.empty())
+    Fail(ErrorCode::kConfig, "source {} does not report binlog_snapshot_file", sql.peer());
+  return high;
+}
+
+void CheckColumnCount(const CopiedTable& t, const mysql::ResultSet& rs) {
+  if (rs.column_count() != t.text_columns.size())
+    Fail(ErrorCode::kProtocol, "{}: the chunk SELECT returned {} columns, {} expected", t.label,
+         rs.column_count(), t.text_columns.size());
+}
+
+// Reads `f.query` at a known binlog position (as the one-connection path does).
+void FetchChunk(const CopiedTable& t, mysql::Connection& sql, size_t column_count,
+                FetchedChunk& f) {
+  f.rows.Clear();
+  if (t.exact_snapshot) {
+    f.high = f.low = BeginExactSnapshot(sql);
+  } else {
+    f.low = PointOf(mysql::CurrentBinlogPosition(sql));
+    sql.Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
+  }
+  {
+    mysql::ResultSet rs = sql.Query(f.query);
+    CheckColumnCount(t, rs);
+    while (rs.Next()) f.rows.Add(rs, column_count);
+  }
+  sql.Execute("COMMIT");
+  if (!t.exact_snapshot) f.high = PointOf(mysql::CurrentBinlogPosition(sql));
+}
+
 }  // namespace
+
+std::unique_ptr<mysql::Connection> SnapshotRunner::Impl::ChunkConnection() const {
+  auto sql = mysql::Connection::Connect(SourceOptions());
+  sql->Execute("SET SESSION time_zone = '+00:00'");
+  sql->Execute("SET SESSION character_set_results = binary");
+  sql->Execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+  return sql;
+}
 
 void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
   SettleInFlight(t);
@@ -517,10 +600,7 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
       config.snapshot.chunk_rows,
       t.key.empty() ? "none: one chunk" : fmt::format("({})", fmt::join(t.key_quoted, ", ")));
 
-  auto sql = mysql::Connection::Connect(SourceOptions());
-  sql->Execute("SET SESSION time_zone = '+00:00'");
-  sql->Execute("SET SESSION character_set_results = binary");
-  sql->Execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+  auto sql = ChunkConnection();
 
   std::map<std::string, KeyCollation> collation_of;
   for (size_t i = 0; i < t.key.size(); ++i)
@@ -553,33 +633,73 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
             mapping::ConversionPlan::Build(t.text_columns, *plans.target, t.plan_options));
   mapping::ConversionPlan& text_plan = *plans.plans[0].second;
 
-  // The chunk's rows go straight from the result set into the block (converted while the source
-  // sends the rest), and are kept as text only to build the block again in the rare case the
-  // binlog window changed rows of this very chunk.
+  // One connection per table: the chunk's rows go straight from the result set into the block
+  // (converted while the source sends the rest), and are kept as text only to build the block
+  // again in the rare case the binlog window changed rows of this very chunk. Several: chunk ends
+  // are found ahead (a scan of the key index) and the next chunks are read on their own
+  // connections meanwhile; each block is then built from the text, in key order.
+  const uint64_t limit = std::max<uint64_t>(1, config.snapshot.chunk_rows);
+  const size_t column_count = t.text_columns.size();
+  const uint32_t fetchers = t.key.empty() ? 1 : ReadersPerTable();
+  std::vector<std::unique_ptr<mysql::Connection>> fetch_connections;
+  std::deque<std::unique_ptr<FetchedChunk>> fetching;
+  std::vector<std::string> next_lo = cursor.last_key;
+  bool all_dispatched = false;
+  uint64_t dispatched = 0;
+  // Finds the next chunk's end and starts reading it.
+  auto dispatch = [&] {
+    auto f = std::make_unique<FetchedChunk>();
+    f->lo = next_lo;
+    std::vector<std::string> storage(t.key.size());
+    std::vector<Cell> lo_cells = KeyCells(t, f->lo, storage);
+    std::string where = lo_cells.empty() ? "" : AfterKeyCondition(t.key_quoted, lo_cells, t.collations);
+    std::string query = "SELECT " + t.key_select_list + " FROM " + t.from +
+                        (where.empty() ? "" : " WHERE " + where) + t.order_by + " LIMIT 1 OFFSET " +
+                        std::to_string(limit - 1);
+    {
+      mysql::ResultSet rs = sql->Query(query);
+      while (rs.Next()) {
+        std::array<uint8_t, mapping::kTextCellBufferSize> buffer;
+        for (size_t i = 0; i < t.key.size(); ++i) {
+          Cell c;
+          std::optional<std::string_view> text;
+          if (!rs.IsNull(i)) text = rs.Field(i);
+          mapping::EncodeTextCell(t.text_columns[t.key[i]], t.key[i], text, buffer, t.label, c);
+          f->hi.push_back(CellHex(c));
+        }
+      }
+    }
+    std::vector<std::string> hi_text(t.key.size());
+    std::vector<Cell> hi_cells = KeyCells(t, f->hi, hi_text);
+    if (!hi_cells.empty()) {
+      where += (where.empty() ? "" : " AND ") +
+               AtOrBeforeKeyCondition(t.key_quoted, hi_cells, t.collations);
+    }
+    f->query = "SELECT " + t.select_list + " FROM " + t.from +
+               (where.empty() ? "" : " WHERE " + where) + t.order_by;
+    next_lo = f->hi;
+    all_dispatched = f->hi.empty();
+    const size_t slot = dispatched++ % fetchers;
+    if (fetch_connections.size() <= slot) fetch_connections.push_back(ChunkConnection());
+    mysql::Connection& c = *fetch_connections[slot];
+    FetchedChunk* chunk = f.get();
+    f->done = std::async(std::launch::async, [this, &t, &c, chunk, column_count] {
+      FetchChunk(t, c, column_count, *chunk);
+    });
+    fetching.push_back(std::move(f));
+  };
+
   TextRows chunk;
-  RowArena window_rows;
-  std::vector<WindowChange> changes;
+  RowArena window_rows, earlier_rows;
+  std::vector<WindowChange> changes, earlier;
   std::vector<Emitted> emitted, window_left;
   std::vector<std::optional<std::string_view>> fields;
   std::vector<std::string> lo_storage(t.key.size()), hi_storage(t.key.size());
   std::vector<Cell> lo, hi;
   std::future<void> previous;
-  const uint64_t limit = std::max<uint64_t>(1, config.snapshot.chunk_rows);
-  const size_t column_count = t.text_columns.size();
 
   for (;;) {
     if (stopping()) break;
-    // Where the chunk starts: after the last key emitted.
-    lo.clear();
-    for (size_t i = 0; i < cursor.last_key.size() && i < t.key.size(); ++i) {
-      Cell c;
-      CellFromHex(cursor.last_key[i], t.text_columns[t.key[i]], t.key[i], lo_storage[i], c);
-      lo.push_back(c);
-    }
-    std::string query = "SELECT " + t.select_list + " FROM " + t.from;
-    if (!lo.empty()) query += " WHERE " + AfterKeyCondition(t.key_quoted, lo, t.collations);
-    if (!t.key.empty()) query += t.order_by + " LIMIT " + std::to_string(limit);
-
     auto job = std::make_unique<WriteJob>();
     job->table = &t;
     job->block.emplace(TakeBlock(t, text_plan));
@@ -588,53 +708,71 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
     // only the order among each key's changes matters, and that is binlog order.
     uint64_t seq = cursor.next_seq;
     const uint64_t chunk_version = t.base + seq;
-
-    BinlogPoint low = cursor.high, high;
-    chunk.Clear();
-    if (t.exact_snapshot) {
-      // The consistent snapshot's exact binlog position: the SELECT sees the table as of `high`.
-      sql->Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
-      auto rows = sql->QueryRows("SHOW STATUS LIKE 'binlog_snapshot_%'");
-      for (auto& r : rows) {
-        if (r.size() < 2 || !r[0] || !r[1]) continue;
-        if (*r[0] == "Binlog_snapshot_file") high.file = *r[1];
-        if (*r[0] == "Binlog_snapshot_position") high.position = std::stoull(*r[1]);
-      }
-      if (high.empty())
-        Fail(ErrorCode::kConfig, "source {} does not report binlog_snapshot_file", sql->peer());
-    } else {
-      if (low.empty()) low = PointOf(mysql::CurrentBinlogPosition(*sql));
-      sql->Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
-    }
-    {
-      mysql::ResultSet rs = sql->Query(query);
-      if (rs.column_count() != column_count)
-        Fail(ErrorCode::kProtocol, "{}: the chunk SELECT returned {} columns, {} expected", t.label,
-             rs.column_count(), column_count);
-      while (rs.Next()) {
-        chunk.Add(rs, column_count);
-        text_plan.AppendRow(encoder.EncodeRow(rs), *job->block,
-                            {mapping::RowKind::kInsert, chunk_version});
-      }
-    }
-    sql->Execute("COMMIT");
-    if (!t.exact_snapshot) high = PointOf(mysql::CurrentBinlogPosition(*sql));
-    if (low.empty()) low = high;  // the first chunk on MariaDB: exact, nothing before it
-
-    const bool last = t.key.empty() || chunk.size() < limit;
-    hi.clear();
+    BinlogPoint low, high;
+    bool last = false, streamed = false;
     UnitRecord unit;
-    if (!last) {
-      chunk.Get(chunk.size() - 1, column_count, fields);
-      std::span<const Cell> row = encoder.Encode(fields);
-      for (size_t i = 0; i < t.key.size(); ++i) {
-        unit.last_key.push_back(CellHex(row[t.key[i]]));
-        Cell c;
-        CellFromHex(unit.last_key.back(), t.text_columns[t.key[i]], t.key[i], hi_storage[i], c);
-        hi.push_back(c);
+    std::unique_ptr<FetchedChunk> fetched;
+    TextRows* rows = &chunk;
+    lo.clear();
+    hi.clear();
+    if (fetchers > 1) {
+      while (!all_dispatched && fetching.size() < fetchers) dispatch();
+      fetched = std::move(fetching.front());
+      fetching.pop_front();
+      fetched->done.get();
+      rows = &fetched->rows;
+      low = fetched->low;
+      high = fetched->high;
+      lo = KeyCells(t, fetched->lo, lo_storage);
+      hi = KeyCells(t, fetched->hi, hi_storage);
+      unit.last_key = fetched->hi;
+      last = fetched->hi.empty();
+    } else {
+      // Where the chunk starts: after the last key emitted.
+      lo = KeyCells(t, cursor.last_key, lo_storage);
+      std::string query = "SELECT " + t.select_list + " FROM " + t.from;
+      if (!lo.empty()) query += " WHERE " + AfterKeyCondition(t.key_quoted, lo, t.collations);
+      if (!t.key.empty()) query += t.order_by + " LIMIT " + std::to_string(limit);
+
+      low = cursor.high;
+      chunk.Clear();
+      if (t.exact_snapshot) {
+        high = BeginExactSnapshot(*sql);
+      } else {
+        if (low.empty()) low = PointOf(mysql::CurrentBinlogPosition(*sql));
+        sql->Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
+      }
+      {
+        mysql::ResultSet rs = sql->Query(query);
+        CheckColumnCount(t, rs);
+        while (rs.Next()) {
+          chunk.Add(rs, column_count);
+          text_plan.AppendRow(encoder.EncodeRow(rs), *job->block,
+                              {mapping::RowKind::kInsert, chunk_version});
+        }
+      }
+      streamed = true;
+      sql->Execute("COMMIT");
+      if (!t.exact_snapshot) high = PointOf(mysql::CurrentBinlogPosition(*sql));
+      last = t.key.empty() || chunk.size() < limit;
+      if (!last) {
+        chunk.Get(chunk.size() - 1, column_count, fields);
+        std::span<const Cell> row = encoder.Encode(fields);
+        for (size_t i = 0; i < t.key.size(); ++i) unit.last_key.push_back(CellHex(row[t.key[i]]));
+        hi = KeyCells(t, unit.last_key, hi_storage);
       }
     }
-    window.Read(low, high, window_rows, changes);
+    if (low.empty()) low = high;  // the first chunk on MariaDB: exact, nothing before it
+    // The window runs from where the previous unit ended. A chunk read in parallel may have been
+    // read before that point: the changes between its reading and that point are applied to its
+    // own keys first (the rest of them were judged with the previous chunks).
+    BinlogPoint from = cursor.high.empty() ? low : cursor.high;
+    earlier.clear();
+    if (low < from) {
+      window.Read(low, from, earlier_rows, earlier);
+    }
+    if (high < from) high = from;
+    window.Read(from, high, window_rows, changes);
     if (t.key.empty() && !changes.empty() && !t.exact_snapshot) {
       spdlog::warn(
           "snapshot {}: {} changes during the copy of this keyless table are not "
@@ -643,13 +781,13 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
       changes.clear();
     }
     ChunkBounds bounds{lo, hi, false};
-    reconciler.ReconcileWindow(changes, bounds, emitted);
-    if (reconciler.TouchesChunk()) {
-      // The window changed rows of this chunk: the block is built again from the kept text,
-      // leaving out the rows it replaced or removed and adding what it left.
+    reconciler.ReconcileWindow(earlier, changes, bounds, emitted);
+    if (!streamed || reconciler.TouchesChunk()) {
+      // Built from the kept text, leaving out the rows the window replaced or removed and adding
+      // what it left.
       job->block->Clear();
-      for (size_t r = 0; r < chunk.size(); ++r) {
-        chunk.Get(r, column_count, fields);
+      for (size_t r = 0; r < rows->size(); ++r) {
+        rows->Get(r, column_count, fields);
         std::span<const Cell> row = encoder.Encode(fields);
         if (!reconciler.Replaced(row))
           text_plan.AppendRow(row, *job->block, {mapping::RowKind::kInsert, chunk_version});
@@ -673,7 +811,7 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
       Fail(ErrorCode::kInternal, "{}: the table's version band is used up", t.label);
     unit.last_version = t.base + seq - 1;
     unit.rows = job->block->rows();
-    unit.chunk_rows = chunk.size();
+    unit.chunk_rows = rows->size();
     unit.high = high;
     unit.last = last;
     job->unit = unit;
