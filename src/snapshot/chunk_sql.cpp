@@ -112,7 +112,8 @@ void AppendKeyLiteral(const Cell& cell, const KeyCollation& collation, std::stri
 
 namespace {
 
-// `strict` ">": after the key; "<=" at or before it (`loose` the other comparison of the pair).
+// `loose` and `strict` compare the leading key columns, `last` the last one: (">=", ">", ">")
+// gives the keys after `key`, ("<=", "<", "<=") those up to it.
 std::string KeyCondition(std::span<const std::string> names, std::span<const Cell> key,
                          std::span<const KeyCollation> collations, const char* loose,
                          const char* strict, const char* last) {

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <condition_variable>
 #include <deque>
 #include <future>
@@ -11,7 +12,6 @@
 #include <mutex>
 #include <optional>
 #include <thread>
-#include <array>
 
 #include "clickhouse/client.h"
 #include "clickhouse/columns/numeric.h"
@@ -349,7 +349,8 @@ void SnapshotRunner::Impl::Prepare() {
     t->base = run.version_base + uint64_t{t->progress.number} * kTableBand;
     if (uint64_t{t->progress.number} * kTableBand >= kVersionBand)
       Fail(ErrorCode::kConfig, "more than {} tables in one copy", kVersionBand / kTableBand);
-    t->writer = static_cast<uint32_t>(tables.size() % std::max<uint32_t>(1, config.snapshot.writers));
+    t->writer =
+        static_cast<uint32_t>(tables.size() % std::max<uint32_t>(1, config.snapshot.writers));
     t->counters = &progress.Add(t->label);
     t->counters->rows_done = t->progress.rows_done;
     t->counters->rows_at_start = t->progress.rows_done;
@@ -514,7 +515,6 @@ struct Plans {
   }
 };
 
-
 // A chunk read ahead on its own connection.
 struct FetchedChunk {
   std::vector<std::string> lo, hi;  // key values (hex) after which and up to which; empty: open
@@ -652,7 +652,8 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
     f->lo = next_lo;
     std::vector<std::string> storage(t.key.size());
     std::vector<Cell> lo_cells = KeyCells(t, f->lo, storage);
-    std::string where = lo_cells.empty() ? "" : AfterKeyCondition(t.key_quoted, lo_cells, t.collations);
+    std::string where =
+        lo_cells.empty() ? "" : AfterKeyCondition(t.key_quoted, lo_cells, t.collations);
     std::string query = "SELECT " + t.key_select_list + " FROM " + t.from +
                         (where.empty() ? "" : " WHERE " + where) + t.order_by + " LIMIT 1 OFFSET " +
                         std::to_string(limit - 1);

@@ -179,11 +179,11 @@ TEST_F(ReconcileTest, EarlierChangesCountForThisChunkOnly) {
   Chunk({11, 12, 13});
   const std::vector<std::string> got = RunInSteps(
       {
-          Insert(5, "before-prev"),       // emitted region: judged with an earlier chunk
-          Update(12, 12, "earlier12"),    // this chunk: applied
-          Delete(13),                     // this chunk: removed
-          Insert(25, "later"),            // a later chunk: dropped
-          Update(11, 3, "moved-out"),     // old key here: removed; new key judged earlier
+          Insert(5, "before-prev"),     // emitted region: judged with an earlier chunk
+          Update(12, 12, "earlier12"),  // this chunk: applied
+          Delete(13),                   // this chunk: removed
+          Insert(25, "later"),          // a later chunk: dropped
+          Update(11, 3, "moved-out"),   // old key here: removed; new key judged earlier
       },
       {
           Update(5, 5, "window5"),  // emitted region: written
@@ -195,8 +195,8 @@ TEST_F(ReconcileTest, EarlierChangesCountForThisChunkOnly) {
 
 TEST_F(ReconcileTest, StepsMatchTheWholeReconcile) {
   Chunk({11, 12, 13});
-  const std::vector<WindowChange> window = {Update(5, 5, "u5"), Update(12, 14, "moved"),
-                                            Delete(11), Insert(30, "later")};
+  const std::vector<WindowChange> window = {Update(5, 5, "u5"), Update(12, 14, "moved"), Delete(11),
+                                            Insert(30, "later")};
   EXPECT_EQ(RunInSteps({}, window, {Key(10), Key(20)}), Run(window, {Key(10), Key(20)}));
 }
 
