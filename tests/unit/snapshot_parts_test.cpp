@@ -62,7 +62,9 @@ TEST(TextRows, KeepsFieldsAndNulls) {
     ASSERT_EQ(got.size(), 3u);
     for (size_t i = 0; i < 3; ++i) {
       ASSERT_EQ(got[i].has_value(), row->fields[i].has_value()) << i;
-      if (got[i]) EXPECT_EQ(*got[i], *row->fields[i]) << i;
+      if (got[i]) {
+        EXPECT_EQ(*got[i], *row->fields[i]) << i;
+      }
     }
   }
   EXPECT_THROW(rows.Get(2, 3, got), Error);
