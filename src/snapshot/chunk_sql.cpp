@@ -110,22 +110,40 @@ void AppendKeyLiteral(const Cell& cell, const KeyCollation& collation, std::stri
   }
 }
 
-std::string AfterKeyCondition(std::span<const std::string> names, std::span<const Cell> last,
-                              std::span<const KeyCollation> collations) {
+namespace {
+
+// `loose` and `strict` compare the leading key columns, `last` the last one: (">=", ">", ">")
+// gives the keys after `key`, ("<=", "<", "<=") those up to it.
+std::string KeyCondition(std::span<const std::string> names, std::span<const Cell> key,
+                         std::span<const KeyCollation> collations, const char* loose,
+                         const char* strict, const char* last) {
   // k1 >= a AND (k1 > a OR (k2 >= b AND (k2 > b OR k3 > c)))
   std::string sql;
   std::string closing;
   for (size_t i = 0; i < names.size(); ++i) {
     std::string literal;
-    AppendKeyLiteral(last[i], collations[i], literal);
+    AppendKeyLiteral(key[i], collations[i], literal);
     if (i + 1 == names.size()) {
-      sql += names[i] + " > " + literal;
+      sql += names[i] + last + literal;
     } else {
-      sql += names[i] + " >= " + literal + " AND (" + names[i] + " > " + literal + " OR (";
+      sql += names[i] + loose + literal + " AND (" + names[i] + strict + literal + " OR (";
       closing += "))";
     }
   }
   return sql + closing;
+}
+
+}  // namespace
+
+std::string AfterKeyCondition(std::span<const std::string> names, std::span<const Cell> last,
+                              std::span<const KeyCollation> collations) {
+  return KeyCondition(names, last, collations, " >= ", " > ", " > ");
+}
+
+std::string AtOrBeforeKeyCondition(std::span<const std::string> names, std::span<const Cell> key,
+                                   std::span<const KeyCollation> collations) {
+  // k1 <= a AND (k1 < a OR (k2 <= b AND (k2 < b OR k3 <= c)))
+  return KeyCondition(names, key, collations, " <= ", " < ", " <= ");
 }
 
 std::string CellHex(const Cell& cell) {

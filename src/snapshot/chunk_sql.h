@@ -38,6 +38,12 @@ std::string AfterKeyCondition(std::span<const std::string> quoted_names,
                               std::span<const binlog::Cell> last,
                               std::span<const KeyCollation> collations);
 
+// "`k1` <= a AND (`k1` < a OR `k2` <= b)": the keys up to and including `key` (a chunk's end
+// when chunks are read in parallel and their ends are found ahead).
+std::string AtOrBeforeKeyCondition(std::span<const std::string> quoted_names,
+                                   std::span<const binlog::Cell> key,
+                                   std::span<const KeyCollation> collations);
+
 // Hex text of a cell's bytes and back (for the state). NULL is not a key value.
 std::string CellHex(const binlog::Cell& cell);
 // Decodes `hex` into `storage` and makes `cell` (of `column`, index `index`) point at it.

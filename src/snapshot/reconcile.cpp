@@ -55,71 +55,93 @@ void Reconciler::Overlay(std::span<const Cell> key, std::span<const Cell> image,
 
 void Reconciler::Reconcile(RowArena& chunk_rows, std::span<const WindowChange> window,
                            const ChunkBounds& bounds, std::vector<Emitted>& out) {
-  out.clear();
-  overlay_.clear();
-  order_ = 0;
-  for (const WindowChange& change : window) {
-    std::span<const Cell> old_key, new_key;
-    if (change.kind != RowKind::kInsert) old_key = Key(change.before, key_a_);
-    if (change.kind != RowKind::kDelete) new_key = Key(change.after, key_b_);
-    const bool moved =
-        change.kind == RowKind::kUpdate && CompareKeys(old_key, new_key, collator_) != 0;
-    if (change.kind == RowKind::kUpdate && !moved) {
-      switch (RegionOf(new_key, bounds)) {
-        case Region::kEmitted:
-          out.push_back({Emitted::From::kWindow, RowKind::kUpdate, change.after});
-          break;
-        case Region::kThisChunk:
-          Overlay(new_key, change.after, false);
-          break;
-        case Region::kLater:
-          break;
-      }
-      continue;
-    }
-    if (change.kind != RowKind::kInsert) {  // DELETE, or the old key of a moving UPDATE
-      switch (RegionOf(old_key, bounds)) {
-        case Region::kEmitted:
-          out.push_back({Emitted::From::kWindow, RowKind::kDelete, change.before});
-          break;
-        case Region::kThisChunk:
-          Overlay(old_key, {}, true);
-          break;
-        case Region::kLater:
-          break;
-      }
-    }
-    if (change.kind != RowKind::kDelete) {  // INSERT, or the new key of a moving UPDATE
-      switch (RegionOf(new_key, bounds)) {
-        case Region::kEmitted:
-          out.push_back({Emitted::From::kWindow, RowKind::kInsert, change.after});
-          break;
-        case Region::kThisChunk:
-          Overlay(new_key, change.after, false);
-          break;
-        case Region::kLater:
-          break;
-      }
-    }
-  }
-
-  // Chunk rows the window did not touch, in key order; both lists are sorted by key.
-  size_t next_overlay = 0;
+  ReconcileWindow(window, bounds, out);
   const size_t rows = chunk_rows.size();
   for (size_t r = 0; r < rows; ++r) {
     std::span<const Cell> row = chunk_rows.Row(r);
-    if (next_overlay < overlay_.size()) {
-      std::span<const Cell> key = Key(row, key_a_);
-      int cmp = -1;
-      while (next_overlay < overlay_.size() &&
-             (cmp = CompareKeys(overlay_[next_overlay].key, key, collator_)) < 0) {
-        ++next_overlay;
-      }
-      if (next_overlay < overlay_.size() && cmp == 0) continue;  // replaced or removed
-    }
-    out.push_back({Emitted::From::kChunk, RowKind::kInsert, row});
+    if (!Replaced(row)) out.push_back({Emitted::From::kChunk, RowKind::kInsert, row});
   }
+  AppendWindowRows(out);
+}
 
+void Reconciler::ReconcileWindow(std::span<const WindowChange> window, const ChunkBounds& bounds,
+                                 std::vector<Emitted>& out) {
+  ReconcileWindow({}, window, bounds, out);
+}
+
+void Reconciler::ReconcileWindow(std::span<const WindowChange> earlier,
+                                 std::span<const WindowChange> window, const ChunkBounds& bounds,
+                                 std::vector<Emitted>& out) {
+  out.clear();
+  overlay_.clear();
+  order_ = 0;
+  next_overlay_ = 0;
+  for (const WindowChange& change : earlier) Apply(change, bounds, nullptr);
+  for (const WindowChange& change : window) Apply(change, bounds, &out);
+}
+
+void Reconciler::Apply(const WindowChange& change, const ChunkBounds& bounds,
+                       std::vector<Emitted>* out) {
+  std::span<const Cell> old_key, new_key;
+  if (change.kind != RowKind::kInsert) old_key = Key(change.before, key_a_);
+  if (change.kind != RowKind::kDelete) new_key = Key(change.after, key_b_);
+  const bool moved =
+      change.kind == RowKind::kUpdate && CompareKeys(old_key, new_key, collator_) != 0;
+  auto emit = [&](RowKind kind, std::span<const Cell> image) {
+    if (out != nullptr) out->push_back({Emitted::From::kWindow, kind, image});
+  };
+  if (change.kind == RowKind::kUpdate && !moved) {
+    switch (RegionOf(new_key, bounds)) {
+      case Region::kEmitted:
+        emit(RowKind::kUpdate, change.after);
+        break;
+      case Region::kThisChunk:
+        Overlay(new_key, change.after, false);
+        break;
+      case Region::kLater:
+        break;
+    }
+    return;
+  }
+  if (change.kind != RowKind::kInsert) {  // DELETE, or the old key of a moving UPDATE
+    switch (RegionOf(old_key, bounds)) {
+      case Region::kEmitted:
+        emit(RowKind::kDelete, change.before);
+        break;
+      case Region::kThisChunk:
+        Overlay(old_key, {}, true);
+        break;
+      case Region::kLater:
+        break;
+    }
+  }
+  if (change.kind != RowKind::kDelete) {  // INSERT, or the new key of a moving UPDATE
+    switch (RegionOf(new_key, bounds)) {
+      case Region::kEmitted:
+        emit(RowKind::kInsert, change.after);
+        break;
+      case Region::kThisChunk:
+        Overlay(new_key, change.after, false);
+        break;
+      case Region::kLater:
+        break;
+    }
+  }
+}
+
+bool Reconciler::Replaced(std::span<const Cell> chunk_row) {
+  // Chunk rows arrive in key order and the overlay is sorted by key: one merge pass.
+  if (next_overlay_ >= overlay_.size()) return false;
+  std::span<const Cell> key = Key(chunk_row, key_a_);
+  int cmp = -1;
+  while (next_overlay_ < overlay_.size() &&
+         (cmp = CompareKeys(overlay_[next_overlay_].key, key, collator_)) < 0) {
+    ++next_overlay_;
+  }
+  return next_overlay_ < overlay_.size() && cmp == 0;
+}
+
+void Reconciler::AppendWindowRows(std::vector<Emitted>& out) const {
   // What the window left in this chunk, in the order of the changes that made it.
   std::vector<const OverlayEntry*> rest;
   for (const OverlayEntry& e : overlay_)

@@ -61,10 +61,32 @@ class Reconciler {
   void Reconcile(RowArena& chunk_rows, std::span<const WindowChange> window,
                  const ChunkBounds& bounds, std::vector<Emitted>& out);
 
+  // The same in steps, for a chunk whose rows are not all held at once (the copy streams them
+  // into the target block and rereads them only when the window touches the chunk):
+  //   1. ReconcileWindow: `out` (cleared first) gets the emitted window changes; the changes to
+  //      this chunk's keys are kept;
+  //   2. if TouchesChunk(): Replaced(row) for every chunk row, in key order (true: a window
+  //      change replaced or removed that row, leave it out);
+  //   3. AppendWindowRows: appends to `out` what the window left in this chunk.
+  // Spans in `out` point into the window's images and the rows passed to Replaced.
+  void ReconcileWindow(std::span<const WindowChange> window, const ChunkBounds& bounds,
+                       std::vector<Emitted>& out);
+  // The same, after first applying `earlier` (binlog order, all before `window`) to this chunk's
+  // keys only: the window of a chunk that was read before the previous chunk's high position
+  // starts where the chunk was read, but what fell before that position outside this chunk was
+  // already judged with the previous chunks.
+  void ReconcileWindow(std::span<const WindowChange> earlier, std::span<const WindowChange> window,
+                       const ChunkBounds& bounds, std::vector<Emitted>& out);
+  bool TouchesChunk() const { return !overlay_.empty(); }
+  bool Replaced(std::span<const binlog::Cell> chunk_row);
+  void AppendWindowRows(std::vector<Emitted>& out) const;
+
  private:
   enum class Region { kEmitted, kThisChunk, kLater };
   std::span<const binlog::Cell> Key(std::span<const binlog::Cell> row,
                                     std::vector<binlog::Cell>& out);
+  // One change by the rules above; `out` null: only this chunk's keys count (earlier changes).
+  void Apply(const WindowChange& change, const ChunkBounds& bounds, std::vector<Emitted>* out);
   Region RegionOf(std::span<const binlog::Cell> key, const ChunkBounds& bounds);
   // Records the final state of a key of this chunk (image empty = removed).
   void Overlay(std::span<const binlog::Cell> key, std::span<const binlog::Cell> image,
@@ -81,7 +103,7 @@ class Reconciler {
   };
   std::vector<OverlayEntry> overlay_;  // sorted by key
   uint64_t order_ = 0;
-  std::vector<uint8_t> skip_;
+  size_t next_overlay_ = 0;  // the first overlay entry not below the chunk rows seen
 };
 
 }  // namespace rowbridge::snapshot

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <condition_variable>
 #include <deque>
 #include <future>
@@ -31,6 +32,7 @@
 #include "snapshot/progress.h"
 #include "snapshot/reconcile.h"
 #include "snapshot/row_arena.h"
+#include "snapshot/text_rows.h"
 
 namespace rowbridge::snapshot {
 
@@ -60,8 +62,10 @@ std::vector<ColumnDef> TextColumns(const std::vector<ColumnDef>& columns) {
 }
 
 // The key a table is chunked by: the primary key, else the first unique key whose columns are all
-// NOT NULL. Empty if there is none.
-std::vector<uint32_t> ChooseChunkKey(mysql::Connection& sql, const pipeline::SourceTableSchema& s) {
+// NOT NULL. Empty if there is none. `index` gets the key's index name.
+std::vector<uint32_t> ChooseChunkKey(mysql::Connection& sql, const pipeline::SourceTableSchema& s,
+                                     std::string& index) {
+  index = "PRIMARY";
   if (!s.primary_key.empty()) return s.primary_key;
   auto rows = sql.QueryRows(fmt::format(
       "SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = {} "
@@ -87,7 +91,10 @@ std::vector<uint32_t> ChooseChunkKey(mysql::Connection& sql, const pipeline::Sou
     const bool usable = std::all_of(key.begin(), key.end(), [&](uint32_t i) {
       return i != UINT32_MAX && !s.columns[i].nullable;
     });
-    if (usable) return key;
+    if (usable) {
+      index = name;
+      return key;
+    }
   }
   return {};
 }
@@ -104,7 +111,9 @@ struct CopiedTable {
   std::vector<std::string> key_quoted;
   std::vector<KeyCollation> collations;
   std::string select_list;
+  std::string key_select_list;  // the key columns only (chunk ends)
   std::string from;
+  std::string chunk_from;  // `from` with the chunk key's index forced
   std::string order_by;
   mapping::PlanOptions plan_options;
   std::string insert_sql;
@@ -116,7 +125,26 @@ struct CopiedTable {
   std::mutex mutex;
   TableProgress progress;  // as saved
   TableProgressCounters* counters = nullptr;
+  // Written blocks, emptied, for the next chunks: their buffers are reused rather than grown (and
+  // faulted in) again for every chunk.
+  std::vector<mapping::TargetBlock> spare_blocks;
+  // The writer that sends this table's units. A table has one unit in flight at a time, so one
+  // writer per table loses nothing, and only that writer's connection grows buffers the size of
+  // this table's blocks.
+  uint32_t writer = 0;
 };
+
+mapping::TargetBlock TakeBlock(CopiedTable& t, const mapping::ConversionPlan& plan) {
+  {
+    std::lock_guard lock(t.mutex);
+    if (!t.spare_blocks.empty()) {
+      mapping::TargetBlock block = std::move(t.spare_blocks.back());
+      t.spare_blocks.pop_back();
+      return block;
+    }
+  }
+  return plan.NewBlock();
+}
 
 struct WriteJob {
   CopiedTable* table = nullptr;
@@ -181,7 +209,13 @@ struct SnapshotRunner::Impl {
   void CopyTables(uint32_t reader);
   void Copy(CopiedTable& t, uint32_t reader);
   void CatchUp(CopiedTable& t, const BinlogPoint& end, uint32_t reader);
-  void Writer();
+  void Writer(uint32_t number);
+  // Source connections that read chunks of one table (snapshot.readers shared by the tables).
+  uint32_t ReadersPerTable() const {
+    const uint32_t readers = std::max<uint32_t>(1, config.snapshot.readers);
+    return std::max<uint32_t>(1, readers / std::max<uint32_t>(1, tables.size()));
+  }
+  std::unique_ptr<mysql::Connection> ChunkConnection() const;
   std::future<void> Submit(std::unique_ptr<WriteJob> job);
   void Finish(CopiedTable& t, const UnitRecord& unit, uint64_t inserted, uint64_t updated,
               uint64_t deleted);
@@ -262,7 +296,8 @@ void SnapshotRunner::Impl::Prepare() {
     t->label = name.ToString();
     const pipeline::SourceTableSchema& schema = *source->known;
     t->text_columns = TextColumns(schema.columns);
-    t->key = ChooseChunkKey(*admin, schema);
+    std::string index;
+    t->key = ChooseChunkKey(*admin, schema, index);
     if (t->key.empty() && !options.keyless_single_chunk) {
       problems.push_back(fmt::format(
           "{}: has neither a primary key nor a unique key over NOT NULL columns, so it cannot be "
@@ -282,7 +317,16 @@ void SnapshotRunner::Impl::Prepare() {
       t->select_list += mapping::TextSelectExpression(
           t->text_columns[i], mapping::QuoteIdentifier(t->text_columns[i].name));
     }
+    for (size_t i = 0; i < t->key.size(); ++i) {
+      if (i) t->key_select_list += ", ";
+      t->key_select_list +=
+          mapping::TextSelectExpression(t->text_columns[t->key[i]], t->key_quoted[i]);
+    }
     t->from = mapping::QuoteTableName(name.database, name.table);
+    // Chunks are read along the key's index. Without the hint the optimizer may pick a scan of
+    // the whole table and a sort for each chunk (MyISAM does, for a range it thinks is large).
+    t->chunk_from = t->from;
+    if (!t->key.empty()) t->chunk_from += " FORCE INDEX (" + mapping::QuoteIdentifier(index) + ")";
     for (size_t i = 0; i < t->key_quoted.size(); ++i)
       t->order_by += (i ? ", " : " ORDER BY ") + t->key_quoted[i];
 
@@ -316,6 +360,8 @@ void SnapshotRunner::Impl::Prepare() {
     t->base = run.version_base + uint64_t{t->progress.number} * kTableBand;
     if (uint64_t{t->progress.number} * kTableBand >= kVersionBand)
       Fail(ErrorCode::kConfig, "more than {} tables in one copy", kVersionBand / kTableBand);
+    t->writer =
+        static_cast<uint32_t>(tables.size() % std::max<uint32_t>(1, config.snapshot.writers));
     t->counters = &progress.Add(t->label);
     t->counters->rows_done = t->progress.rows_done;
     t->counters->rows_at_start = t->progress.rows_done;
@@ -402,21 +448,28 @@ std::future<void> SnapshotRunner::Impl::Submit(std::unique_ptr<WriteJob> job) {
     std::lock_guard lock(queue_mutex);
     queue.push_back(std::move(job));
   }
-  queue_cv.notify_one();
+  queue_cv.notify_all();
   return f;
 }
 
-void SnapshotRunner::Impl::Writer() {
+void SnapshotRunner::Impl::Writer(uint32_t number) {
   std::unique_ptr<clickhouse::Client> client;
   uint64_t n = 0;
   for (;;) {
     std::unique_ptr<WriteJob> job;
     {
       std::unique_lock lock(queue_mutex);
-      queue_cv.wait(lock, [&] { return !queue.empty() || queue_closed || error.has_value(); });
-      if (queue.empty()) return;
-      job = std::move(queue.front());
-      queue.pop_front();
+      auto mine = queue.end();
+      queue_cv.wait(lock, [&] {
+        mine = std::find_if(queue.begin(), queue.end(),
+                            [&](const auto& j) { return j->table->writer == number; });
+        return mine != queue.end() || queue_closed;
+      });
+      // After an error the writer stays until the queue closes: a unit submitted meanwhile is
+      // failed below rather than left waiting for ever.
+      if (mine == queue.end()) return;
+      job = std::move(*mine);
+      queue.erase(mine);
     }
     try {
       if (error) Fail(ErrorCode::kInternal, "the copy is stopping after an error");
@@ -430,6 +483,12 @@ void SnapshotRunner::Impl::Writer() {
       client->SendBlock(job->block->block());
       client->EndInsert();
       Finish(*job->table, job->unit, job->inserted, job->updated, job->deleted);
+      job->block->Clear();
+      {
+        std::lock_guard lock(job->table->mutex);
+        job->table->spare_blocks.push_back(std::move(*job->block));
+      }
+      job->block.reset();
       job->done.set_value();
     } catch (const Error& e) {
       client.reset();
@@ -467,7 +526,76 @@ struct Plans {
   }
 };
 
+// A chunk read ahead on its own connection.
+struct FetchedChunk {
+  std::vector<std::string> lo, hi;  // key values (hex) after which and up to which; empty: open
+  std::string query;
+  TextRows rows;
+  BinlogPoint low, high;  // the SELECT saw the table at a point in [low, high]
+  std::future<void> done;
+};
+
+// Cells of the key values `hex` (as kept in the state), over `storage` (one string per key column).
+std::vector<Cell> KeyCells(const CopiedTable& t, const std::vector<std::string>& hex,
+                           std::vector<std::string>& storage) {
+  std::vector<Cell> cells;
+  for (size_t i = 0; i < hex.size() && i < t.key.size(); ++i) {
+    Cell c;
+    CellFromHex(hex[i], t.text_columns[t.key[i]], t.key[i], storage[i], c);
+    cells.push_back(c);
+  }
+  return cells;
+}
+
+// Starts a consistent snapshot and returns its exact binlog position (MariaDB).
+BinlogPoint BeginExactSnapshot(mysql::Connection& sql) {
+  BinlogPoint high;
+  sql.Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
+  auto rows = sql.QueryRows("SHOW STATUS LIKE 'binlog_snapshot_%'");
+  for (auto& r : rows) {
+    if (r.size() < 2 || !r[0] || !r[1]) continue;
+    if (*r[0] == "Binlog_snapshot_file") high.file = *r[1];
+    if (*r[0] == "Binlog_snapshot_position") high.position = std::stoull(*r[1]);
+  }
+  if (high.empty())
+    Fail(ErrorCode::kConfig, "source {} does not report binlog_snapshot_file", sql.peer());
+  return high;
+}
+
+void CheckColumnCount(const CopiedTable& t, const mysql::ResultSet& rs) {
+  if (rs.column_count() != t.text_columns.size())
+    Fail(ErrorCode::kProtocol, "{}: the chunk SELECT returned {} columns, {} expected", t.label,
+         rs.column_count(), t.text_columns.size());
+}
+
+// Reads `f.query` at a known binlog position (as the one-connection path does).
+void FetchChunk(const CopiedTable& t, mysql::Connection& sql, size_t column_count,
+                FetchedChunk& f) {
+  f.rows.Clear();
+  if (t.exact_snapshot) {
+    f.high = f.low = BeginExactSnapshot(sql);
+  } else {
+    f.low = PointOf(mysql::CurrentBinlogPosition(sql));
+    sql.Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
+  }
+  {
+    mysql::ResultSet rs = sql.Query(f.query);
+    CheckColumnCount(t, rs);
+    while (rs.Next()) f.rows.Add(rs, column_count);
+  }
+  sql.Execute("COMMIT");
+  if (!t.exact_snapshot) f.high = PointOf(mysql::CurrentBinlogPosition(sql));
+}
+
 }  // namespace
+
+std::unique_ptr<mysql::Connection> SnapshotRunner::Impl::ChunkConnection() const {
+  auto sql = mysql::Connection::Connect(SourceOptions());
+  sql->Execute("SET SESSION time_zone = '+00:00'");
+  sql->Execute("SET SESSION character_set_results = binary");
+  sql->Execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+  return sql;
+}
 
 void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
   SettleInFlight(t);
@@ -483,10 +611,7 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
       config.snapshot.chunk_rows,
       t.key.empty() ? "none: one chunk" : fmt::format("({})", fmt::join(t.key_quoted, ", ")));
 
-  auto sql = mysql::Connection::Connect(SourceOptions());
-  sql->Execute("SET SESSION time_zone = '+00:00'");
-  sql->Execute("SET SESSION character_set_results = binary");
-  sql->Execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+  auto sql = ChunkConnection();
 
   std::map<std::string, KeyCollation> collation_of;
   for (size_t i = 0; i < t.key.size(); ++i)
@@ -519,68 +644,147 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
             mapping::ConversionPlan::Build(t.text_columns, *plans.target, t.plan_options));
   mapping::ConversionPlan& text_plan = *plans.plans[0].second;
 
-  RowArena chunk, window_rows;
-  std::vector<WindowChange> changes;
-  std::vector<Emitted> emitted;
+  // One connection per table: the chunk's rows go straight from the result set into the block
+  // (converted while the source sends the rest), and are kept as text only to build the block
+  // again in the rare case the binlog window changed rows of this very chunk. Several: chunk ends
+  // are found ahead (a scan of the key index) and the next chunks are read on their own
+  // connections meanwhile; each block is then built from the text, in key order.
+  const uint64_t limit = std::max<uint64_t>(1, config.snapshot.chunk_rows);
+  const size_t column_count = t.text_columns.size();
+  const uint32_t fetchers = t.key.empty() ? 1 : ReadersPerTable();
+  std::vector<std::unique_ptr<mysql::Connection>> fetch_connections;
+  std::deque<std::unique_ptr<FetchedChunk>> fetching;
+  std::vector<std::string> next_lo = cursor.last_key;
+  bool all_dispatched = false;
+  uint64_t dispatched = 0;
+  // Finds the next chunk's end and starts reading it.
+  auto dispatch = [&] {
+    auto f = std::make_unique<FetchedChunk>();
+    f->lo = next_lo;
+    std::vector<std::string> storage(t.key.size());
+    std::vector<Cell> lo_cells = KeyCells(t, f->lo, storage);
+    std::string where =
+        lo_cells.empty() ? "" : AfterKeyCondition(t.key_quoted, lo_cells, t.collations);
+    std::string query = "SELECT " + t.key_select_list + " FROM " + t.chunk_from +
+                        (where.empty() ? "" : " WHERE " + where) + t.order_by + " LIMIT 1 OFFSET " +
+                        std::to_string(limit - 1);
+    {
+      mysql::ResultSet rs = sql->Query(query);
+      while (rs.Next()) {
+        std::array<uint8_t, mapping::kTextCellBufferSize> buffer;
+        for (size_t i = 0; i < t.key.size(); ++i) {
+          Cell c;
+          std::optional<std::string_view> text;
+          if (!rs.IsNull(i)) text = rs.Field(i);
+          mapping::EncodeTextCell(t.text_columns[t.key[i]], t.key[i], text, buffer, t.label, c);
+          f->hi.push_back(CellHex(c));
+        }
+      }
+    }
+    std::vector<std::string> hi_text(t.key.size());
+    std::vector<Cell> hi_cells = KeyCells(t, f->hi, hi_text);
+    if (!hi_cells.empty()) {
+      where += (where.empty() ? "" : " AND ") +
+               AtOrBeforeKeyCondition(t.key_quoted, hi_cells, t.collations);
+    }
+    f->query = "SELECT " + t.select_list + " FROM " + t.chunk_from +
+               (where.empty() ? "" : " WHERE " + where) + t.order_by;
+    next_lo = f->hi;
+    all_dispatched = f->hi.empty();
+    const size_t slot = dispatched++ % fetchers;
+    if (fetch_connections.size() <= slot) fetch_connections.push_back(ChunkConnection());
+    mysql::Connection& c = *fetch_connections[slot];
+    FetchedChunk* chunk = f.get();
+    f->done = std::async(std::launch::async, [this, &t, &c, chunk, column_count] {
+      FetchChunk(t, c, column_count, *chunk);
+    });
+    fetching.push_back(std::move(f));
+  };
+
+  TextRows chunk;
+  RowArena window_rows, earlier_rows;
+  std::vector<WindowChange> changes, earlier;
+  std::vector<Emitted> emitted, window_left;
+  std::vector<std::optional<std::string_view>> fields;
   std::vector<std::string> lo_storage(t.key.size()), hi_storage(t.key.size());
   std::vector<Cell> lo, hi;
   std::future<void> previous;
-  const uint64_t limit = std::max<uint64_t>(1, config.snapshot.chunk_rows);
 
   for (;;) {
     if (stopping()) break;
-    // Where the chunk starts: after the last key emitted.
-    lo.clear();
-    for (size_t i = 0; i < cursor.last_key.size() && i < t.key.size(); ++i) {
-      Cell c;
-      CellFromHex(cursor.last_key[i], t.text_columns[t.key[i]], t.key[i], lo_storage[i], c);
-      lo.push_back(c);
-    }
-    std::string query = "SELECT " + t.select_list + " FROM " + t.from;
-    if (!lo.empty()) query += " WHERE " + AfterKeyCondition(t.key_quoted, lo, t.collations);
-    if (!t.key.empty()) query += t.order_by + " LIMIT " + std::to_string(limit);
-
-    BinlogPoint low = cursor.high, high;
-    chunk.Clear();
-    if (t.exact_snapshot) {
-      // The consistent snapshot's exact binlog position: the SELECT sees the table as of `high`.
-      sql->Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
-      auto rows = sql->QueryRows("SHOW STATUS LIKE 'binlog_snapshot_%'");
-      for (auto& r : rows) {
-        if (r.size() < 2 || !r[0] || !r[1]) continue;
-        if (*r[0] == "Binlog_snapshot_file") high.file = *r[1];
-        if (*r[0] == "Binlog_snapshot_position") high.position = std::stoull(*r[1]);
-      }
-      if (high.empty())
-        Fail(ErrorCode::kConfig, "source {} does not report binlog_snapshot_file", sql->peer());
-    } else {
-      if (low.empty()) low = PointOf(mysql::CurrentBinlogPosition(*sql));
-      sql->Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
-    }
-    {
-      mysql::ResultSet rs = sql->Query(query);
-      if (rs.column_count() != t.text_columns.size())
-        Fail(ErrorCode::kProtocol, "{}: the chunk SELECT returned {} columns, {} expected", t.label,
-             rs.column_count(), t.text_columns.size());
-      while (rs.Next()) chunk.Add(encoder.EncodeRow(rs));
-    }
-    sql->Execute("COMMIT");
-    if (!t.exact_snapshot) high = PointOf(mysql::CurrentBinlogPosition(*sql));
-    if (low.empty()) low = high;  // the first chunk on MariaDB: exact, nothing before it
-
-    const bool last = t.key.empty() || chunk.size() < limit;
-    hi.clear();
+    auto job = std::make_unique<WriteJob>();
+    job->table = &t;
+    job->block.emplace(TakeBlock(t, text_plan));
+    // Versions of the unit: the chunk's rows share the first; the emitted window changes follow,
+    // one each. The two touch disjoint keys (the window's at or below lo, the chunk's above), so
+    // only the order among each key's changes matters, and that is binlog order.
+    uint64_t seq = cursor.next_seq;
+    const uint64_t chunk_version = t.base + seq;
+    BinlogPoint low, high;
+    bool last = false, streamed = false;
     UnitRecord unit;
-    if (!last) {
-      std::span<const Cell> row = chunk.Row(chunk.size() - 1);
-      for (size_t i = 0; i < t.key.size(); ++i) {
-        unit.last_key.push_back(CellHex(row[t.key[i]]));
-        Cell c;
-        CellFromHex(unit.last_key.back(), t.text_columns[t.key[i]], t.key[i], hi_storage[i], c);
-        hi.push_back(c);
+    std::unique_ptr<FetchedChunk> fetched;
+    TextRows* rows = &chunk;
+    lo.clear();
+    hi.clear();
+    if (fetchers > 1) {
+      while (!all_dispatched && fetching.size() < fetchers) dispatch();
+      fetched = std::move(fetching.front());
+      fetching.pop_front();
+      fetched->done.get();
+      rows = &fetched->rows;
+      low = fetched->low;
+      high = fetched->high;
+      lo = KeyCells(t, fetched->lo, lo_storage);
+      hi = KeyCells(t, fetched->hi, hi_storage);
+      unit.last_key = fetched->hi;
+      last = fetched->hi.empty();
+    } else {
+      // Where the chunk starts: after the last key emitted.
+      lo = KeyCells(t, cursor.last_key, lo_storage);
+      std::string query = "SELECT " + t.select_list + " FROM " + t.chunk_from;
+      if (!lo.empty()) query += " WHERE " + AfterKeyCondition(t.key_quoted, lo, t.collations);
+      if (!t.key.empty()) query += t.order_by + " LIMIT " + std::to_string(limit);
+
+      low = cursor.high;
+      chunk.Clear();
+      if (t.exact_snapshot) {
+        high = BeginExactSnapshot(*sql);
+      } else {
+        if (low.empty()) low = PointOf(mysql::CurrentBinlogPosition(*sql));
+        sql->Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
+      }
+      {
+        mysql::ResultSet rs = sql->Query(query);
+        CheckColumnCount(t, rs);
+        while (rs.Next()) {
+          chunk.Add(rs, column_count);
+          text_plan.AppendRow(encoder.EncodeRow(rs), *job->block,
+                              {mapping::RowKind::kInsert, chunk_version});
+        }
+      }
+      streamed = true;
+      sql->Execute("COMMIT");
+      if (!t.exact_snapshot) high = PointOf(mysql::CurrentBinlogPosition(*sql));
+      last = t.key.empty() || chunk.size() < limit;
+      if (!last) {
+        chunk.Get(chunk.size() - 1, column_count, fields);
+        std::span<const Cell> row = encoder.Encode(fields);
+        for (size_t i = 0; i < t.key.size(); ++i) unit.last_key.push_back(CellHex(row[t.key[i]]));
+        hi = KeyCells(t, unit.last_key, hi_storage);
       }
     }
-    window.Read(low, high, window_rows, changes);
+    if (low.empty()) low = high;  // the first chunk on MariaDB: exact, nothing before it
+    // The window runs from where the previous unit ended. A chunk read in parallel may have been
+    // read before that point: the changes between its reading and that point are applied to its
+    // own keys first (the rest of them were judged with the previous chunks).
+    BinlogPoint from = cursor.high.empty() ? low : cursor.high;
+    earlier.clear();
+    if (low < from) {
+      window.Read(low, from, earlier_rows, earlier);
+    }
+    if (high < from) high = from;
+    window.Read(from, high, window_rows, changes);
     if (t.key.empty() && !changes.empty() && !t.exact_snapshot) {
       spdlog::warn(
           "snapshot {}: {} changes during the copy of this keyless table are not "
@@ -589,43 +793,37 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
       changes.clear();
     }
     ChunkBounds bounds{lo, hi, false};
-    reconciler.Reconcile(chunk, changes, bounds, emitted);
-
-    // One block: window changes (a version each), then the chunk rows (one version).
-    auto job = std::make_unique<WriteJob>();
-    job->table = &t;
-    uint64_t seq = cursor.next_seq;
-    unit.first_version = t.base + seq;
-    job->block.emplace(text_plan.NewBlock());
-    bool chunk_version_used = false;
+    reconciler.ReconcileWindow(earlier, changes, bounds, emitted);
+    if (!streamed || reconciler.TouchesChunk()) {
+      // Built from the kept text, leaving out the rows the window replaced or removed and adding
+      // what it left.
+      job->block->Clear();
+      for (size_t r = 0; r < rows->size(); ++r) {
+        rows->Get(r, column_count, fields);
+        std::span<const Cell> row = encoder.Encode(fields);
+        if (!reconciler.Replaced(row))
+          text_plan.AppendRow(row, *job->block, {mapping::RowKind::kInsert, chunk_version});
+      }
+      window_left.clear();
+      reconciler.AppendWindowRows(window_left);
+      for (const Emitted& e : window_left)
+        plans.For(e.row, column_count)
+            .AppendRow(e.row, *job->block, {mapping::RowKind::kInsert, chunk_version});
+    }
+    job->inserted = job->block->rows();
+    if (job->inserted > 0) ++seq;
     for (const Emitted& e : emitted) {
-      uint64_t version;
-      if (e.from == Emitted::From::kWindow) {
-        version = t.base + seq++;
-        (e.kind == mapping::RowKind::kInsert   ? job->inserted
-         : e.kind == mapping::RowKind::kUpdate ? job->updated
-                                               : job->deleted)++;
-      } else {
-        chunk_version_used = true;
-        version = 0;  // set below
-        continue;
-      }
-      plans.For(e.row, t.text_columns.size()).AppendRow(e.row, *job->block, {e.kind, version});
+      (e.kind == mapping::RowKind::kInsert   ? job->inserted
+       : e.kind == mapping::RowKind::kUpdate ? job->updated
+                                             : job->deleted)++;
+      plans.For(e.row, column_count).AppendRow(e.row, *job->block, {e.kind, t.base + seq++});
     }
-    if (chunk_version_used) {
-      const uint64_t version = t.base + seq++;
-      for (const Emitted& e : emitted) {
-        if (e.from != Emitted::From::kChunk) continue;
-        plans.For(e.row, t.text_columns.size())
-            .AppendRow(e.row, *job->block, {mapping::RowKind::kInsert, version});
-        ++job->inserted;
-      }
-    }
+    unit.first_version = t.base + cursor.next_seq;
     if (seq - cursor.next_seq >= kTableBand)
       Fail(ErrorCode::kInternal, "{}: the table's version band is used up", t.label);
     unit.last_version = t.base + seq - 1;
     unit.rows = job->block->rows();
-    unit.chunk_rows = chunk.size();
+    unit.chunk_rows = rows->size();
     unit.high = high;
     unit.last = last;
     job->unit = unit;
@@ -746,7 +944,7 @@ SnapshotResult SnapshotRunner::Run() {
     }
   } join_writers{impl, writers};
   const uint32_t writer_count = std::max<uint32_t>(1, config_.snapshot.writers);
-  for (uint32_t i = 0; i < writer_count; ++i) writers.emplace_back([&] { impl.Writer(); });
+  for (uint32_t i = 0; i < writer_count; ++i) writers.emplace_back([&impl, i] { impl.Writer(i); });
 
   auto run_readers = [&](const std::function<void(CopiedTable&, uint32_t)>& work) {
     std::atomic<size_t> next{0};

@@ -10,8 +10,10 @@
 //      every version the targets hold; settle units a crash left in flight;
 //   3. `readers` threads copy tables, one table per thread at a time, chunk after chunk: each chunk
 //      is SELECTed (text protocol, keyset pagination) at a known binlog position, reconciled with
-//      the table's binlog window (reconcile.h) and handed to `writers` ClickHouse threads as one
-//      INSERT block; the next chunk is read while the previous one is written;
+//      the table's binlog window (reconcile.h) and handed to the table's ClickHouse writer as one
+//      INSERT block; the next chunk is read while the previous one is written. With fewer tables
+//      than readers, a table's next chunks are also read ahead on readers/tables connections
+//      (chunk ends found by a key-index scan);
 //   4. when every table is copied, each one is brought to one common position E by applying its
 //      window up to E: the copy then equals the source as of E, and the stream continues at E with
 //      versions from version_base + 2^48.

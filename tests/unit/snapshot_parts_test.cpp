@@ -1,9 +1,13 @@
 // Small parts of the copy: keyset conditions and key literals, state records, progress text.
 #include <gtest/gtest.h>
 
+#include <optional>
+
+#include "common/error.h"
 #include "snapshot/chunk_sql.h"
 #include "snapshot/progress.h"
 #include "snapshot/snapshot_state.h"
+#include "snapshot/text_rows.h"
 #include "unit/mapping_cells.h"
 
 namespace rowbridge::snapshot {
@@ -24,6 +28,48 @@ TEST(ChunkSql, KeysetConditionExpandsTheRowComparison) {
   EXPECT_EQ(AfterKeyCondition(names, last, coll),
             "`a` >= -5 AND (`a` > -5 OR (`b` >= _utf8mb4 X'782779' AND (`b` > _utf8mb4 X'782779' "
             "OR (`c` > '2024-01-02 03:04:05.600'))))");
+}
+
+TEST(ChunkSql, AtOrBeforeKeyCondition) {
+  const binlog::ColumnDef a = rowbridge::testing::ParseMysqlType("INT", "a");
+  const binlog::ColumnDef b = rowbridge::testing::ParseMysqlType("VARBINARY(10)", "b");
+  std::string sa, sb;
+  const std::vector<binlog::Cell> key = {rowbridge::testing::MakeCell(a, "7", sa, 0),
+                                         rowbridge::testing::MakeCell(b, "x", sb, 1)};
+  const std::vector<std::string> names = {"`a`", "`b`"};
+  const std::vector<KeyCollation> coll = {{}, {"binary", "binary"}};
+  EXPECT_EQ(AtOrBeforeKeyCondition(std::span(names).first(1), std::span(key).first(1), coll),
+            "`a` <= 7");
+  EXPECT_EQ(AtOrBeforeKeyCondition(names, key, coll),
+            "`a` <= 7 AND (`a` < 7 OR (`b` <= _binary X'78'))");
+}
+
+TEST(TextRows, KeepsFieldsAndNulls) {
+  struct FakeRow {
+    std::vector<std::optional<std::string>> fields;
+    bool IsNull(size_t i) const { return !fields[i]; }
+    std::string_view Field(size_t i) const { return *fields[i]; }
+  };
+  TextRows rows;
+  const FakeRow one{{std::string("a"), std::nullopt, std::string()}};
+  const FakeRow two{{std::string(253, 'x'), std::string(254, 'y'), std::string(70000, 'z')}};
+  rows.Add(one, 3);
+  rows.Add(two, 3);
+  ASSERT_EQ(rows.size(), 2u);
+  std::vector<std::optional<std::string_view>> got;
+  for (const FakeRow* row : {&two, &one, &two}) {
+    rows.Get(row == &one ? 0 : 1, 3, got);
+    ASSERT_EQ(got.size(), 3u);
+    for (size_t i = 0; i < 3; ++i) {
+      ASSERT_EQ(got[i].has_value(), row->fields[i].has_value()) << i;
+      if (got[i]) {
+        EXPECT_EQ(*got[i], *row->fields[i]) << i;
+      }
+    }
+  }
+  EXPECT_THROW(rows.Get(2, 3, got), Error);
+  rows.Clear();
+  EXPECT_EQ(rows.size(), 0u);
 }
 
 TEST(ChunkSql, LiteralsOfKeyTypes) {

@@ -41,6 +41,22 @@ class ReconcileTest : public ::testing::Test {
     Reconciler r({0}, nullptr);
     std::vector<Emitted> out;
     r.Reconcile(chunk_, window, bounds, out);
+    return Text(out);
+  }
+  // The stepwise API, with changes from before the previous chunk's position (`earlier`).
+  std::vector<std::string> RunInSteps(const std::vector<WindowChange>& earlier,
+                                      const std::vector<WindowChange>& window, ChunkBounds bounds) {
+    Reconciler r({0}, nullptr);
+    std::vector<Emitted> out;
+    r.ReconcileWindow(earlier, window, bounds, out);
+    for (size_t i = 0; i < chunk_.size(); ++i) {
+      std::span<const binlog::Cell> row = chunk_.Row(i);
+      if (!r.Replaced(row)) out.push_back({Emitted::From::kChunk, RowKind::kInsert, row});
+    }
+    r.AppendWindowRows(out);
+    return Text(out);
+  }
+  std::vector<std::string> Text(const std::vector<Emitted>& out) {
     std::vector<std::string> text;
     for (const Emitted& e : out) {
       const char* kind = e.kind == RowKind::kInsert ? "i" : e.kind == RowKind::kUpdate ? "u" : "d";
@@ -157,6 +173,31 @@ TEST(KeyCompare, TypesOrderAsTheServer) {
                            rowbridge::testing::MakeCell(text, "B", sb), ci),
             -1);
   EXPECT_EQ(calls, 1);
+}
+
+TEST_F(ReconcileTest, EarlierChangesCountForThisChunkOnly) {
+  Chunk({11, 12, 13});
+  const std::vector<std::string> got = RunInSteps(
+      {
+          Insert(5, "before-prev"),     // emitted region: judged with an earlier chunk
+          Update(12, 12, "earlier12"),  // this chunk: applied
+          Delete(13),                   // this chunk: removed
+          Insert(25, "later"),          // a later chunk: dropped
+          Update(11, 3, "moved-out"),   // old key here: removed; new key judged earlier
+      },
+      {
+          Update(5, 5, "window5"),  // emitted region: written
+          Insert(13, "back13"),     // this chunk: added again
+      },
+      {Key(10), Key(20)});
+  EXPECT_EQ(got, (std::vector<std::string>{"w:u:5:window5", "c:i:12:earlier12", "c:i:13:back13"}));
+}
+
+TEST_F(ReconcileTest, StepsMatchTheWholeReconcile) {
+  Chunk({11, 12, 13});
+  const std::vector<WindowChange> window = {Update(5, 5, "u5"), Update(12, 14, "moved"), Delete(11),
+                                            Insert(30, "later")};
+  EXPECT_EQ(RunInSteps({}, window, {Key(10), Key(20)}), Run(window, {Key(10), Key(20)}));
 }
 
 }  // namespace
