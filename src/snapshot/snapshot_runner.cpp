@@ -695,9 +695,8 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
     if (fetch_connections.size() <= slot) fetch_connections.push_back(ChunkConnection());
     mysql::Connection& c = *fetch_connections[slot];
     FetchedChunk* chunk = f.get();
-    f->done = std::async(std::launch::async, [&t, &c, chunk, column_count] {
-      FetchChunk(t, c, column_count, *chunk);
-    });
+    f->done = std::async(std::launch::async,
+                         [&t, &c, chunk, column_count] { FetchChunk(t, c, column_count, *chunk); });
     fetching.push_back(std::move(f));
   };
 
