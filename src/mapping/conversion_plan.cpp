@@ -189,7 +189,6 @@ ConversionPlan ConversionPlan::Build(std::span<const ColumnDef> source,
   for (const auto& [role, name] : meta_roles) {
     const int t = FindTarget(target, name);
     const char* mode_name = replica ? "replica" : "changelog";
-    if (t < 0 && options.skip_missing_target_columns) continue;
     if (t < 0) {
       problem(fmt::format("{}: the target table lacks the meta column `{}` that {} mode writes",
                           table, name, mode_name));

@@ -79,9 +79,10 @@ struct PlanOptions {
   std::vector<std::string> exclude_columns;
   std::vector<std::string> key_columns;  // source key; lets replica DELETEs use MINIMAL images
   ConverterSettings converter;
-  // A source column the target lacks is left out instead of being a problem. For replays of a
-  // binlog whose later schema changes the target already has (a column dropped after the
-  // checkpoint): the values it would carry are gone from the target's current state anyway.
+  // A source column the target lacks is left out instead of being a problem. Only for checking a
+  // table at startup before a replay whose later schema changes the target already has (a column
+  // dropped after the checkpoint); a plan that writes rows never skips. Meta columns are never
+  // skipped: without them versions and event types would be lost silently.
   bool skip_missing_target_columns = false;
 };
 

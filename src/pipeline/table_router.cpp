@@ -175,8 +175,13 @@ void TableRouter::Prepare(mysql::Connection& source, std::vector<std::string>& p
     std::vector<std::string> table_problems;
     SourceTable& table = GetOrCreate(name, rule, &table_problems, ctx_.start, &source);
     if (table.target != nullptr && table.known) {
-      mapping::ConversionPlan::Build(table.known->columns, table.target->columns,
-                                     PlanOptionsFor(table), table_problems);
+      // Resuming before schema changes that were already carried to the target: its columns are
+      // those after them. Not a problem here: the first TABLE_MAP reconciles the target's columns
+      // (Reconcile) before the plan that writes rows is built, and that plan skips nothing.
+      mapping::PlanOptions options = PlanOptionsFor(table);
+      options.skip_missing_target_columns = ctx_.have_checkpoint && Applies(table);
+      mapping::ConversionPlan::Build(table.known->columns, table.target->columns, options,
+                                     table_problems);
     }
     problems.insert(problems.end(), table_problems.begin(), table_problems.end());
   }
@@ -213,9 +218,6 @@ mapping::PlanOptions TableRouter::PlanOptionsFor(const SourceTable& table) const
   o.include_columns = rule.include_columns;
   o.exclude_columns = rule.exclude_columns;
   o.key_columns = KeyNames(table);
-  // Resuming before schema changes that were already carried to the target: its columns are
-  // those after them, and the replayed DDL brings the plan back in line.
-  o.skip_missing_target_columns = ctx_.have_checkpoint && Applies(table);
   auto zone = zones_.find(rule.conversion.datetime_timezone);
   if (zone != zones_.end()) o.converter.zone = zone->second;
   o.converter.policies = rule.conversion.on_out_of_range == config::OutOfRange::kError

@@ -270,6 +270,19 @@ TEST(MappingPlan, ProblemsOfManyTablesJoinIntoOneError) {
   }
 }
 
+TEST(MappingPlan, SkippingMissingTargetColumnsNeverSkipsMetaColumns) {
+  const auto source = Source({{"id", "INT NOT NULL"}, {"dropped_later", "INT"}});
+  const auto target = Target({{"id", "Int32"}, {"_version", "UInt64"}});
+  PlanOptions options = Options(TableMode::kReplica);
+  options.skip_missing_target_columns = true;
+  std::vector<std::string> problems;
+  ConversionPlan::Build(source, target, options, problems);
+  // The source column is skipped; the missing meta column is still a problem.
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("lacks the meta column `_is_deleted`"), std::string::npos)
+      << problems[0];
+}
+
 TEST(MappingPlan, ReplicaRowsCarryVersionAndDeleteFlag) {
   const auto source = Source({{"id", "INT NOT NULL"}, {"name", "VARCHAR(10)"}});
   const auto target = Target({{"id", "Int32"},
