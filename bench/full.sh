@@ -20,6 +20,8 @@
 # merged target never sees a key twice. rowbridge's CPU time and peak RSS come from /usr/bin/time,
 # the servers' CPU time from /proc/PID/stat. After the copy `rowbridge check` must find the target
 # equal to the sources, and both targets must hold every row.
+# ROWBRIDGE_BENCH_PERF=FILE in the environment: `perf record -a` during rowbridge's copy into FILE;
+# the servers' pids go to FILE.pids (rowbridge: `perf report --comm rowbridge`).
 # (bench/snapshot_vs_mysql_function.sh is the one-table variant with a rowbridge-created replica
 # table.)
 set -euo pipefail
@@ -85,11 +87,22 @@ EOF
 ch_pid="$ROWBRIDGE_TEST_CH_PID" my_pid="$ROWBRIDGE_TEST_MYSQL_PID"
 
 bench_say "1. rowbridge snapshot -c $config"
+perf_pid=""
+if [[ -n "${ROWBRIDGE_BENCH_PERF:-}" ]]; then
+  echo "mariadbd $my_pid clickhouse $ch_pid" >"$ROWBRIDGE_BENCH_PERF.pids"
+  perf record -a -F 999 -o "$ROWBRIDGE_BENCH_PERF" >/dev/null 2>&1 &
+  perf_pid=$!
+  BENCH_PIDS+=("$perf_pid")
+fi
 ch0="$(bench_cpu_ticks "$ch_pid")" my0="$(bench_cpu_ticks "$my_pid")" t0="$(bench_now)"
 BENCH_MYSQL_PASSWORD="$ROWBRIDGE_TEST_MYSQL_PASSWORD" /usr/bin/time -f "%U %S %M" -o "$work/time" \
   "$BENCH_BUILD/rowbridge" snapshot -c "$config" --progress lines >"$work/snapshot.log" 2>&1 ||
   { tail -n 30 "$work/snapshot.log" >&2; bench_die "rowbridge snapshot failed"; }
 t1="$(bench_now)" ch1="$(bench_cpu_ticks "$ch_pid")" my1="$(bench_cpu_ticks "$my_pid")"
+if [[ -n "$perf_pid" ]]; then
+  kill -INT "$perf_pid" 2>/dev/null || true
+  wait "$perf_pid" 2>/dev/null || true
+fi
 read -r rb_user rb_sys rb_rss_kb <"$work/time"
 rb_rows="$(bench_ch --query "SELECT count() FROM bifrost_test.binlog_field_test_1")"
 ((rb_rows == rows)) || bench_die "rowbridge snapshot wrote $rb_rows rows, wanted $rows"

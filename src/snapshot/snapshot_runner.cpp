@@ -658,8 +658,18 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
   bool all_dispatched = false;
   uint64_t dispatched = 0;
   // Finds the next chunk's end and starts reading it.
+  // Read chunks are recycled: their text buffers keep their capacity, so a copy does not touch
+  // fresh pages (page faults were a tenth of the copy's CPU) for every chunk.
+  std::vector<std::unique_ptr<FetchedChunk>> spare_chunks;
   auto dispatch = [&] {
-    auto f = std::make_unique<FetchedChunk>();
+    std::unique_ptr<FetchedChunk> f;
+    if (spare_chunks.empty()) {
+      f = std::make_unique<FetchedChunk>();
+    } else {
+      f = std::move(spare_chunks.back());
+      spare_chunks.pop_back();
+      f->hi.clear();
+    }
     f->lo = next_lo;
     std::vector<std::string> storage(t.key.size());
     std::vector<Cell> lo_cells = KeyCells(t, f->lo, storage);
@@ -841,6 +851,7 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
       if (options.before_insert) options.before_insert(t.label, cursor.chunks_done);
       previous = Submit(std::move(job));
     }
+    if (fetched) spare_chunks.push_back(std::move(fetched));
     // The cursor moves on as if the unit were written; the writer confirms it.
     cursor.next_seq = seq;
     cursor.chunks_done += 1;
