@@ -23,7 +23,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr size_t kReadBufferSize = 64 * 1024;
+// Large enough that a replication stream's row events (8 KiB by default) are nearly always whole
+// in it, so PacketChannel hands them out without a copy, and that a fast stream costs few reads.
+constexpr size_t kReadBufferSize = 256 * 1024;
 
 std::string ErrnoText(int err) {
   return std::strerror(err);
@@ -402,6 +404,21 @@ size_t TcpConnection::ReadSome(void* buffer, size_t size) {
   std::memcpy(buffer, read_buffer_.get() + read_pos_, n);
   read_pos_ += n;
   return n;
+}
+
+bool TcpConnection::FillBuffer() {
+  if (read_pos_ != 0) {
+    std::memmove(read_buffer_.get(), read_buffer_.get() + read_pos_, read_end_ - read_pos_);
+    read_end_ -= read_pos_;
+    read_pos_ = 0;
+  }
+  if (read_end_ == kReadBufferSize) return false;
+  read_end_ += ReadRaw(read_buffer_.get() + read_end_, kReadBufferSize - read_end_, "read from");
+  return true;
+}
+
+size_t TcpConnection::BufferCapacity() {
+  return kReadBufferSize;
 }
 
 void TcpConnection::ReadExact(void* buffer, size_t size) {

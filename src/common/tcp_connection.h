@@ -77,6 +77,20 @@ class TcpConnection {
   void WriteAll(const void* data, size_t size);
   void WriteAll(std::string_view data) { WriteAll(data.data(), data.size()); }
 
+  // Zero-copy reading for framers (MySQL packets): the bytes received and not yet consumed, where
+  // they lie in the read buffer. Valid until the next read of any kind; Consume(n) takes the first
+  // n of them (n <= Buffered().size()).
+  std::string_view Buffered() const {
+    return {reinterpret_cast<const char*>(read_buffer_.get()) + read_pos_, read_end_ - read_pos_};
+  }
+  void Consume(size_t n) { read_pos_ += n; }
+  // Moves the unconsumed bytes to the front of the read buffer and blocks until at least one more
+  // byte is buffered (the same timeout and errors as ReadSome). Returns false, reading nothing,
+  // when the buffer is already full of unconsumed bytes.
+  bool FillBuffer();
+  // How many bytes Buffered() can hold at most.
+  static size_t BufferCapacity();
+
   // Changes the bound on each later read (e.g. a replication stream uses a multiple of its
   // heartbeat period).
   void set_read_timeout(std::chrono::milliseconds timeout) { options_.read_timeout = timeout; }

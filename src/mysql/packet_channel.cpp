@@ -8,6 +8,31 @@
 namespace rowbridge::mysql {
 
 std::string_view PacketChannel::ReadPacket() {
+  // A packet that fits the connection's read buffer is returned where it lies there: a
+  // replication stream is hundreds of MB of row events, and this spares a copy of each.
+  for (;;) {
+    const std::string_view buffered = connection_.Buffered();
+    if (buffered.size() >= 4) {
+      const auto* h = reinterpret_cast<const uint8_t*>(buffered.data());
+      const size_t part = h[0] | (size_t{h[1]} << 8) | (size_t{h[2]} << 16);
+      if (part >= kMaxPacketPayload || 4 + part > TcpConnection::BufferCapacity()) break;
+      if (buffered.size() >= 4 + part) {
+        if (h[3] != sequence_) {
+          Fail(ErrorCode::kProtocol,
+               "MySQL packet from {} out of order: expected sequence id {}, got {}", peer(),
+               sequence_, h[3]);
+        }
+        if (part > max_payload_) {
+          Fail(ErrorCode::kProtocol, "MySQL packet from {} is larger than the {} byte limit",
+               peer(), max_payload_);
+        }
+        ++sequence_;
+        connection_.Consume(4 + part);
+        return buffered.substr(4, part);
+      }
+    }
+    if (!connection_.FillBuffer()) break;
+  }
   size_t length = 0;
   for (;;) {
     uint8_t header[4];

@@ -6,8 +6,10 @@
 // Sequence ids: a command starts at 0 (ResetSequence) and every packet in either direction takes
 // the next id; a packet arriving with another id is Error(kProtocol).
 //
-// The payload returned by ReadPacket lives in a buffer the channel reuses; it is valid until the
-// next ReadPacket. No allocation per packet once the buffer has grown to the largest packet.
+// The payload returned by ReadPacket is valid until the next read on the connection. A packet
+// that fits the connection's read buffer is returned where it lies there (no copy); larger ones
+// are joined in a buffer the channel reuses. No allocation per packet once that buffer has grown
+// to the largest packet.
 #pragma once
 
 #include <cstddef>
