@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <deque>
 #include <future>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -231,7 +232,7 @@ SnapshotRunner::SnapshotRunner(config::Config config, SnapshotOptions options,
 SnapshotRunner::~SnapshotRunner() = default;
 
 void SnapshotRunner::Impl::Prepare() {
-  job = pipeline::JobName(config);
+  job = options.state_job.empty() ? pipeline::JobName(config) : options.state_job;
   insert_prefix = fmt::format("rowbridge-{}-snapshot-", job);
   store = MakeSnapshotStateStore(config, job);
   catalog = std::make_unique<pipeline::TargetCatalog>(pipeline::TargetClientOptions(config.target));
@@ -259,6 +260,8 @@ void SnapshotRunner::Impl::Prepare() {
   };
   rc.on_stop = [](const pipeline::StoppedTable&) {};
   rc.conversion_counters = std::make_shared<mapping::ConversionCounters>();
+  // The copy never replays: no target's versions need to be read.
+  rc.resume_version = std::numeric_limits<uint64_t>::max();
   router = std::make_unique<pipeline::TableRouter>(rc);
   std::vector<std::string> problems;
   router->Prepare(*admin, problems);
@@ -278,7 +281,7 @@ void SnapshotRunner::Impl::Prepare() {
         max_version =
             std::max(max_version, catalog->MaxVersion(t->database, t->table, t->version_column));
     }
-    run.version_base = max_version + 1;
+    run.version_base = options.version_base != 0 ? options.version_base : max_version + 1;
     run.start = PointOf(mysql::CurrentBinlogPosition(*admin));
     store->SaveRun(run);
     spdlog::info("snapshot: new copy from {}, versions from {} ({})", run.start.ToString(),
@@ -291,6 +294,11 @@ void SnapshotRunner::Impl::Prepare() {
 
   for (const auto& [name, source] : router->tables()) {
     if (source->stopped || source->target == nullptr || !source->known) continue;
+    if (!options.only_tables.empty() &&
+        std::find(options.only_tables.begin(), options.only_tables.end(), name.ToString()) ==
+            options.only_tables.end()) {
+      continue;
+    }
     auto t = std::make_unique<CopiedTable>();
     t->source = source.get();
     t->label = name.ToString();
@@ -916,6 +924,8 @@ SnapshotResult SnapshotRunner::Run() {
   impl.Prepare();
   SnapshotResult result;
   result.tables = impl.tables.size();
+  for (const auto& t : impl.tables) result.copied_tables.push_back(t->label);
+  std::sort(result.copied_tables.begin(), result.copied_tables.end());
   result.next_version = impl.run.version_base + kVersionBand;
   if (impl.run.done) {
     result.already_done = true;
@@ -1024,6 +1034,7 @@ std::optional<pipeline::Checkpoint> CopyBeforeStream(const config::Config& confi
   checkpoint.file = result.end.file;
   checkpoint.position = result.end.position;
   checkpoint.next_version = result.next_version;
+  checkpoint.replicated_tables = result.copied_tables;
   return checkpoint;
 }
 

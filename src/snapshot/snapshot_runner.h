@@ -28,6 +28,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "config/config.h"
 #include "pipeline/checkpoint.h"
@@ -43,6 +44,12 @@ struct SnapshotOptions {
   std::chrono::milliseconds progress_interval{1000};
   // Another stop flag to honour (the pipeline's, when `run` copies before streaming).
   const std::atomic<bool>* external_stop = nullptr;
+  // Copy only these source tables ("db.table"); empty: every matched table.
+  std::vector<std::string> only_tables;
+  // The first version of a new copy's band; 0: 1 + the largest version in the targets.
+  uint64_t version_base = 0;
+  // The job the copy's progress is kept under; empty: the pipeline's job name (JobName).
+  std::string state_job;
   // Tests: called once every table is copied, before the final position E is read.
   std::function<void()> before_final_position;
   // Tests: called after each unit's in-flight record is saved, before its INSERT is sent.
@@ -55,6 +62,7 @@ struct SnapshotResult {
   uint64_t rows = 0;          // rows copied in this run
   uint64_t tables = 0;
   bool already_done = false;  // an earlier run had finished
+  std::vector<std::string> copied_tables;  // "db.table", sorted
 };
 
 class SnapshotRunner {
