@@ -397,6 +397,15 @@ void Pipeline::RunSession() {
   checkpoint->created_targets = router.created_targets();
   std::sort(checkpoint->created_targets.begin(), checkpoint->created_targets.end());
   checkpoint->replicated_tables = std::move(replicated_tables);
+  if (checkpoint->table_copy) {
+    // Left by a copy of newly matched tables that was not finished (snapshot.enabled was turned
+    // off meanwhile): those tables are streamed from the checkpoint on instead, and a later copy
+    // must not resume it (its rows would sit below changes streamed since).
+    spdlog::warn("the copy of {} table(s) matched later was not finished; they are replicated "
+                 "from {} on without it",
+                 checkpoint->table_copy->tables.size(), checkpoint->Describe());
+    checkpoint->table_copy.reset();
+  }
   SetLastCheckpoint(*checkpoint);
   tracker.emplace(*checkpoint);
 

@@ -1,6 +1,7 @@
 // SnapshotRunner: the initial copy of every table the configuration's rules match
 // (docs/snapshot.md). `rowbridge snapshot` runs it alone; `rowbridge run` runs it before the stream
-// on a first start, and hands over at the position it returns.
+// on a first start, and hands over at the position it returns, and on a later start for the tables
+// matched since the last checkpoint only (newly_matched.h: SnapshotOptions::only_tables).
 //
 //   1. resolve the tables like the pipeline does (pipeline::TableRouter: schema, target table
 //      created if allowed, conversion plans), and the key each table is chunked by: the primary

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <iterator>
 #include <map>
 #include <random>
 #include <set>
