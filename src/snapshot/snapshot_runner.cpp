@@ -175,6 +175,7 @@ struct SnapshotRunner::Impl {
   RunRecord run;
   std::vector<std::unique_ptr<CopiedTable>> tables;
   std::unique_ptr<pipeline::TargetCatalog> catalog;
+  std::mutex catalog_mutex;  // its connection, once the reader threads run
   std::unique_ptr<pipeline::BatchBuffers> buffers;
   std::unique_ptr<pipeline::TableRouter> router;
   bool mariadb = false;
@@ -400,6 +401,8 @@ void SnapshotRunner::Impl::SettleInFlight(CopiedTable& t) {
   const UnitRecord unit = *t.progress.in_flight;
   const pipeline::TargetTable& target = *t.source->target;
   uint64_t present = 0;
+  // Reader threads settle their tables at the same time; the catalog has one connection.
+  std::lock_guard catalog_lock(catalog_mutex);
   catalog->client().Select(
       fmt::format("SELECT toUInt64(count()) FROM {} WHERE {} BETWEEN {} AND {}",
                   mapping::QuoteTableName(target.database, target.table),
