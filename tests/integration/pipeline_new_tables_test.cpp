@@ -245,6 +245,8 @@ TEST_F(PipelineNewTablesTest, TableMatchedByANewRuleIsCopiedThenStreamed) {
   changes.AddTable("al", false);
   changes.AddTable("b", true);
   changes.AddTable("bl", false);
+  // Rows b and bl hold before the first checkpoint reach ClickHouse only through a copy.
+  RunMysqlSql(mysql_, changes.Fill("b", 100) + changes.Fill("bl", 100));
 
   // Run 1: rules for a and al only.
   PipelineConfig first = Config(Rule("a", "replica") + Rule("al", "changelog"));
@@ -311,6 +313,7 @@ TEST_F(PipelineNewTablesTest, KillNineDuringTheNewTablesCopyResumesIt) {
   changes.AddTable("al", false);
   changes.AddTable("b", true);
   changes.AddTable("bl", false);
+  RunMysqlSql(mysql_, changes.Fill("b", 100) + changes.Fill("bl", 100));
   PipelineConfig first = Config(Rule("a", "replica") + Rule("al", "changelog"));
   {
     RowbridgeProcess rb(dir.path(), first);
