@@ -51,8 +51,7 @@ std::string Checkpoint::ToJson() const {
     j["table_starts"] = std::move(starts);
   }
   if (table_copy) {
-    j["table_copy"] = {{"version_base", table_copy->version_base},
-                       {"tables", table_copy->tables}};
+    j["table_copy"] = {{"version_base", table_copy->version_base}, {"tables", table_copy->tables}};
   }
   if (!schema_history.empty()) j["schema_history"] = nlohmann::ordered_json::parse(schema_history);
   return j.dump();
@@ -91,8 +90,7 @@ Checkpoint Checkpoint::FromJson(std::string_view text, std::string_view origin) 
     }
     if (j.contains("table_starts")) {
       for (const auto& t : j.at("table_starts")) {
-        c.table_starts.push_back({t.at("table").get<std::string>(),
-                                  t.at("file").get<std::string>(),
+        c.table_starts.push_back({t.at("table").get<std::string>(), t.at("file").get<std::string>(),
                                   t.at("position").get<uint64_t>()});
       }
     }

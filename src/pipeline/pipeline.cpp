@@ -401,9 +401,10 @@ void Pipeline::RunSession() {
     // Left by a copy of newly matched tables that was not finished (snapshot.enabled was turned
     // off meanwhile): those tables are streamed from the checkpoint on instead, and a later copy
     // must not resume it (its rows would sit below changes streamed since).
-    spdlog::warn("the copy of {} table(s) matched later was not finished; they are replicated "
-                 "from {} on without it",
-                 checkpoint->table_copy->tables.size(), checkpoint->Describe());
+    spdlog::warn(
+        "the copy of {} table(s) matched later was not finished; they are replicated "
+        "from {} on without it",
+        checkpoint->table_copy->tables.size(), checkpoint->Describe());
     checkpoint->table_copy.reset();
   }
   SetLastCheckpoint(*checkpoint);

@@ -601,9 +601,10 @@ void TableRouter::OnStatement(std::string_view sql, const binlog::QueryEvent& qu
       const int rule = matcher_.Match(name.database, name.table);
       if (rule == config::TableMatcher::kNoRule) continue;
       if (BeforeStart(name, position)) {
-        spdlog::warn("{}: the schema history could not follow {} at {} ({}); the table's copy "
-                     "starts later, its columns there are checked against its TABLE_MAPs",
-                     name.ToString(), Abbreviated(sql), position.ToString(), e.what());
+        spdlog::warn(
+            "{}: the schema history could not follow {} at {} ({}); the table's copy "
+            "starts later, its columns there are checked against its TABLE_MAPs",
+            name.ToString(), Abbreviated(sql), position.ToString(), e.what());
         continue;
       }
       auto it = tables_.find(name);

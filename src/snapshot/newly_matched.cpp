@@ -54,9 +54,9 @@ bool BeginCopy(const config::Config& config, pipeline::StateStore& store,
     const int rule = matcher.Match(name.database, name.table);
     if (rule == config::TableMatcher::kNoRule) continue;
     const config::TableRule& r = config.tables[static_cast<size_t>(rule)];
-    matched.push_back({name.ToString(), &r,
-                       config::ExpandTarget(r.target, config.target.database, name.database,
-                                            name.table)});
+    matched.push_back(
+        {name.ToString(), &r,
+         config::ExpandTarget(r.target, config.target.database, name.database, name.table)});
     if (covered.count(name.ToString()) == 0) fresh.push_back(name.ToString());
   }
   if (fresh.empty()) return false;
@@ -77,8 +77,7 @@ bool BeginCopy(const config::Config& config, pipeline::StateStore& store,
     if (!columns) {
       // Created by the copy: recorded now, so that a crash before the copy ends keeps it known
       // as rowbridge's own (schema changes are applied to it by default).
-      if (m.rule->create_table &&
-          std::find(fresh.begin(), fresh.end(), m.label) != fresh.end()) {
+      if (m.rule->create_table && std::find(fresh.begin(), fresh.end(), m.label) != fresh.end()) {
         InsertSorted(checkpoint.created_targets, label);
       }
       continue;

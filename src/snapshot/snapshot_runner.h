@@ -62,7 +62,7 @@ struct SnapshotResult {
   uint64_t next_version = 0;  // the first version the stream hands out
   uint64_t rows = 0;          // rows copied in this run
   uint64_t tables = 0;
-  bool already_done = false;  // an earlier run had finished
+  bool already_done = false;               // an earlier run had finished
   std::vector<std::string> copied_tables;  // "db.table", sorted
 };
 

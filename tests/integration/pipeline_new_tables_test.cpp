@@ -274,17 +274,17 @@ TEST_F(PipelineNewTablesTest, TableMatchedByANewRuleIsCopiedThenStreamed) {
   }
   rb.WaitCaughtUp(120s);
   const std::string log = rb.log();
-  EXPECT_NE(log.find("matched since the last checkpoint: " + source_db_ + ".b, " + source_db_ +
-                     ".bl"),
-            std::string::npos)
+  EXPECT_NE(
+      log.find("matched since the last checkpoint: " + source_db_ + ".b, " + source_db_ + ".bl"),
+      std::string::npos)
       << log;
   for (const char* t : {"a", "b"}) ExpectReplica(t);
   ExpectChangelogExact("al", changes.changes("al"));
   ExpectChangelogLatest("bl");
   // bl's copy is its rows as of the copy's end, then every later change once: fewer rows than
   // its changes (changes before the copy's end are folded into the copied rows), never more.
-  const uint64_t bl_rows = std::stoull(Trimmed(
-      RunClickHouseSql(ch_, fmt::format("SELECT count() FROM `{}`.bl", target_db_))));
+  const uint64_t bl_rows = std::stoull(
+      Trimmed(RunClickHouseSql(ch_, fmt::format("SELECT count() FROM `{}`.bl", target_db_))));
   EXPECT_LE(bl_rows, changes.changes("bl"));
 
   // A restart copies nothing again and goes on streaming every table.
@@ -375,13 +375,12 @@ TEST_F(PipelineNewTablesTest, TableRenamedUnderAMatchedNameIsCopiedOnTheNextStar
   changes.AddTable("r_a", true);
   changes.AddTable("staging", true);
   RunMysqlSql(mysql_, changes.Fill("staging", 120));
-  PipelineConfig config =
-      Config(fmt::format("  - match: {}.r_*\n    mode: replica\n", source_db_));
+  PipelineConfig config = Config(fmt::format("  - match: {}.r_*\n    mode: replica\n", source_db_));
   RowbridgeProcess rb(dir.path(), config);
   rb.Start();
   ASSERT_TRUE(WaitFor([&] { return rb.SavedCheckpoint().has_value(); }, 60s)) << rb.log();
-  RunMysqlSql(mysql_, changes.Next({"r_a"}, 10) + "RENAME TABLE `" + source_db_ +
-                          "`.staging TO `" + source_db_ + "`.r_b;\n");
+  RunMysqlSql(mysql_, changes.Next({"r_a"}, 10) + "RENAME TABLE `" + source_db_ + "`.staging TO `" +
+                          source_db_ + "`.r_b;\n");
   changes.AddTable("r_b", true);
   rb.WaitCaughtUp();
   EXPECT_NE(rb.log().find(source_db_ + ".r_b is replicated from"), std::string::npos) << rb.log();
@@ -389,8 +388,8 @@ TEST_F(PipelineNewTablesTest, TableRenamedUnderAMatchedNameIsCopiedOnTheNextStar
   // Its later changes are streamed at once.
   RunMysqlSql(mysql_, "UPDATE `" + source_db_ + "`.r_b SET v = -1 WHERE id = 7");
   rb.WaitCaughtUp();
-  EXPECT_EQ(Trimmed(RunClickHouseSql(ch_, fmt::format("SELECT v FROM `{}`.r_b FINAL WHERE id = 7",
-                                                      target_db_))),
+  EXPECT_EQ(Trimmed(RunClickHouseSql(
+                ch_, fmt::format("SELECT v FROM `{}`.r_b FINAL WHERE id = 7", target_db_))),
             "-1");
   ASSERT_EQ(rb.Terminate(), 0) << rb.log();
   const size_t before = rb.log().size();
