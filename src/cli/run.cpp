@@ -17,25 +17,31 @@
 #include "pipeline/pipeline.h"
 #include "pipeline/state_store.h"
 #include "server/admin_server.h"
+#include "snapshot/newly_matched.h"
 #include "snapshot/snapshot_runner.h"
 
 namespace rowbridge::cli {
 
 namespace {
 
-// On a first start (no checkpoint saved) with snapshot.enabled, copies the rows the matched tables
-// already have and saves the checkpoint the stream continues from, so the stream starts exactly
-// where the copy ended. An interrupted copy resumes on the next start (its progress is in the same
-// state store). Transient faults (a server down, the network) are retried with backoff like the
-// stream's. Returns false when a stop was requested before the copy finished.
-bool CopyExistingRowsOnFirstStart(const config::Config& config, server::MetricsRegistry& registry,
-                                  server::StatusBoard& status, const std::atomic<bool>& stop) {
+// Before the stream, with snapshot.enabled: on a first start (no checkpoint saved) copies the rows
+// the matched tables already have and saves the checkpoint the stream continues from, so the
+// stream starts exactly where the copy ended; on a later start copies the matched tables the
+// checkpoint does not cover yet (a rule added or widened) and hands them over to the stream
+// (snapshot/newly_matched.h). An interrupted copy resumes on the next start (its progress is in
+// the same state store). Transient faults (a server down, the network) are retried with backoff
+// like the stream's. Returns false when a stop was requested before the copy finished.
+bool CopyBeforeStreaming(const config::Config& config, server::MetricsRegistry& registry,
+                         server::StatusBoard& status, const std::atomic<bool>& stop) {
   if (!config.snapshot.enabled) return true;
   std::chrono::milliseconds backoff{500};
   for (;;) {
     try {
       std::unique_ptr<pipeline::StateStore> store = pipeline::MakeStateStore(config);
-      if (store->Load().has_value()) return true;
+      if (std::optional<pipeline::Checkpoint> checkpoint = store->Load()) {
+        return snapshot::CopyNewlyMatchedTables(config, *store, std::move(*checkpoint), registry,
+                                                status, &stop);
+      }
       spdlog::info("first start: copying the existing rows of the matched tables before streaming");
       std::optional<pipeline::Checkpoint> end =
           snapshot::CopyBeforeStream(config, registry, status, &stop);
@@ -45,7 +51,7 @@ bool CopyExistingRowsOnFirstStart(const config::Config& config, server::MetricsR
       return true;
     } catch (const Error& e) {
       if (!e.IsTransient() || stop) throw;
-      spdlog::warn("initial copy interrupted: {}; resuming in {} ms", e.what(), backoff.count());
+      spdlog::warn("copy interrupted: {}; resuming in {} ms", e.what(), backoff.count());
       for (auto waited = std::chrono::milliseconds{0}; waited < backoff && !stop;
            waited += std::chrono::milliseconds{100}) {
         std::this_thread::sleep_for(std::chrono::milliseconds{100});
@@ -110,10 +116,10 @@ void RunCommand(const std::string& config_file) {
   spdlog::info("rowbridge {} replicating {}:{} (server_id {}) into ClickHouse {}:{}",
                ROWBRIDGE_VERSION, config.source.host, config.source.port, config.source.server_id,
                config.target.host, config.target.port);
-  if (CopyExistingRowsOnFirstStart(config, registry, status, stop_requested)) {
+  if (CopyBeforeStreaming(config, registry, status, stop_requested)) {
     pipeline.Run();
   } else {
-    spdlog::info("stopped during the initial copy; the next start resumes it");
+    spdlog::info("stopped during the copy; the next start resumes it");
   }
   if (admin) admin->Stop();
 }

@@ -306,6 +306,13 @@ void BinlogReader::OnRows(const binlog::Event& event, binlog::BinlogEventReader&
          Position(event), rows.table_id);
   }
   SourceTable& table = *route->table;
+  if (table.starts_at) {
+    // A table copied after the stream began: its changes before the copy's end are in the copy,
+    // and take no versions (which tables are copied is in the checkpoint until it passes there,
+    // so a replay hands out the same versions).
+    if (SchemaPosition(event) < *table.starts_at) return;
+    table.starts_at.reset();
+  }
   if (!table.stopped && table.map != route->map) {
     ctx_.router->Use(table, events.tables().FindShared(table_id), SchemaPosition(event));
   }

@@ -42,6 +42,17 @@ std::string Checkpoint::ToJson() const {
   }
   j["stopped_tables"] = std::move(stopped);
   if (!created_targets.empty()) j["created_targets"] = created_targets;
+  if (replicated_tables) j["replicated_tables"] = *replicated_tables;
+  if (!table_starts.empty()) {
+    auto starts = nlohmann::ordered_json::array();
+    for (const TableStart& t : table_starts) {
+      starts.push_back({{"table", t.table}, {"file", t.file}, {"position", t.position}});
+    }
+    j["table_starts"] = std::move(starts);
+  }
+  if (table_copy) {
+    j["table_copy"] = {{"version_base", table_copy->version_base}, {"tables", table_copy->tables}};
+  }
   if (!schema_history.empty()) j["schema_history"] = nlohmann::ordered_json::parse(schema_history);
   return j.dump();
 }
@@ -73,6 +84,20 @@ Checkpoint Checkpoint::FromJson(std::string_view text, std::string_view origin) 
     }
     if (j.contains("created_targets")) {
       c.created_targets = j.at("created_targets").get<std::vector<std::string>>();
+    }
+    if (j.contains("replicated_tables")) {
+      c.replicated_tables = j.at("replicated_tables").get<std::vector<std::string>>();
+    }
+    if (j.contains("table_starts")) {
+      for (const auto& t : j.at("table_starts")) {
+        c.table_starts.push_back({t.at("table").get<std::string>(), t.at("file").get<std::string>(),
+                                  t.at("position").get<uint64_t>()});
+      }
+    }
+    if (j.contains("table_copy")) {
+      const auto& t = j.at("table_copy");
+      c.table_copy = TableCopy{t.at("version_base").get<uint64_t>(),
+                               t.at("tables").get<std::vector<std::string>>()};
     }
     if (j.contains("schema_history")) c.schema_history = j.at("schema_history").dump();
   } catch (const nlohmann::json::exception& e) {

@@ -12,10 +12,16 @@
 // created (their schema changes are applied by default). Checkpoints of older versions lack both
 // and stay loadable.
 //
+// And which source tables its stream covers (replicated_tables), so a start with rules that match
+// more tables finds the new ones and copies them (docs/running.md, "Tables matched later"): a
+// copy in progress (table_copy) and, per copied table, the position its stream starts at
+// (table_starts; the table's changes before it are in the copy).
+//
 // Serialized as one JSON object (the state stores keep it as text).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +38,24 @@ struct StoppedTable {
   bool operator==(const StoppedTable&) const = default;
 };
 
+// A table copied after the stream began: its row events before `file:position` are in the copy and
+// are not applied (nor given versions). Dropped once the checkpoint is at or past that position.
+struct TableStart {
+  std::string table;  // db.table
+  std::string file;
+  uint64_t position = 0;
+  bool operator==(const TableStart&) const = default;
+};
+
+// A copy of newly matched tables that has begun and not finished: the stream resumes only after
+// it. Its rows take versions from [version_base, version_base + 2^48); the checkpoint's
+// next_version was moved to version_base + 2^48 when it began.
+struct TableCopy {
+  uint64_t version_base = 0;
+  std::vector<std::string> tables;  // db.table, sorted
+  bool operator==(const TableCopy&) const = default;
+};
+
 struct Checkpoint {
   std::string file;       // binlog file name
   uint64_t position = 0;  // offset in `file` just after the boundary's last event
@@ -45,6 +69,11 @@ struct Checkpoint {
   std::string schema_history;
   // "db.table" of every ClickHouse table rowbridge created, sorted.
   std::vector<std::string> created_targets;
+  // "db.table" of every matched source table whose changes the stream covers, sorted. nullopt in
+  // checkpoints of older versions (then every table matched at the next start counts as covered).
+  std::optional<std::vector<std::string>> replicated_tables;
+  std::vector<TableStart> table_starts;
+  std::optional<TableCopy> table_copy;
 
   // "mysql-bin.000003:1234" (+ " gtid 0-1-42" when known).
   std::string Describe() const;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "schema/schema_history.h"
+
 namespace rowbridge::pipeline {
 
 CheckpointTracker::CheckpointTracker(const Checkpoint& start) : checkpoint_(start) {
@@ -42,6 +44,16 @@ void CheckpointTracker::AddCreatedTarget(const std::string& label) {
   }
 }
 
+void CheckpointTracker::AddReplicatedTable(const std::string& label) {
+  if (!checkpoint_.replicated_tables) checkpoint_.replicated_tables.emplace();
+  auto& tables = *checkpoint_.replicated_tables;
+  auto it = std::lower_bound(tables.begin(), tables.end(), label);
+  if (it == tables.end() || *it != label) {
+    tables.insert(it, label);
+    created_targets_changed_ = true;
+  }
+}
+
 bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
   bool moved = created_targets_changed_;
   created_targets_changed_ = false;
@@ -78,6 +90,12 @@ bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
   if (gtids_changed) {
     checkpoint_.gtid = checkpoint_.gtid_flavor == GtidFlavor::kMysql ? mysql_gtids_.ToString()
                                                                      : mariadb_gtids_.ToString();
+  }
+  if (moved && !checkpoint_.table_starts.empty()) {
+    const schema::BinlogPosition at{checkpoint_.file, checkpoint_.position};
+    std::erase_if(checkpoint_.table_starts, [&](const TableStart& t) {
+      return schema::BinlogPosition{t.file, t.position} <= at;
+    });
   }
   if (moved && last_file > 0) {
     // Boundaries still queued refer to later files; drop the names no one uses any more.

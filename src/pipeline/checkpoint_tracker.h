@@ -14,6 +14,10 @@
 // Schema history snapshots (taken by the reader right after a DDL) join the checkpoint the same
 // way: a checkpoint at or past the DDL carries the history with it, one before it the older one.
 //
+// Tables that join the stream mid-way (created under a matched name) join replicated_tables at
+// once: a replay from an older checkpoint meets their creation again. A table_starts entry is
+// dropped once the checkpoint reaches its position: no replay can then go back before it.
+//
 // Not thread-safe; the pipeline calls it under its buffer lock. Each boundary costs no heap
 // allocation (file names are interned).
 #pragma once
@@ -51,6 +55,8 @@ class CheckpointTracker {
   void AddSchemaHistory(std::string json);
   // A target table rowbridge created; it joins the checkpoint at once.
   void AddCreatedTarget(const std::string& label);
+  // A source table whose changes the stream covers from now on; it joins the checkpoint at once.
+  void AddReplicatedTable(const std::string& label);
 
   // Applies every boundary whose next_version <= lowest_unflushed. True if the checkpoint moved
   // (or gained a created target since the last call).
@@ -79,7 +85,7 @@ class CheckpointTracker {
   size_t stops_added_ = 0;
   std::deque<std::string> schemas_;  // not yet in checkpoint_
   size_t schemas_applied_ = 0;
-  bool created_targets_changed_ = false;
+  bool created_targets_changed_ = false;  // or replicated_tables
   size_t schemas_added_ = 0;
 };
 

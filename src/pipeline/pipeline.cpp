@@ -316,6 +316,17 @@ void Pipeline::RunSession() {
     if (tracker) tracker->AddSchemaHistory(std::move(json));
   };
   rc.on_schema_error = [this] { metrics_.errors.WithLabels({"schema"}).Increment(); };
+  if (checkpoint) {
+    for (const TableStart& t : checkpoint->table_starts) {
+      const size_t dot = t.table.find('.');
+      if (dot == std::string::npos) continue;
+      rc.table_starts[{t.table.substr(0, dot), t.table.substr(dot + 1)}] = {t.file, t.position};
+    }
+  }
+  rc.on_replicated = [&](const std::string& label) {
+    std::lock_guard lock(buffers.mutex());
+    if (tracker) tracker->AddReplicatedTable(label);
+  };
   TableRouter router(rc);
   if (checkpoint) {
     for (const StoppedTable& s : checkpoint->stopped_tables) {
@@ -326,6 +337,26 @@ void Pipeline::RunSession() {
   std::vector<std::string> problems;
   router.Prepare(*admin, problems);
   mapping::ThrowIfProblems(problems);
+
+  // The tables this stream covers: every matched one the source has now. A table the checkpoint
+  // did not cover yet was copied before this session (cli/run.cpp) unless copies are off; then
+  // only its changes from the checkpoint on are replicated.
+  std::vector<std::string> replicated_tables;
+  for (const auto& [name, table] : router.tables()) {
+    if (table->rule_index == config::TableMatcher::kNoRule) continue;  // stopped, unmatched now
+    const std::string label = name.ToString();
+    if (checkpoint && checkpoint->replicated_tables && !table->stopped &&
+        !std::binary_search(checkpoint->replicated_tables->begin(),
+                            checkpoint->replicated_tables->end(), label)) {
+      spdlog::warn(
+          "{} is matched since the last checkpoint and was not copied{}; its changes are "
+          "replicated from {} on",
+          label, config_.snapshot.enabled ? "" : " (snapshot.enabled is false)",
+          checkpoint->Describe());
+    }
+    replicated_tables.push_back(label);
+  }
+  std::sort(replicated_tables.begin(), replicated_tables.end());
 
   if (!checkpoint) {
     const mysql::BinlogPosition& position = *first_position;
@@ -353,6 +384,7 @@ void Pipeline::RunSession() {
     first.schema_history = history.ToJson();
     first.created_targets = router.created_targets();
     std::sort(first.created_targets.begin(), first.created_targets.end());
+    first.replicated_tables = replicated_tables;
     store_->Save(first);
     spdlog::info(
         "first start: no checkpoint in {}; replicating changes from the source's current "
@@ -364,6 +396,17 @@ void Pipeline::RunSession() {
   if (checkpoint->schema_history.empty()) checkpoint->schema_history = history.ToJson();
   checkpoint->created_targets = router.created_targets();
   std::sort(checkpoint->created_targets.begin(), checkpoint->created_targets.end());
+  checkpoint->replicated_tables = std::move(replicated_tables);
+  if (checkpoint->table_copy) {
+    // Left by a copy of newly matched tables that was not finished (snapshot.enabled was turned
+    // off meanwhile): those tables are streamed from the checkpoint on instead, and a later copy
+    // must not resume it (its rows would sit below changes streamed since).
+    spdlog::warn(
+        "the copy of {} table(s) matched later was not finished; they are replicated "
+        "from {} on without it",
+        checkpoint->table_copy->tables.size(), checkpoint->Describe());
+    checkpoint->table_copy.reset();
+  }
   SetLastCheckpoint(*checkpoint);
   tracker.emplace(*checkpoint);
 

@@ -270,6 +270,7 @@ SourceTable& TableRouter::GetOrCreate(const SourceTableName& name, int rule_inde
   table.name = name;
   table.rule_index = rule_index;
   table.rule = &ctx_.config->tables[static_cast<size_t>(rule_index)];
+  if (BeforeStart(name, at)) table.starts_at = ctx_.table_starts.at(name);
 
   std::vector<std::string> local_problems;
   std::vector<std::string>& out = problems != nullptr ? *problems : local_problems;
@@ -440,7 +441,7 @@ const Route& TableRouter::OnTableMap(uint64_t table_id,
   SourceTable& table =
       GetOrCreate({map->map.database, map->map.table}, rule, nullptr, position, nullptr);
   route.table = &table;
-  if (!table.stopped) Use(table, map, position);
+  if (!table.stopped && !BeforeStart(table.name, position)) Use(table, map, position);
   return route;
 }
 
@@ -601,6 +602,13 @@ void TableRouter::OnStatement(std::string_view sql, const binlog::QueryEvent& qu
     for (const SourceTableName& name : st.tables) {
       const int rule = matcher_.Match(name.database, name.table);
       if (rule == config::TableMatcher::kNoRule) continue;
+      if (BeforeStart(name, position)) {
+        spdlog::warn(
+            "{}: the schema history could not follow {} at {} ({}); the table's copy "
+            "starts later, its columns there are checked against its TABLE_MAPs",
+            name.ToString(), Abbreviated(sql), position.ToString(), e.what());
+        continue;
+      }
       auto it = tables_.find(name);
       if (it == tables_.end()) {
         StoppedTable stopped{name.database, name.table, position.ToString(), ""};
@@ -791,12 +799,20 @@ void TableRouter::OnChange(const schema::TableChange& change, const schema::DdlS
   const std::string where = position.ToString();
   const SourceTableName name{change.table.database, change.table.table};
   const int rule = matcher_.Match(name.database, name.table);
+  if (BeforeStart(name, position)) {
+    // Its target holds the table as of its copy's end, after this statement.
+    spdlog::debug("{} at {}: {} is copied as of a later position; its target is left as it is",
+                  Abbreviated(sql), where, name.ToString());
+    return;
+  }
 
   TargetTable* followed = nullptr;
+  bool from_replicated = false;
   if (change.kind == Kind::kRenamed && change.from) {
     const SourceTableName from{change.from->database, change.from->table};
     auto it = tables_.find(from);
     if (it != tables_.end() && !it->second->stopped) {
+      from_replicated = true;
       if (!Drain(*it->second)) return;
       followed = it->second->target;
       spdlog::info("{} renamed to {} at {}; its rows go where the rules route {}", from.ToString(),
@@ -845,6 +861,9 @@ void TableRouter::OnChange(const schema::TableChange& change, const schema::DdlS
     std::optional<std::vector<binlog::ColumnDef>> previous_columns;
     if (previous != nullptr && previous->state == schema::TableState::kKnown)
       previous_columns = previous->schema.columns;
+    // (A name that had a table just before is a swap, e.g. gh-ost's: its target goes on.)
+    const bool name_was_taken =
+        previous != nullptr && previous->state != schema::TableState::kAbsent;
     Retire(name);
     if (followed != nullptr) {
       // RENAME follows the table into its old target, unless the rules' target for the new name
@@ -860,6 +879,16 @@ void TableRouter::OnChange(const schema::TableChange& change, const schema::DdlS
     follow_target_ = followed;
     SourceTable& table = GetOrCreate(name, rule, nullptr, position, nullptr);
     follow_target_ = nullptr;
+    if (change.kind == Kind::kCreated || from_replicated) {
+      if (ctx_.on_replicated) ctx_.on_replicated(name.ToString());
+    } else if (change.from && !name_was_taken) {
+      spdlog::warn(
+          "{} is replicated from {} on: it was renamed from {}, which no rule replicated, so the "
+          "rows it had then are not in its target. To copy them, restart rowbridge (SIGTERM, "
+          "then run with snapshot.enabled): a table matched since the last start is copied",
+          name.ToString(), where,
+          SourceTableName{change.from->database, change.from->table}.ToString());
+    }
     if (followed != nullptr) {
       spdlog::info("{} now writes into {} (the target of its old name)", name.ToString(),
                    followed->label);

@@ -24,6 +24,12 @@
 // no longer applied, /status and the metrics say why, the stop is recorded in the checkpoint,
 // and every other table goes on.
 //
+// Tables copied after the stream began (RouterContext::table_starts): before its start position a
+// table's TABLE_MAPs and rows are ignored (they are in the copy) and DDL naming it changes the
+// history only, never its target (which already holds the table as of its start) nor stops it.
+// A table that comes under a matched name by RENAME from a table that was not replicated has rows
+// the stream never saw: that is logged as a warning (a restart copies it).
+//
 // Without a history (validate, snapshot) a TABLE_MAP whose columns differ from the known ones,
 // or a statement that may change a table's columns or rows unseen (statement_tables.h), stops
 // the table.
@@ -76,6 +82,9 @@ struct SourceTable {
   bool stopped = false;
   std::string stop_reason;
   bool suspect = false;  // an ALTER named it; the next TABLE_MAP must show the same columns
+  // Set while the table's rows are still in its copy (RouterContext::table_starts); the reader
+  // ignores its rows events before this position and clears it at the first one after.
+  std::optional<schema::BinlogPosition> starts_at;
 };
 
 struct Route {
@@ -112,6 +121,11 @@ struct RouterContext {
   std::function<void(const schema::SchemaHistory&)> on_history;
   // Called (buffer lock NOT held) when a schema change could not be applied.
   std::function<void()> on_schema_error;
+  // Tables copied after the stream began, and the position their stream starts at.
+  std::map<SourceTableName, schema::BinlogPosition> table_starts;
+  // Called (buffer lock NOT held) when a table joins the stream mid-way (created under a matched
+  // name, or renamed from a replicated table), with "db.table".
+  std::function<void(const std::string&)> on_replicated;
   // `rowbridge validate`: create nothing; a missing target that would be created is checked
   // against the columns its CREATE TABLE would make.
   bool dry_run = false;
@@ -146,6 +160,12 @@ class TableRouter {
                    const schema::BinlogPosition& position);
   // A new FORMAT_DESCRIPTION: table ids start over.
   void ResetRoutes() { routes_.clear(); }
+
+  // Whether `name`'s changes at `position` are still in its copy (see above).
+  bool BeforeStart(const SourceTableName& name, const schema::BinlogPosition& position) const {
+    auto it = ctx_.table_starts.find(name);
+    return it != ctx_.table_starts.end() && position < it->second;
+  }
 
   // Stops a table (idempotent).
   void Stop(SourceTable& table, const std::string& position, const std::string& reason);

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <deque>
 #include <future>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -174,6 +175,7 @@ struct SnapshotRunner::Impl {
   RunRecord run;
   std::vector<std::unique_ptr<CopiedTable>> tables;
   std::unique_ptr<pipeline::TargetCatalog> catalog;
+  std::mutex catalog_mutex;  // its connection, once the reader threads run
   std::unique_ptr<pipeline::BatchBuffers> buffers;
   std::unique_ptr<pipeline::TableRouter> router;
   bool mariadb = false;
@@ -231,7 +233,7 @@ SnapshotRunner::SnapshotRunner(config::Config config, SnapshotOptions options,
 SnapshotRunner::~SnapshotRunner() = default;
 
 void SnapshotRunner::Impl::Prepare() {
-  job = pipeline::JobName(config);
+  job = options.state_job.empty() ? pipeline::JobName(config) : options.state_job;
   insert_prefix = fmt::format("rowbridge-{}-snapshot-", job);
   store = MakeSnapshotStateStore(config, job);
   catalog = std::make_unique<pipeline::TargetCatalog>(pipeline::TargetClientOptions(config.target));
@@ -259,6 +261,8 @@ void SnapshotRunner::Impl::Prepare() {
   };
   rc.on_stop = [](const pipeline::StoppedTable&) {};
   rc.conversion_counters = std::make_shared<mapping::ConversionCounters>();
+  // The copy never replays: no target's versions need to be read.
+  rc.resume_version = std::numeric_limits<uint64_t>::max();
   router = std::make_unique<pipeline::TableRouter>(rc);
   std::vector<std::string> problems;
   router->Prepare(*admin, problems);
@@ -278,7 +282,7 @@ void SnapshotRunner::Impl::Prepare() {
         max_version =
             std::max(max_version, catalog->MaxVersion(t->database, t->table, t->version_column));
     }
-    run.version_base = max_version + 1;
+    run.version_base = options.version_base != 0 ? options.version_base : max_version + 1;
     run.start = PointOf(mysql::CurrentBinlogPosition(*admin));
     store->SaveRun(run);
     spdlog::info("snapshot: new copy from {}, versions from {} ({})", run.start.ToString(),
@@ -291,6 +295,11 @@ void SnapshotRunner::Impl::Prepare() {
 
   for (const auto& [name, source] : router->tables()) {
     if (source->stopped || source->target == nullptr || !source->known) continue;
+    if (!options.only_tables.empty() &&
+        std::find(options.only_tables.begin(), options.only_tables.end(), name.ToString()) ==
+            options.only_tables.end()) {
+      continue;
+    }
     auto t = std::make_unique<CopiedTable>();
     t->source = source.get();
     t->label = name.ToString();
@@ -392,6 +401,8 @@ void SnapshotRunner::Impl::SettleInFlight(CopiedTable& t) {
   const UnitRecord unit = *t.progress.in_flight;
   const pipeline::TargetTable& target = *t.source->target;
   uint64_t present = 0;
+  // Reader threads settle their tables at the same time; the catalog has one connection.
+  std::lock_guard catalog_lock(catalog_mutex);
   catalog->client().Select(
       fmt::format("SELECT toUInt64(count()) FROM {} WHERE {} BETWEEN {} AND {}",
                   mapping::QuoteTableName(target.database, target.table),
@@ -927,6 +938,8 @@ SnapshotResult SnapshotRunner::Run() {
   impl.Prepare();
   SnapshotResult result;
   result.tables = impl.tables.size();
+  for (const auto& t : impl.tables) result.copied_tables.push_back(t->label);
+  std::sort(result.copied_tables.begin(), result.copied_tables.end());
   result.next_version = impl.run.version_base + kVersionBand;
   if (impl.run.done) {
     result.already_done = true;
@@ -1035,6 +1048,7 @@ std::optional<pipeline::Checkpoint> CopyBeforeStream(const config::Config& confi
   checkpoint.file = result.end.file;
   checkpoint.position = result.end.position;
   checkpoint.next_version = result.next_version;
+  checkpoint.replicated_tables = result.copied_tables;
   return checkpoint;
 }
 

@@ -1,6 +1,7 @@
 // SnapshotRunner: the initial copy of every table the configuration's rules match
 // (docs/snapshot.md). `rowbridge snapshot` runs it alone; `rowbridge run` runs it before the stream
-// on a first start, and hands over at the position it returns.
+// on a first start, and hands over at the position it returns, and on a later start for the tables
+// matched since the last checkpoint only (newly_matched.h: SnapshotOptions::only_tables).
 //
 //   1. resolve the tables like the pipeline does (pipeline::TableRouter: schema, target table
 //      created if allowed, conversion plans), and the key each table is chunked by: the primary
@@ -28,6 +29,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "config/config.h"
 #include "pipeline/checkpoint.h"
@@ -43,6 +45,12 @@ struct SnapshotOptions {
   std::chrono::milliseconds progress_interval{1000};
   // Another stop flag to honour (the pipeline's, when `run` copies before streaming).
   const std::atomic<bool>* external_stop = nullptr;
+  // Copy only these source tables ("db.table"); empty: every matched table.
+  std::vector<std::string> only_tables;
+  // The first version of a new copy's band; 0: 1 + the largest version in the targets.
+  uint64_t version_base = 0;
+  // The job the copy's progress is kept under; empty: the pipeline's job name (JobName).
+  std::string state_job;
   // Tests: called once every table is copied, before the final position E is read.
   std::function<void()> before_final_position;
   // Tests: called after each unit's in-flight record is saved, before its INSERT is sent.
@@ -54,7 +62,8 @@ struct SnapshotResult {
   uint64_t next_version = 0;  // the first version the stream hands out
   uint64_t rows = 0;          // rows copied in this run
   uint64_t tables = 0;
-  bool already_done = false;  // an earlier run had finished
+  bool already_done = false;               // an earlier run had finished
+  std::vector<std::string> copied_tables;  // "db.table", sorted
 };
 
 class SnapshotRunner {

@@ -61,7 +61,21 @@ TEST(PipelineCheckpoint, CheckpointsOfOlderVersionsStayLoadable) {
       "t");
   EXPECT_TRUE(c.schema_history.empty());
   EXPECT_TRUE(c.created_targets.empty());
+  EXPECT_FALSE(c.replicated_tables.has_value());
+  EXPECT_TRUE(c.table_starts.empty());
+  EXPECT_FALSE(c.table_copy.has_value());
   EXPECT_EQ(c.next_version, 3u);
+}
+
+TEST(PipelineCheckpoint, CarriesReplicatedTablesAndTableCopies) {
+  Checkpoint c = Sample();
+  c.replicated_tables = std::vector<std::string>{"shop.a", "shop.b"};
+  c.table_starts.push_back({"shop.b", "mysql-bin.000004", 99});
+  c.table_copy = TableCopy{1000, {"shop.c"}};
+  const Checkpoint back = Checkpoint::FromJson(c.ToJson(), "test");
+  EXPECT_EQ(back, c);
+  c.replicated_tables = std::vector<std::string>{};  // an empty list is not "unknown"
+  EXPECT_TRUE(Checkpoint::FromJson(c.ToJson(), "test").replicated_tables.has_value());
 }
 
 TEST(PipelineCheckpoint, RejectsGarbage) {
@@ -168,6 +182,40 @@ TEST(PipelineCheckpointTracker, SchemaHistoryJoinsTheCheckpointAtItsBoundary) {
   EXPECT_TRUE(t.Advance(5));
   EXPECT_EQ(t.checkpoint().position, 200u);
   EXPECT_EQ(t.checkpoint().schema_history, "{\"new\":1}");
+}
+
+TEST(PipelineCheckpointTracker, TableStartsAreDroppedOnceTheCheckpointPassesThem) {
+  Checkpoint start;
+  start.file = "mysql-bin.000001";
+  start.position = 100;
+  start.next_version = 10;
+  start.table_starts.push_back({"db.b", "mysql-bin.000001", 500});
+  start.table_starts.push_back({"db.c", "mysql-bin.000002", 50});
+  CheckpointTracker t(start);
+  t.AddBoundary(400, 11, {});
+  t.AddBoundary(500, 12, {});
+  ASSERT_TRUE(t.Advance(11));
+  EXPECT_EQ(t.checkpoint().table_starts.size(), 2u) << "400 is before both starts";
+  ASSERT_TRUE(t.Advance(12));
+  ASSERT_EQ(t.checkpoint().table_starts.size(), 1u) << "500 reaches db.b's start";
+  EXPECT_EQ(t.checkpoint().table_starts[0].table, "db.c");
+  t.SetFile("mysql-bin.000002");
+  t.AddBoundary(60, 13, {});
+  ASSERT_TRUE(t.Advance(13));
+  EXPECT_TRUE(t.checkpoint().table_starts.empty());
+}
+
+TEST(PipelineCheckpointTracker, ReplicatedTablesJoinAtOnce) {
+  Checkpoint start;
+  start.file = "mysql-bin.000001";
+  start.position = 100;
+  CheckpointTracker t(start);
+  t.AddReplicatedTable("db.b");
+  t.AddReplicatedTable("db.a");
+  t.AddReplicatedTable("db.b");
+  EXPECT_TRUE(t.Advance(1)) << "a new table is worth a save without a boundary";
+  EXPECT_EQ(t.checkpoint().replicated_tables, (std::vector<std::string>{"db.a", "db.b"}));
+  EXPECT_FALSE(t.Advance(1));
 }
 
 TEST(PipelineFileStateStore, SavesAtomicallyAndLoads) {

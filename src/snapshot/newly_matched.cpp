@@ -1,0 +1,146 @@
+#include "snapshot/newly_matched.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <set>
+
+#include "common/error.h"
+#include "config/table_matcher.h"
+#include "config/target_template.h"
+#include "mysql/connection.h"
+#include "pipeline/connection_options.h"
+#include "pipeline/source_schema.h"
+#include "pipeline/target_tables.h"
+#include "snapshot/snapshot_runner.h"
+#include "snapshot/snapshot_state.h"
+
+namespace rowbridge::snapshot {
+
+namespace {
+
+void InsertSorted(std::vector<std::string>& list, const std::string& item) {
+  auto it = std::lower_bound(list.begin(), list.end(), item);
+  if (it == list.end() || *it != item) list.insert(it, item);
+}
+
+std::string Joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+// Finds the matched tables `checkpoint` does not cover; when there are any, checks that the
+// versions can move and records the copy (with the moved next_version) in the checkpoint.
+bool BeginCopy(const config::Config& config, pipeline::StateStore& store,
+               pipeline::Checkpoint& checkpoint) {
+  std::set<std::string> covered(checkpoint.replicated_tables->begin(),
+                                checkpoint.replicated_tables->end());
+  for (const pipeline::TableStart& t : checkpoint.table_starts) covered.insert(t.table);
+  for (const pipeline::StoppedTable& t : checkpoint.stopped_tables)
+    covered.insert(t.database + "." + t.table);
+
+  auto source = mysql::Connection::Connect(pipeline::SourceConnectOptions(config.source));
+  config::TableMatcher matcher(config.tables);
+  struct Matched {
+    std::string label;
+    const config::TableRule* rule;
+    config::QualifiedName target;
+  };
+  std::vector<Matched> matched;
+  std::vector<std::string> fresh;
+  for (const pipeline::SourceTableName& name : pipeline::ListSourceTables(*source)) {
+    const int rule = matcher.Match(name.database, name.table);
+    if (rule == config::TableMatcher::kNoRule) continue;
+    const config::TableRule& r = config.tables[static_cast<size_t>(rule)];
+    matched.push_back(
+        {name.ToString(), &r,
+         config::ExpandTarget(r.target, config.target.database, name.database, name.table)});
+    if (covered.count(name.ToString()) == 0) fresh.push_back(name.ToString());
+  }
+  if (fresh.empty()) return false;
+  std::sort(fresh.begin(), fresh.end());
+
+  // The copy's versions go below the stream's by moving the stream's up at the checkpoint: safe
+  // only if no target holds a change after it (it would be replayed with another version).
+  const uint64_t base = checkpoint.next_version;
+  if (base >= ~uint64_t{0} - 2 * kVersionBand) {
+    Fail(ErrorCode::kInternal, "the version counter ({}) has no room for another copy", base);
+  }
+  pipeline::TargetCatalog catalog(pipeline::TargetClientOptions(config.target));
+  std::set<std::string> checked;
+  for (const Matched& m : matched) {
+    const std::string label = m.target.database + "." + m.target.table;
+    if (!checked.insert(label).second) continue;
+    auto columns = catalog.ReadColumns(m.target.database, m.target.table);
+    if (!columns) {
+      // Created by the copy: recorded now, so that a crash before the copy ends keeps it known
+      // as rowbridge's own (schema changes are applied to it by default).
+      if (m.rule->create_table && std::find(fresh.begin(), fresh.end(), m.label) != fresh.end()) {
+        InsertSorted(checkpoint.created_targets, label);
+      }
+      continue;
+    }
+    const std::string& version = m.rule->meta_columns.version;
+    const bool has_version = std::any_of(columns->begin(), columns->end(),
+                                         [&](const auto& c) { return c.name == version; });
+    if (!has_version) continue;
+    const uint64_t max = catalog.MaxVersion(m.target.database, m.target.table, version);
+    if (max >= base) {
+      Fail(ErrorCode::kConfig,
+           "cannot copy the newly matched table(s) {}: ClickHouse table {} holds version {}, "
+           "beyond the checkpoint's {} ({}), so the last run did not stop cleanly and its changes "
+           "after the checkpoint must be replayed with the rules they were read with. Start "
+           "rowbridge once with the previous tables rules, stop it with SIGTERM, then start it "
+           "with the new rules",
+           Joined(fresh), label, max, base, checkpoint.Describe());
+    }
+  }
+  checkpoint.table_copy = pipeline::TableCopy{base, fresh};
+  checkpoint.next_version = base + kVersionBand;
+  store.Save(checkpoint);
+  spdlog::info(
+      "{} table(s) matched since the last checkpoint: {}; copying their rows before streaming "
+      "(the stream of the other tables resumes at {}; versions from {} on)",
+      fresh.size(), Joined(fresh), checkpoint.Describe(), checkpoint.next_version);
+  return true;
+}
+
+}  // namespace
+
+bool CopyNewlyMatchedTables(const config::Config& config, pipeline::StateStore& store,
+                            pipeline::Checkpoint checkpoint, server::MetricsRegistry& metrics,
+                            server::StatusBoard& status, const std::atomic<bool>* stop) {
+  if (!config.snapshot.enabled) return true;
+  if (!checkpoint.table_copy) {
+    if (!checkpoint.replicated_tables) return true;
+    if (!BeginCopy(config, store, checkpoint)) return true;
+  } else {
+    spdlog::info("resuming the copy of the newly matched table(s) {}",
+                 Joined(checkpoint.table_copy->tables));
+  }
+  const pipeline::TableCopy copy = *checkpoint.table_copy;
+  SnapshotOptions options;
+  options.external_stop = stop;
+  options.progress_interval = std::chrono::seconds(10);
+  options.only_tables = copy.tables;
+  options.version_base = copy.version_base;
+  options.state_job = fmt::format("{}-tables-{}", pipeline::JobName(config), copy.version_base);
+  SnapshotRunner runner(config, options, metrics, status);
+  const SnapshotResult result = runner.Run();
+  if (result.end.empty()) return false;
+
+  if (!checkpoint.replicated_tables) checkpoint.replicated_tables.emplace();
+  for (const std::string& table : result.copied_tables) {
+    checkpoint.table_starts.push_back({table, result.end.file, result.end.position});
+    InsertSorted(*checkpoint.replicated_tables, table);
+  }
+  checkpoint.table_copy.reset();
+  store.Save(checkpoint);
+  spdlog::info("copy of {} done; their changes are streamed from {} on, the other tables' from {}",
+               Joined(result.copied_tables), result.end.ToString(), checkpoint.Describe());
+  return true;
+}
+
+}  // namespace rowbridge::snapshot

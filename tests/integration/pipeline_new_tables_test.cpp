@@ -1,0 +1,408 @@
+// Tables the rules match only after the first start (a rule added between two runs, a table
+// renamed under a matched name): `rowbridge run` copies them before streaming and then streams
+// them from where their copy ended, while the tables it already covered resume at the old
+// checkpoint — nothing lost, nothing applied twice, also across kill -9 during the copy.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <iterator>
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "common/error.h"
+#include "integration/pipeline_harness.h"
+#include "support/test_servers.h"
+
+namespace rowbridge::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string Trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// Random single-row changes to tables `(id INT PRIMARY KEY, v INT, s VARCHAR(40))`, each hitting
+// exactly one row, counted per table. Keys move only in tables marked movable (changelog checks
+// compare the latest change per key, which needs fixed keys).
+class Changes {
+ public:
+  Changes(uint32_t seed, std::string database) : rng_(seed), db_(std::move(database)) {}
+
+  void AddTable(const std::string& table, bool movable) { tables_[table].movable = movable; }
+
+  // `rows` inserts into one table, as one statement.
+  std::string Fill(const std::string& table, int rows) {
+    Table& t = tables_.at(table);
+    std::string sql = fmt::format("INSERT INTO `{}`.`{}` VALUES ", db_, table);
+    for (int i = 0; i < rows; ++i) {
+      const int64_t id = t.next++;
+      t.ids.insert(id);
+      sql += fmt::format("{}({}, {}, '{}')", i ? ", " : "", id, Uniform(0, 1000000), Text());
+    }
+    t.changes += rows;
+    return sql + ";\n";
+  }
+
+  // `count` transactions of 1..4 changes to random tables among `tables`.
+  std::string Next(const std::vector<std::string>& tables, int count) {
+    std::string sql;
+    for (int i = 0; i < count; ++i) {
+      sql += "BEGIN;\n";
+      const int n = Uniform(1, 4);
+      for (int k = 0; k < n; ++k) sql += Change(tables[Uniform(0, int(tables.size()) - 1)]);
+      sql += "COMMIT;\n";
+    }
+    return sql;
+  }
+
+  uint64_t changes(const std::string& table) const { return tables_.at(table).changes; }
+
+  static std::vector<ColumnCompare> Columns() {
+    return {{"id", Compare::kText}, {"v", Compare::kText}, {"s", Compare::kHex}};
+  }
+
+ private:
+  struct Table {
+    std::set<int64_t> ids;
+    int64_t next = 1;
+    uint64_t changes = 0;
+    bool movable = false;
+  };
+
+  std::string Change(const std::string& name) {
+    Table& t = tables_.at(name);
+    const std::string table = fmt::format("`{}`.`{}`", db_, name);
+    ++t.changes;
+    const int kind = t.ids.size() < 5 ? 0 : Uniform(0, 9);
+    if (kind <= 3) {
+      const int64_t id = t.next++;
+      t.ids.insert(id);
+      return fmt::format("INSERT INTO {} VALUES ({}, {}, '{}');\n", table, id, Uniform(0, 1000000),
+                         Text());
+    }
+    const int64_t id = Pick(t.ids);
+    if (kind <= 6) {
+      return fmt::format("UPDATE {} SET v = v + 1, s = '{}' WHERE id = {};\n", table, Text(), id);
+    }
+    if (kind == 7 && t.movable) {
+      const int64_t to = t.next++;
+      t.ids.erase(id);
+      t.ids.insert(to);
+      return fmt::format("UPDATE {} SET id = {} WHERE id = {};\n", table, to, id);
+    }
+    t.ids.erase(id);
+    return fmt::format("DELETE FROM {} WHERE id = {};\n", table, id);
+  }
+
+  int64_t Pick(const std::set<int64_t>& ids) {
+    auto it = ids.begin();
+    std::advance(it, Uniform(0, int(ids.size()) - 1));
+    return *it;
+  }
+  int Uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  std::string Text() {
+    std::string s;
+    const int n = Uniform(0, 30);
+    for (int i = 0; i < n; ++i) s += static_cast<char>('a' + Uniform(0, 25));
+    return s;
+  }
+
+  std::mt19937 rng_;
+  std::string db_;
+  std::map<std::string, Table> tables_;
+};
+
+class PipelineNewTablesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ROWBRIDGE_REQUIRE_MYSQL();
+    ROWBRIDGE_REQUIRE_CLICKHOUSE();
+    mysql_ = MysqlFromEnv();
+    ch_ = ClickHouseFromEnv();
+    source_db_ = UniqueName("rbn_src");
+    target_db_ = UniqueName("rbn_dst");
+    server_id_ = UniqueServerId();
+  }
+  void TearDown() override {
+    if (mysql_.port != 0) {
+      try {
+        RunMysqlSql(mysql_, "DROP DATABASE IF EXISTS `" + source_db_ + "`");
+        RunClickHouseSql(ch_, "DROP DATABASE IF EXISTS `" + target_db_ + "`");
+      } catch (const Error&) {
+      }
+    }
+  }
+
+  PipelineConfig Config(const std::string& rules) {
+    PipelineConfig c;
+    c.mysql = mysql_;
+    c.source_user = mysql_.repl_user;
+    c.source_password = mysql_.repl_password;
+    c.clickhouse = ch_;
+    c.target_database = target_db_;
+    c.tables_yaml = rules;
+    c.server_id = server_id_;
+    c.snapshot = true;
+    c.file_state = true;
+    c.max_rows = 40;
+    return c;
+  }
+  std::string Rule(const std::string& table, const char* mode) {
+    return fmt::format("  - match: {}.{}\n    mode: {}\n", source_db_, table, mode);
+  }
+  void CreateTables(const std::vector<std::string>& tables) {
+    std::string sql = "CREATE DATABASE IF NOT EXISTS `" + source_db_ + "`;\n";
+    for (const std::string& t : tables) {
+      sql += fmt::format("CREATE TABLE `{}`.`{}` (id INT PRIMARY KEY, v INT, s VARCHAR(40));\n",
+                         source_db_, t);
+    }
+    RunMysqlSql(mysql_, sql);
+  }
+
+  void ExpectReplica(const std::string& table) {
+    EXPECT_EQ(ReplicaRows(ch_, target_db_, table, Changes::Columns(), "id"),
+              MysqlRows(mysql_, source_db_, table, Changes::Columns(), "id"))
+        << table;
+    EXPECT_EQ(Trimmed(RunClickHouseSql(
+                  ch_, fmt::format("SELECT count() FROM (SELECT id, _version, count() AS n FROM "
+                                   "`{}`.`{}` GROUP BY id, _version HAVING n > 1)",
+                                   target_db_, table))),
+              "0")
+        << table << ": a key with two rows of one version";
+  }
+  // A changelog table the stream covered from its first row: every change exactly once.
+  void ExpectChangelogExact(const std::string& table, uint64_t changes) {
+    const std::string expected = std::to_string(changes);
+    EXPECT_EQ(Trimmed(RunClickHouseSql(ch_, fmt::format("SELECT count(), uniqExact(_version) FROM "
+                                                        "`{}`.`{}`",
+                                                        target_db_, table))),
+              expected + "\t" + expected)
+        << table << ": rows and distinct versions must both equal the committed changes";
+    ExpectChangelogLatest(table);
+  }
+  // A changelog table that began with a copy: the copied rows (one version per chunk) and then
+  // each later change once, above them.
+  void ExpectChangelogLatest(const std::string& table) {
+    EXPECT_EQ(ChangelogLatestRows(ch_, target_db_, table, Changes::Columns(), "id", "_event_type",
+                                  "_version"),
+              MysqlRows(mysql_, source_db_, table, Changes::Columns(), "id"))
+        << table;
+    EXPECT_EQ(Trimmed(RunClickHouseSql(
+                  ch_, fmt::format("SELECT id, _version, _event_type, n FROM (SELECT id, _version, "
+                                   "_event_type, count() AS n FROM `{}`.`{}` GROUP BY id, "
+                                   "_version, _event_type HAVING n > 1) ORDER BY id LIMIT 10",
+                                   target_db_, table))),
+              "")
+        << table << ": changes written twice (id, version, type, times)";
+  }
+
+  MysqlAddress mysql_;
+  ClickHouseAddress ch_;
+  std::string source_db_;
+  std::string target_db_;
+  uint32_t server_id_ = 0;
+};
+
+// Writes `rounds` rounds of changes to `tables` on a thread, for as long as the test needs.
+class BackgroundWriter {
+ public:
+  BackgroundWriter(const MysqlAddress& mysql, Changes& changes, std::vector<std::string> tables,
+                   int rounds)
+      : thread_([this, &mysql, &changes, tables, rounds] {
+          try {
+            for (int i = 0; i < rounds; ++i) {
+              RunMysqlSql(mysql, changes.Next(tables, 15));
+              std::this_thread::sleep_for(100ms);
+            }
+          } catch (const Error& e) {
+            error_ = e.what();
+          }
+        }) {}
+  ~BackgroundWriter() {
+    if (thread_.joinable()) thread_.join();
+  }
+  std::string Join() {
+    thread_.join();
+    return error_;
+  }
+
+ private:
+  std::string error_;
+  std::thread thread_;
+};
+
+TEST_F(PipelineNewTablesTest, TableMatchedByANewRuleIsCopiedThenStreamed) {
+  TestDir dir("pipeline-new-table");
+  CreateTables({"a", "al", "b", "bl"});
+  Changes changes(20240611, source_db_);
+  changes.AddTable("a", true);
+  changes.AddTable("al", false);
+  changes.AddTable("b", true);
+  changes.AddTable("bl", false);
+  // Rows b and bl hold before the first checkpoint reach ClickHouse only through a copy.
+  RunMysqlSql(mysql_, changes.Fill("b", 100) + changes.Fill("bl", 100));
+
+  // Run 1: rules for a and al only.
+  PipelineConfig first = Config(Rule("a", "replica") + Rule("al", "changelog"));
+  {
+    RowbridgeProcess rb(dir.path(), first);
+    rb.Start();
+    ASSERT_TRUE(WaitFor([&] { return rb.SavedCheckpoint().has_value(); }, 60s)) << rb.log();
+    RunMysqlSql(mysql_, changes.Next({"a", "al"}, 30));
+    rb.WaitCaughtUp();
+    ASSERT_EQ(rb.Terminate(), 0) << rb.log();
+  }
+  // While rowbridge is stopped: a and al change (their stream must resume at the checkpoint), b
+  // and bl are filled.
+  RunMysqlSql(mysql_, changes.Next({"a", "al"}, 20) + changes.Fill("b", 400) +
+                          changes.Fill("bl", 300) + changes.Next({"b", "bl"}, 20));
+
+  // Run 2: rules for b and bl added; every table keeps changing during the copy.
+  PipelineConfig second = first;
+  second.tables_yaml += Rule("b", "replica") + Rule("bl", "changelog");
+  RowbridgeProcess rb(dir.path(), second);
+  {
+    BackgroundWriter writer(mysql_, changes, {"a", "al", "b", "bl"}, 20);
+    rb.Start();
+    ASSERT_EQ(writer.Join(), "");
+  }
+  rb.WaitCaughtUp(120s);
+  const std::string log = rb.log();
+  EXPECT_NE(
+      log.find("matched since the last checkpoint: " + source_db_ + ".b, " + source_db_ + ".bl"),
+      std::string::npos)
+      << log;
+  for (const char* t : {"a", "b"}) ExpectReplica(t);
+  ExpectChangelogExact("al", changes.changes("al"));
+  ExpectChangelogLatest("bl");
+  // bl's copy is its rows as of the copy's end, then every later change once: fewer rows than
+  // its changes (changes before the copy's end are folded into the copied rows), never more.
+  const uint64_t bl_rows = std::stoull(
+      Trimmed(RunClickHouseSql(ch_, fmt::format("SELECT count() FROM `{}`.bl", target_db_))));
+  EXPECT_LE(bl_rows, changes.changes("bl"));
+
+  // A restart copies nothing again and goes on streaming every table.
+  ASSERT_EQ(rb.Terminate(), 0) << rb.log();
+  const size_t before = rb.log().size();
+  rb.Start();
+  RunMysqlSql(mysql_, changes.Next({"a", "al", "b", "bl"}, 20));
+  rb.WaitCaughtUp();
+  EXPECT_EQ(rb.log().find("matched since the last checkpoint", before), std::string::npos)
+      << rb.log().substr(before);
+  for (const char* t : {"a", "b"}) ExpectReplica(t);
+  ExpectChangelogExact("al", changes.changes("al"));
+  ExpectChangelogLatest("bl");
+  EXPECT_EQ(rb.Terminate(), 0);
+  const auto checkpoint = rb.SavedCheckpoint();
+  ASSERT_TRUE(checkpoint.has_value());
+  EXPECT_TRUE(checkpoint->table_starts.empty()) << "the stream passed the copy's end";
+  EXPECT_FALSE(checkpoint->table_copy.has_value());
+}
+
+TEST_F(PipelineNewTablesTest, KillNineDuringTheNewTablesCopyResumesIt) {
+  TestDir dir("pipeline-new-table-kill9");
+  CreateTables({"a", "al", "b", "bl"});
+  Changes changes(8675309, source_db_);
+  changes.AddTable("a", true);
+  changes.AddTable("al", false);
+  changes.AddTable("b", true);
+  changes.AddTable("bl", false);
+  RunMysqlSql(mysql_, changes.Fill("b", 100) + changes.Fill("bl", 100));
+  PipelineConfig first = Config(Rule("a", "replica") + Rule("al", "changelog"));
+  {
+    RowbridgeProcess rb(dir.path(), first);
+    rb.Start();
+    ASSERT_TRUE(WaitFor([&] { return rb.SavedCheckpoint().has_value(); }, 60s)) << rb.log();
+    RunMysqlSql(mysql_, changes.Next({"a", "al"}, 20));
+    rb.WaitCaughtUp();
+    ASSERT_EQ(rb.Terminate(), 0) << rb.log();
+  }
+  std::string fill;
+  for (int i = 0; i < 10; ++i) fill += changes.Fill("b", 300) + changes.Fill("bl", 300);
+  RunMysqlSql(mysql_, fill + changes.Next({"a", "al", "b", "bl"}, 20));
+
+  PipelineConfig second = first;
+  second.tables_yaml += Rule("b", "replica") + Rule("bl", "changelog");
+  RowbridgeProcess rb(dir.path(), second);
+  std::mt19937 rng(99);
+  int kills_during_copy = 0;
+  {
+    BackgroundWriter writer(mysql_, changes, {"a", "al", "b", "bl"}, 30);
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      const size_t from = rb.log().size();
+      rb.Start();
+      ASSERT_TRUE(WaitFor(
+          [&] {
+            const std::string log = rb.log();
+            return log.find("matched since the last checkpoint", from) != std::string::npos ||
+                   log.find("resuming the copy of the newly matched", from) != std::string::npos;
+          },
+          60s))
+          << rb.log();
+      std::this_thread::sleep_for(
+          std::chrono::milliseconds(std::uniform_int_distribution<int>(200, 900)(rng)));
+      rb.Kill();
+      const auto saved = rb.SavedCheckpoint();
+      ASSERT_TRUE(saved.has_value());
+      if (!saved->table_copy.has_value()) break;  // the copy was done
+      ++kills_during_copy;
+    }
+    rb.Start();
+    ASSERT_EQ(writer.Join(), "");
+  }
+  rb.WaitCaughtUp(180s);
+  std::printf("rowbridge was killed %d time(s) while the new tables were being copied\n",
+              kills_during_copy);
+  EXPECT_GE(kills_during_copy, 1) << "no kill hit the copy; the test proves nothing";
+  for (const char* t : {"a", "b"}) ExpectReplica(t);
+  ExpectChangelogExact("al", changes.changes("al"));
+  ExpectChangelogLatest("bl");
+  EXPECT_EQ(rb.Terminate(), 0);
+}
+
+// RENAME TABLE of an unreplicated table to a matched name while running: its rows were never
+// replicated. A warning says so; the next start copies the table.
+TEST_F(PipelineNewTablesTest, TableRenamedUnderAMatchedNameIsCopiedOnTheNextStart) {
+  TestDir dir("pipeline-new-table-rename");
+  CreateTables({"r_a", "staging"});
+  Changes changes(31337, source_db_);
+  changes.AddTable("r_a", true);
+  changes.AddTable("staging", true);
+  RunMysqlSql(mysql_, changes.Fill("staging", 120));
+  PipelineConfig config = Config(fmt::format("  - match: {}.r_*\n    mode: replica\n", source_db_));
+  RowbridgeProcess rb(dir.path(), config);
+  rb.Start();
+  ASSERT_TRUE(WaitFor([&] { return rb.SavedCheckpoint().has_value(); }, 60s)) << rb.log();
+  RunMysqlSql(mysql_, changes.Next({"r_a"}, 10) + "RENAME TABLE `" + source_db_ + "`.staging TO `" +
+                          source_db_ + "`.r_b;\n");
+  changes.AddTable("r_b", true);
+  rb.WaitCaughtUp();
+  EXPECT_NE(rb.log().find(source_db_ + ".r_b is replicated from"), std::string::npos) << rb.log();
+  EXPECT_NE(rb.log().find("restart rowbridge"), std::string::npos) << rb.log();
+  // Its later changes are streamed at once.
+  RunMysqlSql(mysql_, "UPDATE `" + source_db_ + "`.r_b SET v = -1 WHERE id = 7");
+  rb.WaitCaughtUp();
+  EXPECT_EQ(Trimmed(RunClickHouseSql(
+                ch_, fmt::format("SELECT v FROM `{}`.r_b FINAL WHERE id = 7", target_db_))),
+            "-1");
+  ASSERT_EQ(rb.Terminate(), 0) << rb.log();
+  const size_t before = rb.log().size();
+  rb.Start();
+  RunMysqlSql(mysql_, "UPDATE `" + source_db_ + "`.r_b SET v = -2 WHERE id = 8");
+  rb.WaitCaughtUp();
+  EXPECT_NE(rb.log().find("matched since the last checkpoint: " + source_db_ + ".r_b", before),
+            std::string::npos)
+      << rb.log().substr(before);
+  ExpectReplica("r_a");
+  ExpectReplica("r_b");
+  EXPECT_EQ(rb.Terminate(), 0);
+}
+
+}  // namespace
+}  // namespace rowbridge::testing
