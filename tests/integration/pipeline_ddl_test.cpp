@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "integration/pipeline_fixture.h"
 #include "integration/pipeline_harness.h"
 #include "support/test_servers.h"
 
@@ -20,11 +21,6 @@ namespace rowbridge::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::string Trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> out;
@@ -38,44 +34,9 @@ std::vector<std::string> Lines(const std::string& text) {
   return out;
 }
 
-class PipelineDdlTest : public ::testing::Test {
+class PipelineDdlTest : public PipelineFixture {
  protected:
-  void SetUp() override {
-    ROWBRIDGE_REQUIRE_MYSQL();
-    ROWBRIDGE_REQUIRE_CLICKHOUSE();
-    mysql_ = MysqlFromEnv();
-    ch_ = ClickHouseFromEnv();
-    source_db_ = UniqueName("rbd_src");
-    target_db_ = UniqueName("rbd_dst");
-  }
-  void TearDown() override {
-    if (mysql_.port != 0) {
-      try {
-        RunMysqlSql(mysql_, "DROP DATABASE IF EXISTS `" + source_db_ + "`");
-        RunClickHouseSql(ch_, "DROP DATABASE IF EXISTS `" + target_db_ + "`");
-      } catch (const Error&) {
-      }
-    }
-  }
-
-  PipelineConfig Config(const std::string& rules) {
-    PipelineConfig c;
-    c.mysql = mysql_;
-    c.source_user = mysql_.repl_user;
-    c.source_password = mysql_.repl_password;
-    c.clickhouse = ch_;
-    c.target_database = target_db_;
-    c.tables_yaml = rules;
-    c.server_id = UniqueServerId();
-    return c;
-  }
-
-  void StartAndWaitForCheckpoint(RowbridgeProcess& rb) {
-    rb.Start();
-    ASSERT_TRUE(WaitFor([&] { return rb.SavedCheckpoint().has_value(); }, 60s))
-        << "no checkpoint was saved; log:\n"
-        << rb.log();
-  }
+  PipelineDdlTest() : PipelineFixture("rbd") {}
 
   void Sql(const std::string& sql) { RunMysqlSql(mysql_, "USE `" + source_db_ + "`; " + sql); }
 
@@ -117,11 +78,6 @@ class PipelineDdlTest : public ::testing::Test {
               MysqlRows(mysql_, source_db_, table, compare, "id"))
         << table;
   }
-
-  MysqlAddress mysql_;
-  ClickHouseAddress ch_;
-  std::string source_db_;
-  std::string target_db_;
 };
 
 TEST_F(PipelineDdlTest, DdlIsCarriedToTheTargetTablesRowbridgeCreated) {

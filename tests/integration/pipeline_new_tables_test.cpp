@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "integration/pipeline_fixture.h"
 #include "integration/pipeline_harness.h"
 #include "support/test_servers.h"
 
@@ -21,11 +22,6 @@ namespace rowbridge::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::string Trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
 
 // Random single-row changes to tables `(id INT PRIMARY KEY, v INT, s VARCHAR(40))`, each hitting
 // exactly one row, counted per table. Keys move only in tables marked movable (changelog checks
@@ -118,35 +114,14 @@ class Changes {
   std::map<std::string, Table> tables_;
 };
 
-class PipelineNewTablesTest : public ::testing::Test {
+class PipelineNewTablesTest : public PipelineFixture {
  protected:
-  void SetUp() override {
-    ROWBRIDGE_REQUIRE_MYSQL();
-    ROWBRIDGE_REQUIRE_CLICKHOUSE();
-    mysql_ = MysqlFromEnv();
-    ch_ = ClickHouseFromEnv();
-    source_db_ = UniqueName("rbn_src");
-    target_db_ = UniqueName("rbn_dst");
-    server_id_ = UniqueServerId();
-  }
-  void TearDown() override {
-    if (mysql_.port != 0) {
-      try {
-        RunMysqlSql(mysql_, "DROP DATABASE IF EXISTS `" + source_db_ + "`");
-        RunClickHouseSql(ch_, "DROP DATABASE IF EXISTS `" + target_db_ + "`");
-      } catch (const Error&) {
-      }
-    }
-  }
+  PipelineNewTablesTest() : PipelineFixture("rbn") {}
 
+  // One server_id for the whole test: every start is the same replica coming back.
   PipelineConfig Config(const std::string& rules) {
-    PipelineConfig c;
-    c.mysql = mysql_;
-    c.source_user = mysql_.repl_user;
-    c.source_password = mysql_.repl_password;
-    c.clickhouse = ch_;
-    c.target_database = target_db_;
-    c.tables_yaml = rules;
+    PipelineConfig c = PipelineFixture::Config(rules);
+    if (server_id_ == 0) server_id_ = c.server_id;
     c.server_id = server_id_;
     c.snapshot = true;
     c.file_state = true;
@@ -202,10 +177,6 @@ class PipelineNewTablesTest : public ::testing::Test {
         << table << ": changes written twice (id, version, type, times)";
   }
 
-  MysqlAddress mysql_;
-  ClickHouseAddress ch_;
-  std::string source_db_;
-  std::string target_db_;
   uint32_t server_id_ = 0;
 };
 

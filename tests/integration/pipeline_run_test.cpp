@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "integration/pipeline_fixture.h"
 #include "integration/pipeline_harness.h"
 #include "integration/pipeline_workload.h"
 #include "support/test_servers.h"
@@ -22,11 +23,6 @@ namespace rowbridge::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::string Trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
 
 std::string WorkloadRules(const std::string& db) {
   return "  - match: " + db + ".items\n    mode: replica\n" + "  - match: " + db +
@@ -62,50 +58,9 @@ void ExpectWorkloadReplicated(const MysqlAddress& mysql, const ClickHouseAddress
   }
 }
 
-class PipelineRunTest : public ::testing::Test {
+class PipelineRunTest : public PipelineFixture {
  protected:
-  void SetUp() override {
-    ROWBRIDGE_REQUIRE_MYSQL();
-    ROWBRIDGE_REQUIRE_CLICKHOUSE();
-    mysql_ = MysqlFromEnv();
-    ch_ = ClickHouseFromEnv();
-    source_db_ = UniqueName("rbp_src");
-    target_db_ = UniqueName("rbp_dst");
-  }
-  void TearDown() override {
-    if (mysql_.port != 0) {
-      try {
-        RunMysqlSql(mysql_, "DROP DATABASE IF EXISTS `" + source_db_ + "`");
-        RunClickHouseSql(ch_, "DROP DATABASE IF EXISTS `" + target_db_ + "`");
-      } catch (const Error&) {
-      }
-    }
-  }
-
-  PipelineConfig Config(const std::string& rules) {
-    PipelineConfig c;
-    c.mysql = mysql_;
-    c.source_user = mysql_.repl_user;
-    c.source_password = mysql_.repl_password;
-    c.clickhouse = ch_;
-    c.target_database = target_db_;
-    c.tables_yaml = rules;
-    c.server_id = UniqueServerId();
-    return c;
-  }
-
-  // Starts rowbridge and waits for its first checkpoint (changes before it are not replicated).
-  void StartAndWaitForCheckpoint(RowbridgeProcess& rb) {
-    rb.Start();
-    ASSERT_TRUE(WaitFor([&] { return rb.SavedCheckpoint().has_value(); }, 60s))
-        << "no checkpoint was saved; log:\n"
-        << rb.log();
-  }
-
-  MysqlAddress mysql_;
-  ClickHouseAddress ch_;
-  std::string source_db_;
-  std::string target_db_;
+  PipelineRunTest() : PipelineFixture("rbp") {}
 };
 
 TEST_F(PipelineRunTest, ReplicaAndChangelogTablesMatchTheSource) {

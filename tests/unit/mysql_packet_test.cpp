@@ -4,9 +4,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/byte_reader.h"
 #include "common/error.h"
@@ -104,6 +106,40 @@ TEST(MysqlPacketChannel, JoinsPayloadsOver16MiB) {
   EXPECT_EQ(channel.ReadPacket(), big);
   EXPECT_EQ(channel.ReadPacket(), exact);
   EXPECT_EQ(channel.sequence(), 5);
+}
+
+// Packets of every size class arrive in odd-sized pieces, so they straddle the connection's
+// read buffer at every offset: small ones are handed out where they lie in it, ones larger than
+// the buffer are joined; each payload must come out whole and in order.
+TEST(MysqlPacketChannel, PacketsStraddlingTheReadBufferComeOutWhole) {
+  std::vector<std::string> payloads;
+  uint8_t fill = 0;
+  for (size_t size :
+       {size_t{0}, size_t{1}, size_t{5}, size_t{8000}, size_t{65531}, size_t{65536}, size_t{200000},
+        size_t{262140}, size_t{262144}, size_t{300000}, size_t{8191}, size_t{3}}) {
+    for (int copies = 0; copies < 3; ++copies) {
+      std::string p(size, '\0');
+      for (char& c : p) c = static_cast<char>(fill++ * 7 + 1);
+      payloads.push_back(std::move(p));
+    }
+  }
+  std::string stream;
+  for (size_t i = 0; i < payloads.size(); ++i)
+    stream += Frame(payloads[i], static_cast<uint8_t>(i));
+  Peer peer([&](int fd) {
+    // Pieces of a size prime to the packet sizes, so every boundary lands somewhere new.
+    for (size_t off = 0; off < stream.size(); off += 99991) {
+      SendAll(fd, stream.substr(off, 99991));
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  });
+  auto tcp = peer.Connect();
+  PacketChannel channel(*tcp);
+  for (size_t i = 0; i < payloads.size(); ++i) {
+    const std::string_view got = channel.ReadPacket();
+    ASSERT_EQ(got.size(), payloads[i].size()) << "packet " << i;
+    ASSERT_TRUE(got == payloads[i]) << "packet " << i << " differs";
+  }
 }
 
 TEST(MysqlPacketChannel, SplitsPayloadsOver16MiB) {
