@@ -23,35 +23,51 @@ inline char* PutVarUInt(char* p, uint64_t v) {
 
 ColumnString::ColumnString() : Column("String") {}
 
-void ColumnString::Append(std::string_view value) {
-  const size_t n = value.size();
-  char* const start = wire_.Room(n + 10);
-  char* p = PutVarUInt(start, n);
-  if (n != 0) std::memcpy(p, value.data(), n);  // data() may be null when empty
-  wire_.Commit(static_cast<size_t>(p - start) + n);
-  ends_.push_back(wire_.size());
+char* ColumnString::PutLongVarUInt(char* p, uint64_t v) {
+  return PutVarUInt(p, v);
+}
+
+namespace {
+
+// The record at `pos` (our own encoding, so the VarUInt is well formed): its bytes start at the
+// returned offset, `length` long.
+size_t ReadRecord(const ByteBuffer& wire, size_t pos, uint64_t& length) {
+  length = 0;
+  for (int shift = 0;; shift += 7) {
+    auto byte = static_cast<uint8_t>(wire.data()[pos++]);
+    length |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if (!(byte & 0x80)) break;
+  }
+  return pos;
+}
+
+}  // namespace
+
+void ColumnString::IndexRows() const {
+  ends_.reserve(rows_);
+  size_t pos = ends_.empty() ? 0 : ends_.back();
+  while (ends_.size() < rows_) {
+    uint64_t length = 0;
+    pos = ReadRecord(wire_, pos, length) + length;
+    ends_.push_back(pos);
+  }
 }
 
 std::string_view ColumnString::At(size_t row) const {
   CheckRow(row);
-  size_t pos = row == 0 ? 0 : ends_[row - 1];
-  // Our own encoding, so the VarUInt is well formed.
+  if (ends_.size() != rows_) IndexRows();
   uint64_t length = 0;
-  for (int shift = 0;; shift += 7) {
-    auto byte = static_cast<uint8_t>(wire_.data()[pos++]);
-    length |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    if (!(byte & 0x80)) break;
-  }
-  return wire_.view().substr(pos, length);
+  const size_t start = ReadRecord(wire_, row == 0 ? 0 : ends_[row - 1], length);
+  return wire_.view().substr(start, length);
 }
 
 void ColumnString::Clear() {
   wire_.clear();
+  rows_ = 0;
   ends_.clear();
 }
 
 void ColumnString::ReadData(WireReader& in, size_t rows) {
-  ends_.reserve(ends_.size() + std::min<size_t>(rows, 65536));
   for (size_t i = 0; i < rows; ++i) {
     uint64_t length = in.VarUInt();
     if (length > kMaxStringBytes)
@@ -67,7 +83,7 @@ void ColumnString::ReadData(WireReader& in, size_t rows) {
       wire_.Commit(n);
       remaining -= n;
     }
-    ends_.push_back(wire_.size());
+    ++rows_;
   }
 }
 

@@ -1,12 +1,15 @@
 // String and FixedString(N) columns.
 //
-// ColumnString keeps its values already in wire form (VarUInt length + bytes, back to back) plus
-// the end offset of every record, so WriteData is one append and At(row) is O(1).
+// ColumnString keeps its values already in wire form (VarUInt length + bytes, back to back), so
+// Append is a length byte and a copy and WriteData is one append. The end offset of every record,
+// which At(row) needs, is indexed only when At is first called after appends (reading result
+// blocks, tests), never on the insert path; so even const access is not thread-safe.
 // ColumnFixedString(N) keeps N bytes per row; shorter values are padded with zero bytes (as
 // ClickHouse does), longer ones are rejected with Error(kConversion).
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,13 +23,25 @@ class ColumnString : public Column {
  public:
   ColumnString();
 
-  void Append(std::string_view value);
+  void Append(std::string_view value) {
+    const size_t n = value.size();
+    char* const start = wire_.Room(n + 10);
+    char* p = start;
+    if (n < 0x80) [[likely]] {
+      *p++ = static_cast<char>(n);
+    } else {
+      p = PutLongVarUInt(p, n);
+    }
+    if (n != 0) std::memcpy(p, value.data(), n);  // data() may be null when empty
+    wire_.Commit(static_cast<size_t>(p - start) + n);
+    ++rows_;
+  }
   // The value of `row`; valid until the column is next modified.
   std::string_view At(size_t row) const;
 
-  size_t Size() const override { return ends_.size(); }
+  size_t Size() const override { return rows_; }
   void Clear() override;
-  void Reserve(size_t rows) override { ends_.reserve(rows); }
+  void Reserve(size_t rows) override { wire_.reserve(rows); }
   // Reserves room for `bytes` of string data across all future rows.
   void ReserveBytes(size_t bytes) { wire_.reserve(bytes); }
   void AppendDefault() override { Append({}); }
@@ -40,8 +55,14 @@ class ColumnString : public Column {
   ColumnPtr CloneEmpty() const override { return std::make_unique<ColumnString>(); }
 
  private:
-  ByteBuffer wire_;             // VarUInt(length) + bytes per row
-  std::vector<uint64_t> ends_;  // end offset in wire_ of each row's record
+  // Writes `v` as a VarUInt at `p` (room for 10 bytes) and returns the end.
+  static char* PutLongVarUInt(char* p, uint64_t v);
+  // Extends ends_ to every row.
+  void IndexRows() const;
+
+  ByteBuffer wire_;  // VarUInt(length) + bytes per row
+  size_t rows_ = 0;
+  mutable std::vector<uint64_t> ends_;  // end offset in wire_ of each row's record, as indexed
 };
 
 class ColumnFixedString : public Column {
