@@ -1,6 +1,7 @@
 #include "mapping/float_converters.h"
 
 #include <charconv>
+#include <cmath>
 
 #include "binlog/value_decoder.h"
 #include "clickhouse/columns/numeric.h"
@@ -58,6 +59,24 @@ bool ParseShortDecimal(std::string_view text, double& out) {
   return true;
 }
 
+bool ShortestFloatAsDouble(float f, double& out) {
+  const double x = f;
+  if (!(std::fabs(x) < 8388608.0)) return false;  // 2^23; also NaN
+  for (int k = 0; k <= 4; ++k) {
+    // x * 10^k is off the exact product by at most 2^23 * 10^4 * 2^-53 < 1e-5: so unless it is
+    // that close to a half, its nearest integer is that of the exact product.
+    const double scaled = x * kExactPowersOfTen[k];
+    const double m = std::nearbyint(scaled);
+    if (std::fabs(scaled - m) > 0.4999) return false;
+    const double candidate = m / kExactPowersOfTen[k];
+    if (static_cast<float>(candidate) == f) {
+      out = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
 namespace {
 
 using binlog::Cell;
@@ -73,10 +92,12 @@ void FloatToFloat32(const Converter&, const Cell& cell, Column& column, ConvertS
 void FloatToFloat64(const Converter&, const Cell& cell, Column& column, ConvertScratch&) {
   char text[32];
   const float f = binlog::CellFloat(cell);
-  auto written = std::to_chars(text, text + sizeof(text), f);
   double d = f;
-  if (!ParseShortDecimal({text, static_cast<size_t>(written.ptr - text)}, d))
-    std::from_chars(text, written.ptr, d);  // infinities/NaN cannot come from MySQL; d keeps f
+  if (!ShortestFloatAsDouble(f, d)) {
+    auto written = std::to_chars(text, text + sizeof(text), f);
+    if (!ParseShortDecimal({text, static_cast<size_t>(written.ptr - text)}, d))
+      std::from_chars(text, written.ptr, d);  // infinities/NaN cannot come from MySQL; d keeps f
+  }
   static_cast<clickhouse::ColumnFloat64&>(column).Append(d);
 }
 

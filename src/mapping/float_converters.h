@@ -21,4 +21,13 @@ bool SelectFloatConverter(Converter& c, std::string& why_not);
 // gives. Returns false (leaving `out` alone) for anything else; callers fall back to from_chars.
 bool ParseShortDecimal(std::string_view text, double& out);
 
+// The double nearest to `f`'s shortest round-trip decimal (what std::to_chars writes), computed
+// without text when that decimal has at most 4 decimal places and |f| < 2^23 (typical FLOAT(M,D)
+// values): m / 10^k for the least k whose nearest k-place decimal m / 10^k reads back as f. Every
+// integer below 2^23 is a float, so a shorter decimal with trailing zeros would be f itself, and
+// of the decimals with k places only the nearest can be the shortest text's choice. Returns false
+// (leaving `out` alone) when it cannot decide exactly: bigger magnitudes, more places, or f * 10^k
+// within rounding error of a tie between two k-place decimals.
+bool ShortestFloatAsDouble(float f, double& out);
+
 }  // namespace rowbridge::mapping

@@ -54,6 +54,48 @@ TEST(MappingFloatParse, MatchesFromCharsOnTypicalColumnValues) {
     CheckFloat(f);
 }
 
+// ShortestFloatAsDouble must give exactly what the text route gives, whenever it answers.
+bool CheckDirect(float f) {
+  char text[32];
+  const auto written = std::to_chars(text, text + sizeof(text), f);
+  double expected = f;
+  std::from_chars(text, written.ptr, expected);
+  double direct = 12345.0;
+  if (!ShortestFloatAsDouble(f, direct)) {
+    EXPECT_EQ(direct, 12345.0);
+    return false;
+  }
+  EXPECT_EQ(std::bit_cast<uint64_t>(direct), std::bit_cast<uint64_t>(expected))
+      << std::string_view(text, static_cast<size_t>(written.ptr - text)) << " got " << direct;
+  return true;
+}
+
+TEST(MappingFloatParse, DirectShortestDoubleMatchesTheTextRoute) {
+  std::mt19937 rng(99);
+  size_t taken = 0;
+  // Random bit patterns (mostly declined: huge, tiny or many places)...
+  for (int i = 0; i < 300000; ++i) {
+    const float f = std::bit_cast<float>(static_cast<uint32_t>(rng()));
+    if (!std::isnan(f) && !std::isinf(f)) taken += CheckDirect(f) ? 1 : 0;
+  }
+  // ...every float near decimals with 0..4 places, and their neighbours, at every magnitude it
+  // takes, including the edges of 2^23 and ties like x.5 and x.05.
+  for (int places = 0; places <= 4; ++places) {
+    const double scale = std::pow(10.0, places);
+    for (int i = 0; i < 200000; ++i) {
+      const double magnitude = std::pow(2.0, static_cast<double>(rng() % 2400) / 100.0 - 1.0);
+      const double decimal = std::round(magnitude * scale) / scale * ((rng() & 1) ? -1 : 1);
+      const float f = static_cast<float>(decimal);
+      for (float g : {f, std::nextafter(f, 1e30f), std::nextafter(f, -1e30f)})
+        taken += CheckDirect(g) ? 1 : 0;
+    }
+  }
+  for (float f : {0.0f, -0.0f, 0.5f, -0.5f, 1.5f, 2.5f, 0.05f, 0.15f, 8388607.5f, 8388608.0f,
+                  -8388607.0f, 1e-45f, 1.17549435e-38f, 0.1f, 1.1f, 123456.79f, 9999999.99f})
+    CheckDirect(f);
+  EXPECT_GT(taken, 500000u);
+}
+
 TEST(MappingFloatParse, SignedZeroAndDeclines) {
   double d = 1;
   ASSERT_TRUE(ParseShortDecimal("-0", d));
