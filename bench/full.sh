@@ -32,12 +32,7 @@ while (($#)); do
   case "$1" in
     --rows) rows="$2"; shift 2 ;;
     --tables) tables="$2"; shift 2 ;;
-    --max-string) max_string="$2"; shift 2 ;;
-    --build) build="$2"; shift 2 ;;
-    --out) out="$2"; shift 2 ;;
-    --smoke) smoke=1; shift ;;
-    --keep) keep=1; shift ;;
-    *) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+    *) bench_common_option "$@"; shift "$BENCH_SHIFT" ;;
   esac
 done
 if ((smoke)); then rows=30000; fi

@@ -225,3 +225,23 @@ bench_percentile() {
     if (NR == 0) {print "nan"; exit}
     i = int(p / 100 * NR + 0.999999); if (i < 1) i = 1; if (i > NR) i = NR; print v[i]}'
 }
+
+# Prints the calling script's usage (its header comment, up to `set -euo pipefail`) and exits 2.
+bench_usage() {
+  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+  exit 2
+}
+
+# bench_common_option ARGS...: takes the options every end-to-end bench script has (--max-string
+# N, --build DIR, --out DIR, --smoke, --keep) into the caller's max_string, build, out, smoke and
+# keep, and sets BENCH_SHIFT to the number of arguments used; anything else is a usage error.
+bench_common_option() {
+  case "$1" in
+    --max-string) max_string="$2"; BENCH_SHIFT=2 ;;
+    --build) build="$2"; BENCH_SHIFT=2 ;;
+    --out) out="$2"; BENCH_SHIFT=2 ;;
+    --smoke) smoke=1; BENCH_SHIFT=1 ;;
+    --keep) keep=1; BENCH_SHIFT=1 ;;
+    *) bench_usage ;;
+  esac
+}
