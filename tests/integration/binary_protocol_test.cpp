@@ -50,7 +50,7 @@ TEST(MysqlBinaryProtocol, PrepareExecuteAndClose) {
       c->QueryValue("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'").value_or("");
   {
     PreparedStatement s = PreparedStatement::Prepare(
-        *c, "SELECT 1 AS one, NULL AS nothing, CAST(-2 AS SIGNED) AS neg, 'x\\0y' AS bin, "
+        *c, "SELECT 1 AS one, NULL AS nothing, CAST(-4294967298 AS SIGNED) AS neg, 'x\\0y' AS bin, "
             "1.5e0 AS dbl, CAST('2024-02-29 01:02:03.5' AS DATETIME(1)) AS dtm");
     EXPECT_EQ(s.param_count(), 0u);
     ASSERT_EQ(s.columns().size(), 6u);
@@ -60,8 +60,8 @@ TEST(MysqlBinaryProtocol, PrepareExecuteAndClose) {
     ASSERT_TRUE(rs.Next());
     EXPECT_FALSE(rs.IsNull(0));
     EXPECT_TRUE(rs.IsNull(1));
-    EXPECT_EQ(rs.Field(2).size(), 8u);
-    EXPECT_EQ(rs.Field(2), std::string(8, '\xfe').replace(1, 7, 7, '\xff'));
+    EXPECT_EQ(rs.columns()[2].type, 8);  // LONGLONG
+    EXPECT_EQ(rs.Field(2), std::string("\xfe\xff\xff\xff\xfe\xff\xff\xff", 8));
     EXPECT_EQ(rs.Field(3), std::string_view("x\0y", 3));
     EXPECT_EQ(rs.Field(4), std::string("\0\0\0\0\0\0\xf8\x3f", 8));
     EXPECT_EQ(rs.Field(5), std::string("\xe8\x07\x02\x1d\x01\x02\x03\x20\xa1\x07\x00", 11));
@@ -76,7 +76,7 @@ TEST(MysqlBinaryProtocol, PrepareExecuteAndClose) {
     PreparedStatement s = PreparedStatement::Prepare(*c, "SELECT " + std::to_string(i));
     BinaryResultSet rs = s.Execute();
     ASSERT_TRUE(rs.Next());
-    EXPECT_EQ(rs.Field(0).size(), 8u);
+    EXPECT_EQ(rs.Field(0).size(), BinaryFixedSize(rs.columns()[0].type));
   }
   EXPECT_EQ(c->QueryValue("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'").value_or(""), before);
   c->Ping();
@@ -98,7 +98,6 @@ TEST(MysqlBinaryProtocol, ErrorsLeaveTheConnectionUsable) {
     BinaryResultSet rs = s.Execute();
     EXPECT_FALSE(rs.Next());
   }
-  EXPECT_THROW(PreparedStatement::Prepare(*c, "SELECT ?"), Error);
   {
     PreparedStatement s = PreparedStatement::Prepare(*c, "SELECT ? + 1");
     EXPECT_EQ(s.param_count(), 1u);
