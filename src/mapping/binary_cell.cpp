@@ -61,8 +61,8 @@ std::string Shown(std::string_view value, WireColumn wire) {
   return out;
 }
 
-[[noreturn]] void BadValue(std::string_view context, const ColumnDef& column, std::string_view value,
-                           WireColumn wire, std::string_view why) {
+[[noreturn]] void BadValue(std::string_view context, const ColumnDef& column,
+                           std::string_view value, WireColumn wire, std::string_view why) {
   BadSourceValue(context, column, Shown(value, wire), why);
 }
 
@@ -252,8 +252,8 @@ void EncodeValue(const ColumnDef& column, WireColumn wire, std::string_view valu
       if (hour > 1023 || minute > 59 || second > 59 || micros > 999999)
         BadValue(context, column, value, wire, "not a TIME");
       if (column.meta > 6) BadValue(context, column, value, wire, "fractional precision above 6");
-      cell.size = PackTime2(negative, static_cast<uint32_t>(hour), minute, second, micros,
-                            column.meta, p);
+      cell.size =
+          PackTime2(negative, static_cast<uint32_t>(hour), minute, second, micros, column.meta, p);
       cell.data = p;
       return;
     }
@@ -376,7 +376,10 @@ void EncodeBinaryCell(const ColumnDef& column, WireColumn wire, uint32_t index,
 }
 
 BinaryRowEncoder::BinaryRowEncoder(std::span<const ColumnDef> columns, std::string table)
-    : columns_(columns), table_(std::move(table)), buffers_(columns.size()), cells_(columns.size()) {
+    : columns_(columns),
+      table_(std::move(table)),
+      buffers_(columns.size()),
+      cells_(columns.size()) {
   contexts_.reserve(columns.size());
   for (const ColumnDef& c : columns) contexts_.push_back(table_ + "." + c.name);
 }

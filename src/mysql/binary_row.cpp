@@ -94,9 +94,9 @@ void ParseBinaryRow(std::string_view payload, std::span<const ColumnDefinition> 
           if (r.remaining() < prefix) Malformed(peer, column, i, "truncated length");
           const uint64_t length = r.LengthEncoded();
           if (length > r.remaining())
-            Malformed(peer, column, i,
-                      fmt::format("a value of {} bytes with {} left in the row", length,
-                                  r.remaining()));
+            Malformed(
+                peer, column, i,
+                fmt::format("a value of {} bytes with {} left in the row", length, r.remaining()));
           size = static_cast<size_t>(length);
         }
       }

@@ -202,8 +202,8 @@ BinaryResultSet PreparedStatement::Execute() {
     uint64_t count = 0;
     {
       ByteReader r(packet, 0, "column count");
-      const bool well_formed = (first < 0xfb && packet.size() == 1) ||
-                               (first == 0xfc && packet.size() == 3);
+      const bool well_formed =
+          (first < 0xfb && packet.size() == 1) || (first == 0xfc && packet.size() == 3);
       if (!well_formed) {
         Fail(ErrorCode::kProtocol,
              "MySQL server {} answered COM_STMT_EXECUTE with a bad packet (0x{:02x}, {} bytes)",
@@ -214,8 +214,8 @@ BinaryResultSet PreparedStatement::Execute() {
         Fail(ErrorCode::kProtocol, "MySQL server {} sent a bad column count packet", c.peer());
       }
     }
-    rs.columns_ = ReadDefinitions(c.channel_, count,
-                                  (c.capabilities_ & kClientDeprecateEof) != 0, "column");
+    rs.columns_ =
+        ReadDefinitions(c.channel_, count, (c.capabilities_ & kClientDeprecateEof) != 0, "column");
     rs.fields_.resize(count);
     rs.nulls_.resize(count);
     c.result_open_ = true;

@@ -113,7 +113,7 @@ struct CopiedTable {
   std::vector<uint32_t> key;  // empty: one chunk (keyless_single_chunk)
   std::vector<std::string> key_quoted;
   std::vector<KeyCollation> collations;
-  std::string select_list;       // binary protocol (prepared statements): the chunks
+  std::string select_list;      // binary protocol (prepared statements): the chunks
   std::string key_select_list;  // text protocol: the key columns only (chunk ends)
   std::string from;
   std::string chunk_from;  // `from` with the chunk key's index forced
@@ -533,9 +533,9 @@ struct Plans {
 struct FetchedChunk {
   std::vector<std::string> lo, hi;  // key values (hex) after which and up to which; empty: open
   std::string query;
-  TextRows rows;                         // the values' binary-protocol bytes
+  TextRows rows;                          // the values' binary-protocol bytes
   std::vector<mapping::WireColumn> wire;  // how the server sent them
-  BinlogPoint low, high;  // the SELECT saw the table at a point in [low, high]
+  BinlogPoint low, high;                  // the SELECT saw the table at a point in [low, high]
   std::future<void> done;
 };
 
@@ -576,7 +576,8 @@ std::vector<mapping::WireColumn> WireColumns(const CopiedTable& t,
   for (size_t i = 0; i < rs.column_count(); ++i) {
     const mysql::ColumnDefinition& d = rs.columns()[i];
     wire.push_back({d.type, (d.flags & mysql::kUnsignedFlag) != 0});
-    mapping::CheckWireColumn(t.text_columns[i], wire.back(), t.label + "." + t.text_columns[i].name);
+    mapping::CheckWireColumn(t.text_columns[i], wire.back(),
+                             t.label + "." + t.text_columns[i].name);
   }
   return wire;
 }

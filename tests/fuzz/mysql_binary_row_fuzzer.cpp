@@ -95,9 +95,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!cell.is_null && cell.size > 0) {
         const auto* p = cell.data;
         const bool in_buffer = p >= buffer.data() && p + cell.size <= buffer.data() + buffer.size();
-        const bool in_payload = reinterpret_cast<const char*>(p) >= payload.data() &&
-                                reinterpret_cast<const char*>(p) + cell.size <=
-                                    payload.data() + payload.size();
+        const bool in_payload =
+            reinterpret_cast<const char*>(p) >= payload.data() &&
+            reinterpret_cast<const char*>(p) + cell.size <= payload.data() + payload.size();
         if (!in_buffer && !in_payload) __builtin_trap();
       }
     } catch (const Error&) {

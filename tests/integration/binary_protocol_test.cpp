@@ -50,8 +50,9 @@ TEST(MysqlBinaryProtocol, PrepareExecuteAndClose) {
       c->QueryValue("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'").value_or("");
   {
     PreparedStatement s = PreparedStatement::Prepare(
-        *c, "SELECT 1 AS one, NULL AS nothing, CAST(-4294967298 AS SIGNED) AS neg, 'x\\0y' AS bin, "
-            "1.5e0 AS dbl, CAST('2024-02-29 01:02:03.5' AS DATETIME(1)) AS dtm");
+        *c,
+        "SELECT 1 AS one, NULL AS nothing, CAST(-4294967298 AS SIGNED) AS neg, 'x\\0y' AS bin, "
+        "1.5e0 AS dbl, CAST('2024-02-29 01:02:03.5' AS DATETIME(1)) AS dtm");
     EXPECT_EQ(s.param_count(), 0u);
     ASSERT_EQ(s.columns().size(), 6u);
     EXPECT_EQ(s.columns()[0].name, "one");
@@ -230,8 +231,7 @@ FROM (WITH RECURSIVE r(n) AS (SELECT 10 UNION ALL SELECT n + 1 FROM r WHERE n < 
       if (binary_rows[r][i] != text_rows[r][i]) {
         if (++differing <= 20)
           ADD_FAILURE() << "row " << r << " column " << columns[i].name << ": binary "
-                        << (binary_rows[r][i] ? std::to_string(binary_rows[r][i]->size()) +
-                                                    " bytes"
+                        << (binary_rows[r][i] ? std::to_string(binary_rows[r][i]->size()) + " bytes"
                                               : "NULL")
                         << ", text "
                         << (text_rows[r][i] ? std::to_string(text_rows[r][i]->size()) + " bytes"

@@ -23,14 +23,18 @@ std::string LittleEndian(uint64_t v, size_t n) {
   for (size_t i = 0; i < n; ++i) s.push_back(static_cast<char>(v >> (8 * i)));
   return s;
 }
-std::string FloatBytes(float f) { return LittleEndian(std::bit_cast<uint32_t>(f), 4); }
-std::string DoubleBytes(double d) { return LittleEndian(std::bit_cast<uint64_t>(d), 8); }
+std::string FloatBytes(float f) {
+  return LittleEndian(std::bit_cast<uint32_t>(f), 4);
+}
+std::string DoubleBytes(double d) {
+  return LittleEndian(std::bit_cast<uint64_t>(d), 8);
+}
 std::string Date(int y, int m, int d) {
   return LittleEndian(static_cast<uint64_t>(y), 2) + static_cast<char>(m) + static_cast<char>(d);
 }
 std::string DateTime(int y, int mo, int d, int h, int mi, int s, int us = -1) {
-  std::string out = Date(y, mo, d) + static_cast<char>(h) + static_cast<char>(mi) +
-                    static_cast<char>(s);
+  std::string out =
+      Date(y, mo, d) + static_cast<char>(h) + static_cast<char>(mi) + static_cast<char>(s);
   if (us >= 0) out += LittleEndian(static_cast<uint64_t>(us), 4);
   return out;
 }
@@ -61,8 +65,7 @@ std::vector<Case> Cases() {
       {"INT", {kLong, false}, LittleEndian(0x80000000, 4), "-2147483648"},
       {"INT UNSIGNED", {kLong, true}, LittleEndian(4294967295u, 4), "4294967295"},
       {"BIGINT", {kLongLong, false}, LittleEndian(uint64_t{1} << 63, 8), "-9223372036854775808"},
-      {"BIGINT UNSIGNED", {kLongLong, true}, LittleEndian(~uint64_t{0}, 8),
-       "18446744073709551615"},
+      {"BIGINT UNSIGNED", {kLongLong, true}, LittleEndian(~uint64_t{0}, 8), "18446744073709551615"},
       {"INT", {kLongLong, false}, LittleEndian(static_cast<uint64_t>(-5), 8), "-5"},
       {"YEAR", {kYear, true}, LittleEndian(2155, 2), "2155"},
       {"YEAR", {kYear, true}, LittleEndian(0, 2), "0000"},
@@ -84,13 +87,19 @@ std::vector<Case> Cases() {
       {"DATE", {kDate, false}, Date(2020, 0, 15), "2020-00-15"},
       {"DATETIME", {kDateTime, false}, DateTime(9999, 12, 31, 23, 59, 59), "9999-12-31 23:59:59"},
       {"DATETIME", {kDateTime, false}, Date(2024, 1, 2), "2024-01-02 00:00:00"},
-      {"DATETIME(6)", {kDateTime, false}, DateTime(2024, 1, 2, 3, 4, 5, 6),
+      {"DATETIME(6)",
+       {kDateTime, false},
+       DateTime(2024, 1, 2, 3, 4, 5, 6),
        "2024-01-02 03:04:05.000006"},
-      {"DATETIME(3)", {kDateTime, false}, DateTime(2024, 1, 2, 3, 4, 5, 123000),
+      {"DATETIME(3)",
+       {kDateTime, false},
+       DateTime(2024, 1, 2, 3, 4, 5, 123000),
        "2024-01-02 03:04:05.123"},
       {"DATETIME(1)", {kDateTime, false}, "", "0000-00-00 00:00:00.0"},
       {"TIMESTAMP", {kTimestamp, false}, DateTime(2038, 1, 19, 3, 14, 7), "2038-01-19 03:14:07"},
-      {"TIMESTAMP(6)", {kTimestamp, false}, DateTime(1970, 1, 1, 0, 0, 1, 999999),
+      {"TIMESTAMP(6)",
+       {kTimestamp, false},
+       DateTime(1970, 1, 1, 0, 0, 1, 999999),
        "1970-01-01 00:00:01.999999"},
       {"TIMESTAMP(2)", {kTimestamp, false}, "", "0000-00-00 00:00:00.00"},
       {"TIME", {kTime, false}, Time(true, 34, 22, 59, 59), "-838:59:59"},

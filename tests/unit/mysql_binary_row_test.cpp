@@ -39,10 +39,10 @@ Parsed Parse(const std::string& payload, const std::vector<ColumnDefinition>& co
 
 TEST(MysqlBinaryRow, ValuesOfEveryForm) {
   const std::vector<ColumnDefinition> columns = {
-      Column("tiny", 1),     Column("short", 2),     Column("int24", 9),   Column("long", 3),
-      Column("longlong", 8), Column("float", 4),     Column("double", 5),  Column("year", 13),
-      Column("date", 10),    Column("datetime", 12), Column("time", 11),   Column("ts", 7),
-      Column("dec", 246),    Column("varchar", 253), Column("bit", 16),    Column("nul", 6),
+      Column("tiny", 1),     Column("short", 2),     Column("int24", 9),  Column("long", 3),
+      Column("longlong", 8), Column("float", 4),     Column("double", 5), Column("year", 13),
+      Column("date", 10),    Column("datetime", 12), Column("time", 11),  Column("ts", 7),
+      Column("dec", 246),    Column("varchar", 253), Column("bit", 16),   Column("nul", 6),
   };
   std::string row = Bytes({0x00, 0x00, 0x00, 0x00});  // header, bitmap of (16 + 9) / 8 = 3 bytes
   row += Bytes({0xff});                               // tiny
@@ -102,14 +102,14 @@ TEST(MysqlBinaryRow, LongStringsUseLengthPrefixes) {
 TEST(MysqlBinaryRow, MalformedRowsNameTheColumn) {
   const std::vector<ColumnDefinition> columns = {Column("id", 3), Column("when_at", 12)};
   const std::vector<std::string> bad = {
-      "",                                          // no header
-      Bytes({0x01, 0x00}),                         // not a row header
-      Bytes({0x00}),                               // no bitmap
-      Bytes({0x00, 0x00, 1, 2, 3}),                // truncated INT
-      Bytes({0x00, 0x00, 1, 2, 3, 4}),             // no DATETIME
+      "",                                                 // no header
+      Bytes({0x01, 0x00}),                                // not a row header
+      Bytes({0x00}),                                      // no bitmap
+      Bytes({0x00, 0x00, 1, 2, 3}),                       // truncated INT
+      Bytes({0x00, 0x00, 1, 2, 3, 4}),                    // no DATETIME
       Bytes({0x00, 0x00, 1, 2, 3, 4, 5, 1, 2, 3, 4, 5}),  // DATETIME of 5 bytes
-      Bytes({0x00, 0x00, 1, 2, 3, 4, 7, 1, 2, 3}),  // DATETIME truncated
-      Bytes({0x00, 0x00, 1, 2, 3, 4, 0, 9}),        // a byte after the last value
+      Bytes({0x00, 0x00, 1, 2, 3, 4, 7, 1, 2, 3}),        // DATETIME truncated
+      Bytes({0x00, 0x00, 1, 2, 3, 4, 0, 9}),              // a byte after the last value
   };
   for (const std::string& row : bad) {
     try {
