@@ -6,10 +6,10 @@
 #include <cstring>
 
 #include "binlog/column_type.h"
-#include "binlog/decimal.h"
 #include "binlog/temporal.h"
 #include "binlog/value_decoder.h"
 #include "common/error.h"
+#include "mapping/cell_bytes.h"
 
 namespace rowbridge::mapping {
 
@@ -22,15 +22,7 @@ using Buffer = std::array<uint8_t, kTextCellBufferSize>;
 
 [[noreturn]] void BadText(std::string_view context, const ColumnDef& column, std::string_view text,
                           std::string_view why) {
-  Fail(ErrorCode::kProtocol, "{}: the source sent '{}' for a {} column: {}", context,
-       text.substr(0, 80), binlog::ColumnTypeName(column.type), why);
-}
-
-void StoreLittleEndian(uint8_t* p, uint64_t v, size_t n) {
-  for (size_t i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-void StoreBigEndian(uint8_t* p, uint64_t v, size_t n) {
-  for (size_t i = 0; i < n; ++i) p[n - 1 - i] = static_cast<uint8_t>(v >> (8 * i));
+  BadSourceValue(context, column, text, why);
 }
 
 template <typename T>
@@ -92,36 +84,6 @@ bool ParseDateTime(std::string_view s, binlog::TemporalParts& p) {
          p.minute < 60 && p.second < 60;
 }
 
-// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-int64_t DaysFromCivil(int64_t y, uint32_t m, uint32_t d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-// The fraction part of DATETIME2 / TIMESTAMP2 / TIME2 (non-negative values).
-void StoreFraction(uint8_t* p, uint32_t micros, uint32_t fsp) {
-  switch (fsp) {
-    case 1:
-    case 2:
-      p[0] = static_cast<uint8_t>(micros / 10000);
-      break;
-    case 3:
-    case 4:
-      StoreBigEndian(p, micros / 100, 2);
-      break;
-    case 5:
-    case 6:
-      StoreBigEndian(p, micros, 3);
-      break;
-    default:
-      break;
-  }
-}
-
 void EncodeInteger(const ColumnDef& column, std::string_view text, Buffer& buffer,
                    std::string_view context, Cell& cell) {
   const size_t width = binlog::IntegerWidth(column.type);
@@ -147,79 +109,8 @@ void EncodeInteger(const ColumnDef& column, std::string_view text, Buffer& buffe
 
 void EncodeDecimal(const ColumnDef& column, std::string_view text, Buffer& buffer,
                    std::string_view context, Cell& cell) {
-  static constexpr uint8_t kDigitBytes[10] = {0, 1, 1, 2, 2, 3, 3, 4, 4, 4};
-  const int precision = column.precision;
-  const int scale = column.scale;
-  const size_t size = binlog::DecimalBinarySize(precision, scale);
-  if (size > buffer.size()) BadText(context, column, text, "DECIMAL too wide");
-  std::string_view s = text;
-  bool negative = false;
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
-    negative = s[0] == '-';
-    s.remove_prefix(1);
-  }
-  const size_t dot = s.find('.');
-  std::string_view int_digits = s.substr(0, dot);
-  std::string_view frac_digits =
-      dot == std::string_view::npos ? std::string_view() : s.substr(dot + 1);
-  while (int_digits.size() > 1 && int_digits[0] == '0') int_digits.remove_prefix(1);
-  if (int_digits == "0") int_digits = {};
-  const int intg = precision - scale;
-  if (int_digits.size() > static_cast<size_t>(intg) ||
-      frac_digits.size() > static_cast<size_t>(scale) || (s.empty()))
-    BadText(context, column, text, "does not fit the column's precision and scale");
-  for (char c : int_digits)
-    if (c < '0' || c > '9') BadText(context, column, text, "not a decimal number");
-  for (char c : frac_digits)
-    if (c < '0' || c > '9') BadText(context, column, text, "not a decimal number");
-  // Digit i of the integer part counted from the left of an intg-digit field (0 = padding).
-  auto int_digit = [&](int i) -> uint32_t {
-    const int pad = intg - static_cast<int>(int_digits.size());
-    return i < pad ? 0 : static_cast<uint32_t>(int_digits[static_cast<size_t>(i - pad)] - '0');
-  };
-  auto frac_digit = [&](int i) -> uint32_t {
-    return static_cast<size_t>(i) < frac_digits.size()
-               ? static_cast<uint32_t>(frac_digits[static_cast<size_t>(i)] - '0')
-               : 0;
-  };
-  uint8_t* p = buffer.data();
-  auto put_group = [&](uint32_t value, int digits) {
-    const size_t bytes = digits == 9 ? 4 : kDigitBytes[digits];
-    StoreBigEndian(p, value, bytes);
-    p += bytes;
-  };
-  const int intg0 = intg / 9, intg0x = intg % 9;
-  const int frac0 = scale / 9, frac0x = scale % 9;
-  int at = 0;
-  if (intg0x > 0) {
-    uint32_t v = 0;
-    for (int i = 0; i < intg0x; ++i) v = v * 10 + int_digit(at++);
-    put_group(v, intg0x);
-  }
-  for (int g = 0; g < intg0; ++g) {
-    uint32_t v = 0;
-    for (int i = 0; i < 9; ++i) v = v * 10 + int_digit(at++);
-    put_group(v, 9);
-  }
-  at = 0;
-  for (int g = 0; g < frac0; ++g) {
-    uint32_t v = 0;
-    for (int i = 0; i < 9; ++i) v = v * 10 + frac_digit(at++);
-    put_group(v, 9);
-  }
-  if (frac0x > 0) {
-    uint32_t v = 0;
-    for (int i = 0; i < frac0x; ++i) v = v * 10 + frac_digit(at++);
-    put_group(v, frac0x);
-  }
-  // -0 is stored as 0, as the server does.
-  bool zero = true;
-  for (uint8_t* q = buffer.data(); q != p; ++q) zero = zero && *q == 0;
-  if (negative && !zero)
-    for (uint8_t* q = buffer.data(); q != p; ++q) *q = static_cast<uint8_t>(~*q);
-  buffer[0] ^= 0x80;
+  cell.size = PackDecimalText(column, text, buffer, context);
   cell.data = buffer.data();
-  cell.size = size;
 }
 
 void EncodeTime2(const ColumnDef& column, std::string_view text, Buffer& buffer,
@@ -235,34 +126,9 @@ void EncodeTime2(const ColumnDef& column, std::string_view text, Buffer& buffer,
       !Digits(text, pos, 2, minute) || !Expect(text, pos, ':') || !Digits(text, pos, 2, second) ||
       !Fraction(text, pos, micros) || minute > 59 || second > 59 || hour > 1023)
     BadText(context, column, text, "not a TIME");
-  int64_t packed = ((int64_t{hour} << 12 | minute << 6 | second) << 24) + micros;
-  if (negative) packed = -packed;
-  uint8_t* p = buffer.data();
-  switch (fsp) {
-    case 0:
-      StoreBigEndian(p, static_cast<uint64_t>((packed >> 24) + 0x800000), 3);
-      break;
-    case 1:
-    case 2:
-      StoreBigEndian(p, static_cast<uint64_t>((packed >> 24) + 0x800000), 3);
-      p[3] = static_cast<uint8_t>(static_cast<int8_t>((packed % (int64_t{1} << 24)) / 10000));
-      break;
-    case 3:
-    case 4:
-      StoreBigEndian(p, static_cast<uint64_t>((packed >> 24) + 0x800000), 3);
-      StoreBigEndian(
-          p + 3, static_cast<uint16_t>(static_cast<int16_t>((packed % (int64_t{1} << 24)) / 100)),
-          2);
-      break;
-    case 5:
-    case 6:
-      StoreBigEndian(p, static_cast<uint64_t>(packed + (int64_t{0x800000} << 24)), 6);
-      break;
-    default:
-      BadText(context, column, text, "fractional precision above 6");
-  }
-  cell.data = p;
-  cell.size = binlog::Time2Bytes(fsp);
+  if (fsp > 6) BadText(context, column, text, "fractional precision above 6");
+  cell.data = buffer.data();
+  cell.size = PackTime2(negative, hour, minute, second, micros, fsp, buffer.data());
 }
 
 void EncodeFixed(const ColumnDef& column, std::string_view text, Buffer& buffer,
@@ -338,34 +204,23 @@ void EncodeFixed(const ColumnDef& column, std::string_view text, Buffer& buffer,
       size_t pos = 0;
       if (!ParseDate(text, pos, t) || pos != text.size())
         BadText(context, column, text, "not a DATE");
-      StoreLittleEndian(p, t.day | t.month << 5 | t.year << 9, 3);
-      cell.size = 3;
+      cell.size = PackDate(t, p);
       return;
     }
     case ColumnType::kDateTime2: {
       binlog::TemporalParts t;
       if (!ParseDateTime(text, t)) BadText(context, column, text, "not a DATETIME");
-      const uint64_t ymd = (uint64_t{t.year} * 13 + t.month) << 5 | t.day;
-      const uint64_t hms = uint64_t{t.hour} << 12 | t.minute << 6 | t.second;
-      StoreBigEndian(p, (ymd << 17 | hms) + 0x8000000000ULL, 5);
-      StoreFraction(p + 5, t.microsecond, column.meta);
-      cell.size = binlog::DateTime2Bytes(column.meta);
+      cell.size = PackDateTime2(t, column.meta, p);
       return;
     }
     case ColumnType::kTimestamp2: {
       binlog::TemporalParts t;
       if (!ParseDateTime(text, t)) BadText(context, column, text, "not a TIMESTAMP");
-      int64_t seconds = 0;
-      if (t.year != 0 || t.month != 0 || t.day != 0) {
-        seconds = DaysFromCivil(t.year, t.month, t.day) * 86400 + t.hour * 3600 + t.minute * 60 +
-                  t.second;
-      }
+      const int64_t seconds = UtcSeconds(t);
       if (seconds < 0 || seconds > 0xFFFFFFFFLL)
         BadText(context, column, text,
                 "outside the TIMESTAMP range (is the session time_zone UTC?)");
-      StoreBigEndian(p, static_cast<uint64_t>(seconds), 4);
-      StoreFraction(p + 4, t.microsecond, column.meta);
-      cell.size = binlog::Timestamp2Bytes(column.meta);
+      cell.size = PackTimestamp2(static_cast<uint64_t>(seconds), t.microsecond, column.meta, p);
       return;
     }
     case ColumnType::kTime2:

@@ -31,6 +31,7 @@
 
 #include "binlog/cell.h"
 #include "binlog/table_map.h"
+#include "mapping/cell_bytes.h"
 
 namespace rowbridge::mapping {
 
@@ -38,8 +39,7 @@ namespace rowbridge::mapping {
 // itself, or an expression as listed above, aliased back to the column's name.
 std::string TextSelectExpression(const binlog::ColumnDef& column, std::string_view quoted_name);
 
-// Largest binlog encoding of a fixed-size value: DECIMAL(65,30) takes 30 bytes.
-inline constexpr size_t kTextCellBufferSize = 32;
+inline constexpr size_t kTextCellBufferSize = kCellBufferSize;
 
 // Encodes one field of `column` into `cell`. `buffer` must outlive the cell's use; strings make the
 // cell point into `text`. `context` (db.table.column) names the column in errors.

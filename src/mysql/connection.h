@@ -4,7 +4,8 @@
 // full authentication, sha256_password, MariaDB client_ed25519, mysql_clear_password over TLS,
 // auth switch and more-data exchanges).
 //
-// Queries use the text protocol. Query() returns a ResultSet that streams rows one packet at a
+// Queries use the text protocol (prepared statements and the binary protocol:
+// prepared_statement.h). Query() returns a ResultSet that streams rows one packet at a
 // time: memory stays at one row whatever the result size. While a ResultSet is open the
 // connection can run nothing else; destroying the ResultSet early reads and discards the rest.
 //
@@ -126,6 +127,8 @@ class Connection {
 
  private:
   friend class ResultSet;
+  friend class PreparedStatement;
+  friend class BinaryResultSet;
   explicit Connection(std::unique_ptr<TcpConnection> tcp);
   void Handshake(const ConnectOptions& options);
   // The auth data `plugin` wants for `nonce`; the first message of that plugin's exchange.

@@ -30,6 +30,9 @@ inline constexpr uint8_t kComPing = 0x0e;
 inline constexpr uint8_t kComBinlogDump = 0x12;
 inline constexpr uint8_t kComRegisterSlave = 0x15;
 inline constexpr uint8_t kComBinlogDumpGtid = 0x1e;
+inline constexpr uint8_t kComStmtPrepare = 0x16;
+inline constexpr uint8_t kComStmtExecute = 0x17;
+inline constexpr uint8_t kComStmtClose = 0x19;
 
 // First byte of a response packet.
 inline constexpr uint8_t kOkMarker = 0x00;

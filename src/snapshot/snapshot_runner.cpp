@@ -17,10 +17,13 @@
 #include "clickhouse/client.h"
 #include "clickhouse/columns/numeric.h"
 #include "common/error.h"
+#include "mapping/binary_cell.h"
 #include "mapping/conversion_plan.h"
 #include "mapping/sql_quote.h"
 #include "mapping/text_cell.h"
+#include "mysql/binary_row.h"
 #include "mysql/connection.h"
+#include "mysql/prepared_statement.h"
 #include "mysql/source_check.h"
 #include "pipeline/batch_buffers.h"
 #include "pipeline/connection_options.h"
@@ -48,8 +51,8 @@ mapping::TableMode ToPlanMode(config::TableMode mode) {
                                              : mapping::TableMode::kChangelog;
 }
 
-// The columns as the text protocol delivers them: MySQL's binary JSON arrives as JSON text, so a
-// JSON column is read as the LONGTEXT it prints as.
+// The columns as the chunk SELECTs deliver them: MySQL's binary JSON arrives as JSON text (in the
+// text and the binary protocol alike), so a JSON column is read as the LONGTEXT it prints as.
 std::vector<ColumnDef> TextColumns(const std::vector<ColumnDef>& columns) {
   std::vector<ColumnDef> out = columns;
   for (ColumnDef& c : out) {
@@ -111,8 +114,8 @@ struct CopiedTable {
   std::vector<uint32_t> key;  // empty: one chunk (keyless_single_chunk)
   std::vector<std::string> key_quoted;
   std::vector<KeyCollation> collations;
-  std::string select_list;
-  std::string key_select_list;  // the key columns only (chunk ends)
+  std::string select_list;      // binary protocol (prepared statements): the chunks
+  std::string key_select_list;  // text protocol: the key columns only (chunk ends)
   std::string from;
   std::string chunk_from;  // `from` with the chunk key's index forced
   std::string order_by;
@@ -323,7 +326,7 @@ void SnapshotRunner::Impl::Prepare() {
     t->collations = LoadKeyCollations(*admin, key_defs);
     for (size_t i = 0; i < t->text_columns.size(); ++i) {
       if (i) t->select_list += ", ";
-      t->select_list += mapping::TextSelectExpression(
+      t->select_list += mapping::BinarySelectExpression(
           t->text_columns[i], mapping::QuoteIdentifier(t->text_columns[i].name));
     }
     for (size_t i = 0; i < t->key.size(); ++i) {
@@ -541,8 +544,9 @@ struct Plans {
 struct FetchedChunk {
   std::vector<std::string> lo, hi;  // key values (hex) after which and up to which; empty: open
   std::string query;
-  TextRows rows;
-  BinlogPoint low, high;  // the SELECT saw the table at a point in [low, high]
+  TextRows rows;                          // the values' binary-protocol bytes
+  std::vector<mapping::WireColumn> wire;  // how the server sent them
+  BinlogPoint low, high;                  // the SELECT saw the table at a point in [low, high]
   std::future<void> done;
 };
 
@@ -573,10 +577,20 @@ BinlogPoint BeginExactSnapshot(mysql::Connection& sql) {
   return high;
 }
 
-void CheckColumnCount(const CopiedTable& t, const mysql::ResultSet& rs) {
+// How the chunk SELECT's columns come in binary rows; checked against the table's columns.
+std::vector<mapping::WireColumn> WireColumns(const CopiedTable& t,
+                                             const mysql::BinaryResultSet& rs) {
   if (rs.column_count() != t.text_columns.size())
     Fail(ErrorCode::kProtocol, "{}: the chunk SELECT returned {} columns, {} expected", t.label,
          rs.column_count(), t.text_columns.size());
+  std::vector<mapping::WireColumn> wire;
+  for (size_t i = 0; i < rs.column_count(); ++i) {
+    const mysql::ColumnDefinition& d = rs.columns()[i];
+    wire.push_back({d.type, (d.flags & mysql::kUnsignedFlag) != 0});
+    mapping::CheckWireColumn(t.text_columns[i], wire.back(),
+                             t.label + "." + t.text_columns[i].name);
+  }
+  return wire;
 }
 
 // Reads `f.query` at a known binlog position (as the one-connection path does).
@@ -590,8 +604,9 @@ void FetchChunk(const CopiedTable& t, mysql::Connection& sql, size_t column_coun
     sql.Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
   }
   {
-    mysql::ResultSet rs = sql.Query(f.query);
-    CheckColumnCount(t, rs);
+    mysql::PreparedStatement statement = mysql::PreparedStatement::Prepare(sql, f.query);
+    mysql::BinaryResultSet rs = statement.Execute();
+    f.wire = WireColumns(t, rs);
     while (rs.Next()) f.rows.Add(rs, column_count);
   }
   sql.Execute("COMMIT");
@@ -647,7 +662,7 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
   BinlogWindow window(SourceOptions(), config.source.server_id + 1 + reader,
                       t.source->name.database, t.source->name.table, known);
   Reconciler reconciler(t.key, collator);
-  mapping::TextRowEncoder encoder(t.text_columns, t.label);
+  mapping::BinaryRowEncoder encoder(t.text_columns, t.label);
   Plans plans;
   plans.options = &t.plan_options;
   plans.target = &t.source->target->columns;
@@ -753,6 +768,7 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
       fetching.pop_front();
       fetched->done.get();
       rows = &fetched->rows;
+      encoder.Bind(fetched->wire);
       low = fetched->low;
       high = fetched->high;
       lo = KeyCells(t, fetched->lo, lo_storage);
@@ -775,8 +791,9 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
         sql->Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
       }
       {
-        mysql::ResultSet rs = sql->Query(query);
-        CheckColumnCount(t, rs);
+        mysql::PreparedStatement statement = mysql::PreparedStatement::Prepare(*sql, query);
+        mysql::BinaryResultSet rs = statement.Execute();
+        encoder.Bind(WireColumns(t, rs));
         while (rs.Next()) {
           chunk.Add(rs, column_count);
           text_plan.AppendRow(encoder.EncodeRow(rs), *job->block,

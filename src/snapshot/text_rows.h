@@ -1,5 +1,6 @@
-// TextRows: the rows of a chunk's SELECT kept as their fields' text, packed into one buffer, so a
-// chunk can be read again (when its binlog window touched it) without holding a Cell per value.
+// TextRows: the rows of a chunk's SELECT kept as their fields' bytes (opaque: text-protocol text or
+// binary-protocol values alike), packed into one buffer, so a chunk can be read again (when its
+// binlog window touched it) without holding a Cell per value.
 // A field costs its bytes plus one length byte (five above 253 bytes); Clear() keeps the capacity.
 #pragma once
 
@@ -19,7 +20,7 @@ class TextRows {
     starts_.clear();
   }
   // Appends `row`'s first `fields` fields, read with row.IsNull(i) and row.Field(i) (e.g. a
-  // mysql::ResultSet positioned on a row).
+  // mysql::ResultSet or mysql::BinaryResultSet positioned on a row).
   template <typename Row>
   void Add(const Row& row, size_t fields) {
     starts_.push_back(bytes_.size());
