@@ -87,6 +87,7 @@ bool BinaryResultSet::Next() {
       return false;
     }
     ParseBinaryRow(packet, columns_, fields_, nulls_, c.peer());
+    row_ = packet;
     ++rows_read_;
     return true;
   } catch (const Error& e) {

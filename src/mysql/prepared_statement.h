@@ -44,6 +44,8 @@ class BinaryResultSet {
   bool Next();
   // The value's bytes (binary_row.h); valid until the next Next().
   std::string_view Field(size_t i) const { return fields_[i]; }
+  // The current row's whole packet, as ParseBinaryRow takes it; valid until the next Next().
+  std::string_view row() const { return row_; }
   bool IsNull(size_t i) const { return nulls_[i] != 0; }
   uint64_t rows_read() const { return rows_read_; }
   // For a statement without a result set: what the OK packet said.
@@ -58,6 +60,7 @@ class BinaryResultSet {
   std::vector<ColumnDefinition> columns_;
   std::vector<std::string_view> fields_;
   std::vector<uint8_t> nulls_;
+  std::string_view row_;
   uint64_t rows_read_ = 0;
   ExecuteResult execute_result_;
 };

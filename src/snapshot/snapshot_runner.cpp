@@ -30,13 +30,13 @@
 #include "pipeline/state_store.h"
 #include "pipeline/table_router.h"
 #include "pipeline/target_tables.h"
+#include "snapshot/binary_rows.h"
 #include "snapshot/binlog_window.h"
 #include "snapshot/chunk_sql.h"
 #include "snapshot/key_compare.h"
 #include "snapshot/progress.h"
 #include "snapshot/reconcile.h"
 #include "snapshot/row_arena.h"
-#include "snapshot/text_rows.h"
 
 namespace rowbridge::snapshot {
 
@@ -544,9 +544,10 @@ struct Plans {
 struct FetchedChunk {
   std::vector<std::string> lo, hi;  // key values (hex) after which and up to which; empty: open
   std::string query;
-  TextRows rows;                          // the values' binary-protocol bytes
-  std::vector<mapping::WireColumn> wire;  // how the server sent them
-  BinlogPoint low, high;                  // the SELECT saw the table at a point in [low, high]
+  BinaryRows rows;                               // the binary-protocol row packets
+  std::vector<mysql::ColumnDefinition> columns;  // of the result set, to read them again
+  std::vector<mapping::WireColumn> wire;         // how the server sent them
+  BinlogPoint low, high;  // the SELECT saw the table at a point in [low, high]
   std::future<void> done;
 };
 
@@ -594,8 +595,7 @@ std::vector<mapping::WireColumn> WireColumns(const CopiedTable& t,
 }
 
 // Reads `f.query` at a known binlog position (as the one-connection path does).
-void FetchChunk(const CopiedTable& t, mysql::Connection& sql, size_t column_count,
-                FetchedChunk& f) {
+void FetchChunk(const CopiedTable& t, mysql::Connection& sql, FetchedChunk& f) {
   f.rows.Clear();
   if (t.exact_snapshot) {
     f.high = f.low = BeginExactSnapshot(sql);
@@ -607,7 +607,8 @@ void FetchChunk(const CopiedTable& t, mysql::Connection& sql, size_t column_coun
     mysql::PreparedStatement statement = mysql::PreparedStatement::Prepare(sql, f.query);
     mysql::BinaryResultSet rs = statement.Execute();
     f.wire = WireColumns(t, rs);
-    while (rs.Next()) f.rows.Add(rs, column_count);
+    f.columns = rs.columns();
+    while (rs.Next()) f.rows.Add(rs.row());
   }
   sql.Execute("COMMIT");
   if (!t.exact_snapshot) f.high = PointOf(mysql::CurrentBinlogPosition(sql));
@@ -671,10 +672,10 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
   mapping::ConversionPlan& text_plan = *plans.plans[0].second;
 
   // One connection per table: the chunk's rows go straight from the result set into the block
-  // (converted while the source sends the rest), and are kept as text only to build the block
-  // again in the rare case the binlog window changed rows of this very chunk. Several: chunk ends
-  // are found ahead (a scan of the key index) and the next chunks are read on their own
-  // connections meanwhile; each block is then built from the text, in key order.
+  // (converted while the source sends the rest), and are kept as their row packets only to build
+  // the block again in the rare case the binlog window changed rows of this very chunk. Several:
+  // chunk ends are found ahead (a scan of the key index) and the next chunks are read on their own
+  // connections meanwhile; each block is then built from the kept packets, in key order.
   const uint64_t limit = std::max<uint64_t>(1, config.snapshot.chunk_rows);
   const size_t column_count = t.text_columns.size();
   const uint32_t fetchers = t.key.empty() ? 1 : ReadersPerTable();
@@ -684,7 +685,7 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
   bool all_dispatched = false;
   uint64_t dispatched = 0;
   // Finds the next chunk's end and starts reading it.
-  // Read chunks are recycled: their text buffers keep their capacity, so a copy does not touch
+  // Read chunks are recycled: their row buffers keep their capacity, so a copy does not touch
   // fresh pages (page faults were a tenth of the copy's CPU) for every chunk.
   std::vector<std::unique_ptr<FetchedChunk>> spare_chunks;
   auto dispatch = [&] {
@@ -731,12 +732,12 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
     if (fetch_connections.size() <= slot) fetch_connections.push_back(ChunkConnection());
     mysql::Connection& c = *fetch_connections[slot];
     FetchedChunk* chunk = f.get();
-    f->done = std::async(std::launch::async,
-                         [&t, &c, chunk, column_count] { FetchChunk(t, c, column_count, *chunk); });
+    f->done = std::async(std::launch::async, [&t, &c, chunk] { FetchChunk(t, c, *chunk); });
     fetching.push_back(std::move(f));
   };
 
-  TextRows chunk;
+  BinaryRows chunk;
+  std::vector<mysql::ColumnDefinition> chunk_columns;
   RowArena window_rows, earlier_rows;
   std::vector<WindowChange> changes, earlier;
   std::vector<Emitted> emitted, window_left;
@@ -759,7 +760,8 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
     bool last = false, streamed = false;
     UnitRecord unit;
     std::unique_ptr<FetchedChunk> fetched;
-    TextRows* rows = &chunk;
+    BinaryRows* rows = &chunk;
+    const std::vector<mysql::ColumnDefinition>* columns = &chunk_columns;
     lo.clear();
     hi.clear();
     if (fetchers > 1) {
@@ -768,6 +770,7 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
       fetching.pop_front();
       fetched->done.get();
       rows = &fetched->rows;
+      columns = &fetched->columns;
       encoder.Bind(fetched->wire);
       low = fetched->low;
       high = fetched->high;
@@ -794,8 +797,9 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
         mysql::PreparedStatement statement = mysql::PreparedStatement::Prepare(*sql, query);
         mysql::BinaryResultSet rs = statement.Execute();
         encoder.Bind(WireColumns(t, rs));
+        chunk_columns = rs.columns();
         while (rs.Next()) {
-          chunk.Add(rs, column_count);
+          chunk.Add(rs.row());
           text_plan.AppendRow(encoder.EncodeRow(rs), *job->block,
                               {mapping::RowKind::kInsert, chunk_version});
         }
@@ -805,7 +809,7 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
       if (!t.exact_snapshot) high = PointOf(mysql::CurrentBinlogPosition(*sql));
       last = t.key.empty() || chunk.size() < limit;
       if (!last) {
-        chunk.Get(chunk.size() - 1, column_count, fields);
+        chunk.Get(chunk.size() - 1, chunk_columns, t.label, fields);
         std::span<const Cell> row = encoder.Encode(fields);
         for (size_t i = 0; i < t.key.size(); ++i) unit.last_key.push_back(CellHex(row[t.key[i]]));
         hi = KeyCells(t, unit.last_key, hi_storage);
@@ -832,11 +836,11 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
     ChunkBounds bounds{lo, hi, false};
     reconciler.ReconcileWindow(earlier, changes, bounds, emitted);
     if (!streamed || reconciler.TouchesChunk()) {
-      // Built from the kept text, leaving out the rows the window replaced or removed and adding
-      // what it left.
+      // Built from the kept row packets, leaving out the rows the window replaced or removed and
+      // adding what it left.
       job->block->Clear();
       for (size_t r = 0; r < rows->size(); ++r) {
-        rows->Get(r, column_count, fields);
+        rows->Get(r, *columns, t.label, fields);
         std::span<const Cell> row = encoder.Encode(fields);
         if (!reconciler.Replaced(row))
           text_plan.AppendRow(row, *job->block, {mapping::RowKind::kInsert, chunk_version});

@@ -4,10 +4,10 @@
 #include <optional>
 
 #include "common/error.h"
+#include "snapshot/binary_rows.h"
 #include "snapshot/chunk_sql.h"
 #include "snapshot/progress.h"
 #include "snapshot/snapshot_state.h"
-#include "snapshot/text_rows.h"
 #include "unit/mapping_cells.h"
 
 namespace rowbridge::snapshot {
@@ -44,30 +44,48 @@ TEST(ChunkSql, AtOrBeforeKeyCondition) {
             "`a` <= 7 AND (`a` < 7 OR (`b` <= _binary X'78'))");
 }
 
-TEST(TextRows, KeepsFieldsAndNulls) {
-  struct FakeRow {
-    std::vector<std::optional<std::string>> fields;
-    bool IsNull(size_t i) const { return !fields[i]; }
-    std::string_view Field(size_t i) const { return *fields[i]; }
-  };
-  TextRows rows;
-  const FakeRow one{{std::string("a"), std::nullopt, std::string()}};
-  const FakeRow two{{std::string(253, 'x'), std::string(254, 'y'), std::string(70000, 'z')}};
-  rows.Add(one, 3);
-  rows.Add(two, 3);
-  ASSERT_EQ(rows.size(), 2u);
-  std::vector<std::optional<std::string_view>> got;
-  for (const FakeRow* row : {&two, &one, &two}) {
-    rows.Get(row == &one ? 0 : 1, 3, got);
-    ASSERT_EQ(got.size(), 3u);
-    for (size_t i = 0; i < 3; ++i) {
-      ASSERT_EQ(got[i].has_value(), row->fields[i].has_value()) << i;
-      if (got[i]) {
-        EXPECT_EQ(*got[i], *row->fields[i]) << i;
-      }
+TEST(BinaryRows, KeepsRowPacketsAndReadsThemBack) {
+  // Two columns: INT (MYSQL_TYPE_LONG, 4 bytes) and VARCHAR (MYSQL_TYPE_VAR_STRING,
+  // length-encoded).
+  std::vector<mysql::ColumnDefinition> columns(2);
+  columns[0].type = 3;
+  columns[1].type = 253;
+  auto row = [](std::optional<uint32_t> number, std::optional<std::string> text) {
+    std::string p(1, '\0');
+    // NULL bitmap: (2 + 9) / 8 = 1 byte, bit i + 2 for column i.
+    p.push_back(static_cast<char>((number ? 0 : 0x04) | (text ? 0 : 0x08)));
+    if (number) {
+      for (int b = 0; b < 4; ++b) p.push_back(static_cast<char>(*number >> (8 * b)));
     }
-  }
-  EXPECT_THROW(rows.Get(2, 3, got), Error);
+    if (text) {
+      if (text->size() < 251) {
+        p.push_back(static_cast<char>(text->size()));
+      } else {
+        p.push_back(static_cast<char>(0xfc));
+        p.push_back(static_cast<char>(text->size() & 0xff));
+        p.push_back(static_cast<char>(text->size() >> 8));
+      }
+      p += *text;
+    }
+    return p;
+  };
+  BinaryRows rows;
+  rows.Add(row(7, std::string("a")));
+  rows.Add(row(std::nullopt, std::string(300, 'y')));
+  rows.Add(row(0x01020304, std::nullopt));
+  ASSERT_EQ(rows.size(), 3u);
+  std::vector<std::optional<std::string_view>> got;
+  rows.Get(1, columns, "t", got);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_FALSE(got[0].has_value());
+  EXPECT_EQ(got[1], std::string(300, 'y'));
+  rows.Get(0, columns, "t", got);
+  EXPECT_EQ(got[0], std::string_view("\x07\0\0\0", 4));
+  EXPECT_EQ(got[1], "a");
+  rows.Get(2, columns, "t", got);
+  EXPECT_EQ(got[0], std::string_view("\x04\x03\x02\x01", 4));
+  EXPECT_FALSE(got[1].has_value());
+  EXPECT_THROW(rows.Get(3, columns, "t", got), Error);
   rows.Clear();
   EXPECT_EQ(rows.size(), 0u);
 }
