@@ -41,6 +41,7 @@ BinaryResultSet::BinaryResultSet(BinaryResultSet&& other) noexcept
       columns_(std::move(other.columns_)),
       fields_(std::move(other.fields_)),
       nulls_(std::move(other.nulls_)),
+      row_(other.row_),
       rows_read_(other.rows_read_),
       execute_result_(other.execute_result_) {
   other.connection_ = nullptr;
