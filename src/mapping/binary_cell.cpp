@@ -150,7 +150,6 @@ void CheckValue(const ColumnDef& column, WireColumn wire, std::string_view value
 
 void EncodeValue(const ColumnDef& column, WireColumn wire, std::string_view value,
                  CellBuffer& buffer, std::string_view context, Cell& cell) {
-  CheckWireColumn(column, wire, context);
   CheckValue(column, wire, value, context);
   uint8_t* p = buffer.data();
   switch (column.type) {
@@ -267,11 +266,7 @@ void EncodeValue(const ColumnDef& column, WireColumn wire, std::string_view valu
     case ColumnType::kJson:
     case ColumnType::kGeometry:
     case ColumnType::kVector: {
-      std::string_view bytes = value;
-      // Row events carry BINARY(n) without its 0x00 padding (the server strips the pad bytes).
-      if (column.type == ColumnType::kString && column.charset == 63) {
-        while (!bytes.empty() && bytes.back() == '\0') bytes.remove_suffix(1);
-      }
+      const std::string_view bytes = RowEventBytes(column, value);
       cell.data = reinterpret_cast<const uint8_t*>(bytes.data());
       cell.size = bytes.size();
       return;
@@ -362,6 +357,13 @@ void CheckWireColumn(const ColumnDef& column, WireColumn wire, std::string_view 
 void EncodeBinaryCell(const ColumnDef& column, WireColumn wire, uint32_t index,
                       std::optional<std::string_view> value, CellBuffer& buffer,
                       std::string_view context, Cell& cell) {
+  if (value) CheckWireColumn(column, wire, context);
+  EncodeCheckedBinaryCell(column, wire, index, value, buffer, context, cell);
+}
+
+void EncodeCheckedBinaryCell(const ColumnDef& column, WireColumn wire, uint32_t index,
+                             std::optional<std::string_view> value, CellBuffer& buffer,
+                             std::string_view context, Cell& cell) {
   cell.column = &column;
   cell.index = index;
   cell.is_json_diff = false;
@@ -404,8 +406,8 @@ std::span<const Cell> BinaryRowEncoder::Encode(
   if (fields.size() != columns_.size())
     Fail(ErrorCode::kInvalidArgument, "{} fields for {} columns", fields.size(), columns_.size());
   for (size_t i = 0; i < columns_.size(); ++i) {
-    EncodeBinaryCell(columns_[i], wire_[i], static_cast<uint32_t>(i), fields[i], buffers_[i],
-                     contexts_[i], cells_[i]);
+    EncodeCheckedBinaryCell(columns_[i], wire_[i], static_cast<uint32_t>(i), fields[i], buffers_[i],
+                            contexts_[i], cells_[i]);
   }
   return cells_;
 }

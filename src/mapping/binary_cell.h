@@ -56,6 +56,11 @@ void CheckWireColumn(const binlog::ColumnDef& column, WireColumn wire, std::stri
 void EncodeBinaryCell(const binlog::ColumnDef& column, WireColumn wire, uint32_t index,
                       std::optional<std::string_view> value, CellBuffer& buffer,
                       std::string_view context, binlog::Cell& cell);
+// The same for a `wire` already accepted by CheckWireColumn (BinaryRowEncoder::Bind checks each
+// column once per result set, not once per value).
+void EncodeCheckedBinaryCell(const binlog::ColumnDef& column, WireColumn wire, uint32_t index,
+                             std::optional<std::string_view> value, CellBuffer& buffer,
+                             std::string_view context, binlog::Cell& cell);
 
 // The cells of a whole row, with a buffer per column kept between rows.
 class BinaryRowEncoder {
@@ -79,8 +84,8 @@ class BinaryRowEncoder {
     for (size_t i = 0; i < columns_.size(); ++i) {
       std::optional<std::string_view> value;
       if (!row.IsNull(i)) value = row.Field(i);
-      EncodeBinaryCell(columns_[i], wire_[i], static_cast<uint32_t>(i), value, buffers_[i],
-                       contexts_[i], cells_[i]);
+      EncodeCheckedBinaryCell(columns_[i], wire_[i], static_cast<uint32_t>(i), value, buffers_[i],
+                              contexts_[i], cells_[i]);
     }
     return cells_;
   }

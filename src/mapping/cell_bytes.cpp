@@ -181,4 +181,11 @@ size_t PackTime2(bool negative, uint32_t hour, uint32_t minute, uint32_t second,
   return binlog::Time2Bytes(fsp);
 }
 
+std::string_view RowEventBytes(const binlog::ColumnDef& column, std::string_view value) {
+  if (column.type == binlog::ColumnType::kString && column.charset == 63) {
+    while (!value.empty() && value.back() == '\0') value.remove_suffix(1);
+  }
+  return value;
+}
+
 }  // namespace rowbridge::mapping

@@ -22,6 +22,10 @@ using CellBuffer = std::array<uint8_t, kCellBufferSize>;
 [[noreturn]] void BadSourceValue(std::string_view context, const binlog::ColumnDef& column,
                                  std::string_view shown, std::string_view why);
 
+// A string value's bytes as a row event carries them: BINARY(n) without its trailing 0x00 pad
+// bytes (the server strips them when it logs a row), everything else as it is.
+std::string_view RowEventBytes(const binlog::ColumnDef& column, std::string_view value);
+
 void StoreLittleEndian(uint8_t* p, uint64_t v, size_t n);
 void StoreBigEndian(uint8_t* p, uint64_t v, size_t n);
 

@@ -273,11 +273,7 @@ void EncodeTextCell(const ColumnDef& column, uint32_t index, std::optional<std::
     case ColumnType::kJson:
     case ColumnType::kGeometry:
     case ColumnType::kVector: {
-      std::string_view bytes = *text;
-      // Row events carry BINARY(n) without its 0x00 padding (the server strips the pad bytes).
-      if (column.type == ColumnType::kString && column.charset == 63) {
-        while (!bytes.empty() && bytes.back() == '\0') bytes.remove_suffix(1);
-      }
+      const std::string_view bytes = RowEventBytes(column, *text);
       cell.data = reinterpret_cast<const uint8_t*>(bytes.data());
       cell.size = bytes.size();
       return;
