@@ -10,7 +10,8 @@
 #     --out DIR      also write results.md there
 #     --smoke        20,000 rows, one round: checks that everything works, measures nothing
 #     --keep         keep the work directory (config, logs)
-#   ROWBRIDGE_BENCH_PERF=FILE in the environment: `perf record` rowbridge's catch-up into FILE.
+#   ROWBRIDGE_BENCH_PERF=FILE in the environment: `perf record` rowbridge's catch-up into FILE
+#   (options: ROWBRIDGE_BENCH_PERF_OPTIONS, default "-F 999"; e.g. "-e page-faults -c 20 -g").
 #
 # 1. `rowbridge run` starts once on an empty seed table (bifrost_test.binlog_field_test_1, MyISAM)
 #    so that it has a checkpoint, and is stopped (SIGTERM).
@@ -103,7 +104,8 @@ bench_rowbridge_start "$config" "$log"
 perf_pid=""
 if [[ -n "${ROWBRIDGE_BENCH_PERF:-}" ]]; then
   echo "$RB_PID" >"$ROWBRIDGE_BENCH_PERF.pid"
-  perf record -a -F 999 -o "$ROWBRIDGE_BENCH_PERF" >/dev/null 2>&1 &
+  # shellcheck disable=SC2086 # the options are words on purpose
+  perf record -a ${ROWBRIDGE_BENCH_PERF_OPTIONS:--F 999} -o "$ROWBRIDGE_BENCH_PERF" >/dev/null 2>&1 &
   perf_pid=$!
   BENCH_PIDS+=("$perf_pid")
 fi

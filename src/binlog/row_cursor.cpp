@@ -76,7 +76,6 @@ size_t RowCursor::DecodeImage(std::string_view columns, size_t present, bool aft
                               std::vector<Cell>& cells) {
   const auto* data = reinterpret_cast<const uint8_t*>(event_->rows.data());
   const size_t size = event_->rows.size();
-  const auto& map = table_->map;
   const uint8_t* col_bits = reinterpret_cast<const uint8_t*>(columns.data());
 
   const uint8_t* partial_bits = nullptr;
@@ -107,41 +106,56 @@ size_t RowCursor::DecodeImage(std::string_view columns, size_t present, bool aft
   const uint8_t* nulls = data + pos_;
   pos_ += null_bytes;
 
+  // Every row runs this loop once per value; the image with every column present (the usual
+  // one) gets a copy without the column bitmap and JSON tests.
+  if (present == table_->map.columns.size() && partial_bits == nullptr)
+    return DecodeValues<true>(nulls, col_bits, nullptr, cells);
+  return DecodeValues<false>(nulls, col_bits, partial_bits, cells);
+}
+
+template <bool kEveryColumn>
+size_t RowCursor::DecodeValues(const uint8_t* nulls, const uint8_t* col_bits,
+                               const uint8_t* partial_bits, std::vector<Cell>& cells) {
+  // The cursor state lives in locals: a member would be reloaded after every Cell store, which
+  // the compiler must assume may alias it.
+  const auto* data = reinterpret_cast<const uint8_t*>(event_->rows.data());
+  const size_t size = event_->rows.size();
+  const size_t ncols = table_->map.columns.size();
+  const ColumnSlot* const layout = table_->layout.data();
+  const ColumnDef* const defs = table_->map.columns.data();
+  Cell* const out = cells.data();
+  size_t pos = pos_;
   size_t k = 0;
   size_t json_index = 0;
-  const size_t ncols = map.columns.size();
-  const ColumnSlot* const layout = table_->layout.data();
   for (size_t col = 0; col < ncols; ++col) {
-    const ColumnDef& def = map.columns[col];
     bool json_diff = false;
-    // Only a partial-JSON image reads the column's type here: ColumnDef is large, and touching
-    // one per value costs more than the rest of the loop.
-    if (partial_bits != nullptr && def.type == ColumnType::kJson) {
-      json_diff = LsbBit(partial_bits, json_index);
-      ++json_index;
+    if constexpr (!kEveryColumn) {
+      // Only a partial-JSON image reads the column's type here: ColumnDef is large, and touching
+      // one per value costs more than the rest of the loop.
+      if (partial_bits != nullptr && defs[col].type == ColumnType::kJson) {
+        json_diff = LsbBit(partial_bits, json_index);
+        ++json_index;
+      }
+      if (!LsbBit(col_bits, col)) continue;
     }
-    if (!LsbBit(col_bits, col)) continue;
-    Cell& cell = cells[k];
-    cell.column = &def;
+    Cell& cell = out[k];
+    cell.column = defs + col;
     cell.index = static_cast<uint32_t>(col);
-    cell.is_json_diff = false;
     if (LsbBit(nulls, k)) {
       cell.is_null = true;
+      cell.is_json_diff = false;
       cell.data = nullptr;
       cell.size = 0;
       ++k;
       continue;
     }
-    cell.is_null = false;
     const ColumnSlot slot = layout[col];
     size_t value_size;
     if (slot.kind == ColumnSlot::kFixed) {
       value_size = slot.bytes;
-    } else if (slot.kind == ColumnSlot::kPrefixed) {
-      if (slot.bytes > size - pos_) {
-        Corrupt(pos_, fmt::format("column {} ({}): truncated length", col + 1, def.name));
-      }
-      const uint8_t* len = data + pos_;
+    } else if (slot.kind == ColumnSlot::kPrefixed) [[likely]] {
+      if (slot.bytes > size - pos) BadValue(pos, col, 0);
+      const uint8_t* len = data + pos;
       switch (slot.bytes) {
         case 1:
           value_size = len[0];
@@ -154,25 +168,37 @@ size_t RowCursor::DecodeImage(std::string_view columns, size_t present, bool aft
           for (size_t i = 0; i < slot.bytes; ++i)
             value_size |= static_cast<size_t>(len[i]) << (8 * i);
       }
-      pos_ += slot.bytes;
+      pos += slot.bytes;
     } else {
-      Fail(ErrorCode::kUnsupported,
-           "{} at offset {}: {}.{} column {} {}: type {} (meta {}) cannot be decoded",
-           event_->context, event_->event_offset, map.database, map.table, col + 1, def.name,
-           ColumnTypeName(def.type), def.meta);
+      BadValue(pos, col, 0);
     }
-    if (value_size > size - pos_) {
-      Corrupt(pos_,
-              fmt::format("column {} {} ({}): value of {} bytes overruns the event ({} left)",
-                          col + 1, def.name, ColumnTypeName(def.type), value_size, size - pos_));
-    }
-    cell.data = data + pos_;
-    cell.size = value_size;
+    if (value_size > size - pos) BadValue(pos, col, value_size);
+    cell.is_null = false;
     cell.is_json_diff = json_diff;
-    pos_ += value_size;
+    cell.data = data + pos;
+    cell.size = value_size;
+    pos += value_size;
     ++k;
   }
+  pos_ = pos;
   return k;
+}
+
+void RowCursor::BadValue(size_t pos, size_t col, size_t value_size) {
+  pos_ = pos;
+  const ColumnDef& def = table_->map.columns[col];
+  const ColumnSlot slot = table_->layout[col];
+  if (slot.kind == ColumnSlot::kPrefixed && slot.bytes > event_->rows.size() - pos)
+    Corrupt(pos, fmt::format("column {} ({}): truncated length", col + 1, def.name));
+  if (slot.kind != ColumnSlot::kFixed && slot.kind != ColumnSlot::kPrefixed) {
+    Fail(ErrorCode::kUnsupported,
+         "{} at offset {}: {}.{} column {} {}: type {} (meta {}) cannot be decoded",
+         event_->context, event_->event_offset, table_->map.database, table_->map.table, col + 1,
+         def.name, ColumnTypeName(def.type), def.meta);
+  }
+  Corrupt(pos, fmt::format("column {} {} ({}): value of {} bytes overruns the event ({} left)",
+                           col + 1, def.name, ColumnTypeName(def.type), value_size,
+                           event_->rows.size() - pos));
 }
 
 }  // namespace rowbridge::binlog

@@ -44,6 +44,11 @@ class RowCursor {
  private:
   size_t DecodeImage(std::string_view columns, size_t present, bool after_image,
                      std::vector<Cell>& cells);
+  template <bool kEveryColumn>
+  size_t DecodeValues(const uint8_t* nulls, const uint8_t* col_bits, const uint8_t* partial_bits,
+                      std::vector<Cell>& cells);
+  // The cold path of DecodeValues: throws for the value of column `col` at `pos`.
+  [[noreturn]] [[gnu::noinline]] void BadValue(size_t pos, size_t col, size_t value_size);
   [[noreturn]] void Corrupt(size_t at, const std::string& what) const;
 
   const RowsEvent* event_ = nullptr;

@@ -264,7 +264,11 @@ void Client::SendQuery(std::string_view sql, const QueryOptions& options) {
 void Client::SendData(const Block& block) {
   WriteDataHeader(out_);
   if (query_compressed_) {
-    frames_.Start(*codec_, out_.mutable_data());
+    // Each frame goes to the socket as soon as it is made (see FrameStream's drain).
+    frames_.Start(*codec_, out_.mutable_data(), [this](std::string& bytes) {
+      connection_->WriteAll(bytes);
+      bytes.clear();
+    });
     WriteBlock(frames_, block, server_.negotiated_revision, block_);
     frames_.Finish();
   } else {

@@ -262,17 +262,23 @@ FrameStream::FrameStream(size_t max_frame_input) : max_frame_input_(max_frame_in
   }
 }
 
-void FrameStream::Start(FrameCodec& codec, std::string& out) {
+void FrameStream::Start(FrameCodec& codec, std::string& out, Drain drain) {
   codec_ = &codec;
   out_ = &out;
+  drain_ = std::move(drain);
   pending_.clear();
+}
+
+void FrameStream::CompressFrame(std::string_view piece) {
+  codec_->CompressOne(piece, *out_);
+  if (drain_) drain_(*out_);
 }
 
 void FrameStream::Append(std::string_view bytes) {
   if (codec_ == nullptr) Fail(ErrorCode::kInternal, "FrameStream::Append before Start");
   while (!bytes.empty()) {
     if (pending_.empty() && bytes.size() >= max_frame_input_) {
-      codec_->CompressOne(bytes.substr(0, max_frame_input_), *out_);
+      CompressFrame(bytes.substr(0, max_frame_input_));
       bytes.remove_prefix(max_frame_input_);
       continue;
     }
@@ -280,7 +286,7 @@ void FrameStream::Append(std::string_view bytes) {
     pending_.append(bytes.data(), take);
     bytes.remove_prefix(take);
     if (pending_.size() == max_frame_input_) {
-      codec_->CompressOne(pending_, *out_);
+      CompressFrame(pending_);
       pending_.clear();
     }
   }
@@ -288,10 +294,11 @@ void FrameStream::Append(std::string_view bytes) {
 
 void FrameStream::Finish() {
   if (codec_ == nullptr) Fail(ErrorCode::kInternal, "FrameStream::Finish before Start");
-  if (!pending_.empty()) codec_->CompressOne(pending_, *out_);
+  if (!pending_.empty()) CompressFrame(pending_);
   pending_.clear();
   codec_ = nullptr;
   out_ = nullptr;
+  drain_ = nullptr;
 }
 
 }  // namespace rowbridge::clickhouse

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -109,13 +110,21 @@ class FrameCodec {
 // never has to be assembled in one buffer before it is compressed.
 //
 // Reusable: Start() begins the next stream and keeps the pending buffer's capacity.
+//
+// With a drain, `out` is handed to it after every whole frame, and the drain empties it (a client
+// writes it to the socket). A 20 MiB block then never sits compressed in memory: `out` stays at
+// about one frame, whose pages stay mapped and in cache, instead of growing to the block's size on
+// every writer's first batches (page faults and realloc copies cost more than LZ4's output).
 class FrameStream {
  public:
+  using Drain = std::function<void(std::string& out)>;
+
   // Throws Error(kInvalidArgument) unless 1 <= max_frame_input <= 1 GiB.
   explicit FrameStream(size_t max_frame_input = 1u << 20);
 
-  // Begins a stream whose frames `codec` appends to `out`; both must outlive Finish().
-  void Start(FrameCodec& codec, std::string& out);
+  // Begins a stream whose frames `codec` appends to `out`; both must outlive Finish(). `drain`,
+  // if set, must leave `out` empty (what it throws propagates out of Append).
+  void Start(FrameCodec& codec, std::string& out, Drain drain = nullptr);
   void Append(std::string_view bytes);
   // Compresses what is still pending (the last, shorter frame). An empty stream appends nothing.
   void Finish();
@@ -124,7 +133,10 @@ class FrameStream {
   size_t max_frame_input_;
   FrameCodec* codec_ = nullptr;
   std::string* out_ = nullptr;
+  Drain drain_;
   std::string pending_;
+
+  void CompressFrame(std::string_view piece);
 };
 
 }  // namespace rowbridge::clickhouse

@@ -1,6 +1,7 @@
 // FrameStream and WriteBlock(FrameStream&): the piecewise path must give byte for byte the frames
 // of serializing the whole block into one buffer and compressing it with FrameCodec::Compress.
 #include <gtest/gtest.h>
+#include <lz4.h>
 
 #include <cstring>
 #include <random>
@@ -56,6 +57,39 @@ TEST(ClickHouseFrameStream, SameFramesAsCompressForAnySplit) {
       }
     }
   }
+}
+
+// With a drain, every whole frame leaves `out` at once, and the drained bytes are the frames of
+// the undrained stream.
+TEST(ClickHouseFrameStream, DrainTakesEachFrameAsItIsMade) {
+  const std::string data = Bytes(50000, 2);
+  const size_t frame = 4096;
+  FrameCodec codec(CompressionMethod::kLz4);
+  std::string expected;
+  codec.Compress(data, expected, frame);
+  FrameStream stream(frame);
+  std::string out = "header";
+  std::string drained;
+  size_t drains = 0;
+  size_t largest_out = 0;
+  stream.Start(codec, out, [&](std::string& bytes) {
+    largest_out = std::max(largest_out, bytes.size());
+    drained += bytes;
+    bytes.clear();
+    ++drains;
+  });
+  for (size_t pos = 0; pos < data.size(); pos += 700)
+    stream.Append(std::string_view(data).substr(pos, 700));
+  stream.Finish();
+  EXPECT_EQ(drained + out, "header" + expected);
+  EXPECT_EQ(out, "");
+  EXPECT_EQ(drains, (data.size() + frame - 1) / frame);
+  EXPECT_LE(largest_out, std::string("header").size() + 16 + 9 + LZ4_COMPRESSBOUND(4096));
+  // The next stream without a drain appends to `out` again.
+  stream.Start(codec, out);
+  stream.Append(data);
+  stream.Finish();
+  EXPECT_EQ(out, expected);
 }
 
 TEST(ClickHouseFrameStream, EmptyStreamAndMisuse) {
