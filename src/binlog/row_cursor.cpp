@@ -196,9 +196,9 @@ void RowCursor::BadValue(size_t pos, size_t col, size_t value_size) {
          event_->context, event_->event_offset, table_->map.database, table_->map.table, col + 1,
          def.name, ColumnTypeName(def.type), def.meta);
   }
-  Corrupt(pos, fmt::format("column {} {} ({}): value of {} bytes overruns the event ({} left)",
-                           col + 1, def.name, ColumnTypeName(def.type), value_size,
-                           event_->rows.size() - pos));
+  Corrupt(pos,
+          fmt::format("column {} {} ({}): value of {} bytes overruns the event ({} left)", col + 1,
+                      def.name, ColumnTypeName(def.type), value_size, event_->rows.size() - pos));
 }
 
 }  // namespace rowbridge::binlog
