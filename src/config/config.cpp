@@ -34,6 +34,8 @@ const char* SourceFlavorName(SourceFlavor flavor) {
 
 const char* CompressionName(Compression compression) {
   switch (compression) {
+    case Compression::kAuto:
+      return "auto";
     case Compression::kLz4:
       return "lz4";
     case Compression::kZstd:

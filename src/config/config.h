@@ -53,7 +53,9 @@ struct SourceConfig {
   ReconnectConfig reconnect;
 };
 
-enum class Compression { kLz4, kZstd, kNone };
+// kAuto: none when the target host is a loopback address (compressing for a copy in the same
+// machine's memory only costs CPU; clickhouse-client decides the same way since 21.4), else LZ4.
+enum class Compression { kAuto, kLz4, kZstd, kNone };
 
 struct TargetConfig {
   std::string host;      // required
@@ -62,7 +64,7 @@ struct TargetConfig {
   std::string password;              // a secret
   std::string database = "default";  // where unqualified rule targets and the state table live
   TlsConfig tls;                     // kPreferred is rejected: the native port is TLS or not
-  Compression compression = Compression::kLz4;
+  Compression compression = Compression::kAuto;
   std::string cluster;   // non-empty: DDL runs ON CLUSTER `cluster`
   uint32_t writers = 4;  // parallel insert connections, 1..64
   Duration connect_timeout{10000};

@@ -203,9 +203,11 @@ class Loader {
     // The ClickHouse convention: 9000 plain, 9440 TLS.
     t.port = t.tls.mode == TlsMode::kDisabled ? 9000 : 9440;
     m.UInt("port", t.port, 1, 65535);
-    m.Enum(
-        "compression", t.compression,
-        {{"lz4", Compression::kLz4}, {"zstd", Compression::kZstd}, {"none", Compression::kNone}});
+    m.Enum("compression", t.compression,
+           {{"auto", Compression::kAuto},
+            {"lz4", Compression::kLz4},
+            {"zstd", Compression::kZstd},
+            {"none", Compression::kNone}});
     NonEmpty(m, "cluster", t.cluster);
     m.UInt("writers", t.writers, 1, 64);
     m.Duration("connect_timeout", t.connect_timeout, milliseconds(100), hours(1));

@@ -1,5 +1,11 @@
 #include "pipeline/connection_options.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <cctype>
+#include <string>
+
 namespace rowbridge::pipeline {
 
 TlsOptions ToTlsOptions(const config::TlsConfig& tls) {
@@ -52,18 +58,37 @@ clickhouse::ClientOptions TargetClientOptions(const config::TargetConfig& target
   o.tcp.read_timeout = target.query_timeout;
   o.tcp.write_timeout = target.query_timeout;
   o.tls = ToTlsOptions(target.tls);
-  switch (target.compression) {
-    case config::Compression::kLz4:
-      o.compression = clickhouse::CompressionMethod::kLz4;
-      break;
-    case config::Compression::kZstd:
-      o.compression = clickhouse::CompressionMethod::kZstd;
-      break;
-    case config::Compression::kNone:
-      o.compression = clickhouse::CompressionMethod::kNone;
-      break;
-  }
+  o.compression = TargetCompression(target);
   return o;
+}
+
+clickhouse::CompressionMethod TargetCompression(const config::TargetConfig& target) {
+  switch (target.compression) {
+    case config::Compression::kAuto:
+      return IsLoopbackHost(target.host) ? clickhouse::CompressionMethod::kNone
+                                         : clickhouse::CompressionMethod::kLz4;
+    case config::Compression::kLz4:
+      return clickhouse::CompressionMethod::kLz4;
+    case config::Compression::kZstd:
+      return clickhouse::CompressionMethod::kZstd;
+    case config::Compression::kNone:
+      return clickhouse::CompressionMethod::kNone;
+  }
+  return clickhouse::CompressionMethod::kLz4;
+}
+
+bool IsLoopbackHost(std::string_view host) {
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  if (host == "::1") return true;
+  std::string lower(host);
+  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (lower == "localhost" || lower == "localhost.") return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, lower.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, lower.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
+  return false;
 }
 
 }  // namespace rowbridge::pipeline

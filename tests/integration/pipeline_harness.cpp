@@ -145,6 +145,7 @@ RowbridgeProcess::RowbridgeProcess(std::filesystem::path dir, PipelineConfig con
       << "  port: " << c.clickhouse.port << "\n"
       << "  database: " << c.target_database << "\n"
       << "  writers: " << c.writers << "\n"
+      << (c.compression.empty() ? "" : "  compression: " + c.compression + "\n")
       << "  connect_timeout: 3s\n"
       << "  query_timeout: 30s\n"
       << "tables:\n"

@@ -44,6 +44,8 @@ struct PipelineConfig {
   std::string heartbeat_period = "1s";
   std::string read_timeout = "3s";
   uint32_t writers = 2;
+  // target.compression; empty = the default (auto: none, since the test server is on 127.0.0.1).
+  std::string compression;
   bool file_state = false;  // state in <dir>/state instead of ClickHouse
   bool snapshot = false;    // snapshot.enabled: copy existing rows on a first start
   uint32_t server_id = 4242;

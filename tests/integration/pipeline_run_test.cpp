@@ -68,7 +68,8 @@ TEST_F(PipelineRunTest, ReplicaAndChangelogTablesMatchTheSource) {
   Workload workload(20240501, source_db_);
   RunMysqlSql(mysql_, workload.Schema());
   PipelineConfig config = Config(WorkloadRules(source_db_));
-  config.max_rows = 64;  // the big transaction spans several batches
+  config.max_rows = 64;        // the big transaction spans several batches
+  config.compression = "lz4";  // the path to a remote server (the default is none on loopback)
   RowbridgeProcess rb(dir.path(), config);
   StartAndWaitForCheckpoint(rb);
 
@@ -330,6 +331,7 @@ TEST_F(PipelineRunTest, FirstStartCopiesExistingRowsThenStreams) {
                                  "    conversion: {on_out_of_range: clamp}\n");
   config.snapshot = true;
   config.max_rows = 40;
+  config.compression = "zstd";
   RowbridgeProcess rb(dir.path(), config);
   std::atomic<bool> writing{true};
   std::string writer_error;

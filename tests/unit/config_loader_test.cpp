@@ -56,7 +56,7 @@ TEST(ConfigLoader, FillsEveryDefault) {
   EXPECT_EQ(c.target.user, "default");
   EXPECT_EQ(c.target.database, "default");
   EXPECT_EQ(c.target.tls.mode, TlsMode::kDisabled);
-  EXPECT_EQ(c.target.compression, Compression::kLz4);
+  EXPECT_EQ(c.target.compression, Compression::kAuto);
   EXPECT_EQ(c.target.cluster, "");
   EXPECT_EQ(c.target.writers, 4u);
   ASSERT_EQ(c.tables.size(), 1u);
@@ -288,7 +288,7 @@ target:
   database: default
   tls:
     mode: disabled
-  compression: lz4
+  compression: auto
   writers: 4
   connect_timeout: 10s
   query_timeout: 5m

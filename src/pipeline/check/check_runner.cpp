@@ -14,44 +14,15 @@
 #include "mysql/connection.h"
 #include "pipeline/check/source_table.h"
 #include "pipeline/check/table_check.h"
+#include "pipeline/connection_options.h"
 
 namespace rowbridge::pipeline::check {
 
 namespace {
 
-TlsMode ToTlsMode(config::TlsMode mode) {
-  switch (mode) {
-    case config::TlsMode::kDisabled:
-      return TlsMode::kDisabled;
-    case config::TlsMode::kPreferred:
-      return TlsMode::kPreferred;
-    case config::TlsMode::kRequired:
-      return TlsMode::kRequired;
-    case config::TlsMode::kVerifyCa:
-      return TlsMode::kVerifyCa;
-    case config::TlsMode::kVerifyIdentity:
-      return TlsMode::kVerifyIdentity;
-  }
-  return TlsMode::kDisabled;
-}
-
-TlsOptions ToTlsOptions(const config::TlsConfig& tls) {
-  TlsOptions o;
-  o.mode = ToTlsMode(tls.mode);
-  o.ca_file = tls.ca;
-  o.cert_file = tls.cert;
-  o.key_file = tls.key;
-  return o;
-}
-
 std::unique_ptr<mysql::Connection> ConnectSource(const config::SourceConfig& c) {
-  mysql::ConnectOptions o;
-  o.host = c.host;
-  o.port = c.port;
-  o.user = c.user;
-  o.password = c.password;
-  o.tls = ToTlsOptions(c.tls);
-  o.tcp.connect_timeout = c.connect_timeout;
+  mysql::ConnectOptions o = SourceConnectOptions(c);
+  // Checksum queries over large key ranges may take longer than a replication read.
   o.tcp.read_timeout = std::max(c.read_timeout, config::Duration(300000));
   o.program_name = "rowbridge check";
   auto conn = mysql::Connection::Connect(o);
@@ -61,20 +32,9 @@ std::unique_ptr<mysql::Connection> ConnectSource(const config::SourceConfig& c) 
 }
 
 std::unique_ptr<clickhouse::Client> ConnectTarget(const config::TargetConfig& c) {
-  clickhouse::ClientOptions o;
-  o.host = c.host;
-  o.port = c.port;
-  o.user = c.user;
-  o.password = c.password;
+  clickhouse::ClientOptions o = TargetClientOptions(c);
   o.database = c.database;
-  o.tls = ToTlsOptions(c.tls);
-  o.tcp.connect_timeout = c.connect_timeout;
-  o.tcp.read_timeout = c.query_timeout;
   o.client_name = "rowbridge check";
-  o.compression = c.compression == config::Compression::kZstd ? clickhouse::CompressionMethod::kZstd
-                  : c.compression == config::Compression::kNone
-                      ? clickhouse::CompressionMethod::kNone
-                      : clickhouse::CompressionMethod::kLz4;
   return std::make_unique<clickhouse::Client>(std::move(o));
 }
 

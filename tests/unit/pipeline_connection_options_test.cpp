@@ -1,0 +1,47 @@
+// Which compression target.compression means for a host: auto is none on loopback, LZ4 elsewhere.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "config/config.h"
+#include "pipeline/connection_options.h"
+
+namespace rowbridge::pipeline {
+namespace {
+
+using clickhouse::CompressionMethod;
+
+TEST(PipelineConnectionOptions, LoopbackHosts) {
+  for (const char* host : {"127.0.0.1", "127.255.3.4", "localhost", "LocalHost", "localhost.",
+                           "::1", "[::1]", "0:0:0:0:0:0:0:1"})
+    EXPECT_TRUE(IsLoopbackHost(host)) << host;
+  for (const char* host :
+       {"", "10.0.0.1", "128.0.0.1", "1.127.0.0", "126.255.255.255", "clickhouse.internal",
+        "localhost.example.com", "::2", "[::1", "::ffff:127.0.0.1", "127.0.0.1.nip.io"})
+    EXPECT_FALSE(IsLoopbackHost(host)) << host;
+}
+
+TEST(PipelineConnectionOptions, CompressionAutoIsNoneOnlyOnLoopback) {
+  config::TargetConfig target;
+  EXPECT_EQ(target.compression, config::Compression::kAuto);  // the default
+  target.host = "127.0.0.1";
+  EXPECT_EQ(TargetCompression(target), CompressionMethod::kNone);
+  EXPECT_EQ(TargetClientOptions(target).compression, CompressionMethod::kNone);
+  target.host = "ch-1.example.com";
+  EXPECT_EQ(TargetCompression(target), CompressionMethod::kLz4);
+  EXPECT_EQ(TargetClientOptions(target).compression, CompressionMethod::kLz4);
+  // An explicit choice holds on any host.
+  for (const char* host : {"127.0.0.1", "ch-1.example.com"}) {
+    target.host = host;
+    target.compression = config::Compression::kLz4;
+    EXPECT_EQ(TargetCompression(target), CompressionMethod::kLz4) << host;
+    target.compression = config::Compression::kZstd;
+    EXPECT_EQ(TargetCompression(target), CompressionMethod::kZstd) << host;
+    target.compression = config::Compression::kNone;
+    EXPECT_EQ(TargetCompression(target), CompressionMethod::kNone) << host;
+    target.compression = config::Compression::kAuto;
+  }
+}
+
+}  // namespace
+}  // namespace rowbridge::pipeline
