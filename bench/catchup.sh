@@ -5,6 +5,8 @@
 #   bench/catchup.sh [--rows N] [--rounds N] [--max-string N] [--build DIR] [--out DIR] [--smoke] [--keep]
 #     --rows N       backlog of seed rows (default 1000000)
 #     --rounds N     rounds of each baseline; the median is shown (default 3)
+#     --compression M  rowbridge's target.compression: auto (default; none here, on 127.0.0.1),
+#                    lz4, zstd or none. clickhouse-client's baseline compresses the same way.
 #     --max-string N longest generated string/blob of a row (loadgen; default 32)
 #     --build DIR    where rowbridge and rowbridge-loadgen are (default build/rel, a Release build)
 #     --out DIR      also write results.md there
@@ -30,16 +32,24 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-rows=1000000 rounds=3 max_string=32 build="$BENCH_ROOT/build/rel" out="" smoke=0 keep=0
+rows=1000000 rounds=3 compression=auto max_string=32 build="$BENCH_ROOT/build/rel" out="" smoke=0 keep=0
 while (($#)); do
   case "$1" in
     --rows) rows="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
+    --compression) compression="$2"; shift 2 ;;
     *) bench_common_option "$@"; shift "$BENCH_SHIFT" ;;
   esac
 done
 if ((smoke)); then rows=20000 rounds=1; fi
 BENCH_BUILD="$(bench_build_dir "$build")"
+# clickhouse-client's flags for the same compression (auto means none: the server is local).
+case "$compression" in
+  auto | none) client_compression=(--compression 0) ;;
+  lz4) client_compression=(--compression 1) ;;
+  zstd) client_compression=(--compression 1 --network_compression_method zstd) ;;
+  *) bench_die "--compression: auto, lz4, zstd or none, not '$compression'" ;;
+esac
 command -v mariadb-binlog >/dev/null || bench_die "mariadb-binlog is not installed"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/rowbridge-catchup.XXXXXX")"
@@ -55,7 +65,7 @@ bench_create_seed_ch_table bench.client
 port="$(bench_free_port)"
 config="$work/rowbridge.yaml"
 {
-  bench_config_head "$work/state" "$port" 4802
+  BENCH_COMPRESSION="$compression" bench_config_head "$work/state" "$port" 4802
   cat <<EOF
 tables:
   - match: bifrost_test.binlog_field_test_1
@@ -150,7 +160,7 @@ for ((r = 1; r <= rounds; r++)); do
   c0="$(bench_cpu_ticks "$ROWBRIDGE_TEST_CH_PID")"
   /usr/bin/time -f "%e %U %S" -o "$work/time" \
     clickhouse-client --host 127.0.0.1 --port "$ROWBRIDGE_TEST_CH_PORT" \
-    --query "INSERT INTO bench.client FORMAT Native" <"$work/rows.native"
+    "${client_compression[@]}" --query "INSERT INTO bench.client FORMAT Native" <"$work/rows.native"
   c1="$(bench_cpu_ticks "$ROWBRIDGE_TEST_CH_PID")"
   awk -v c0="$c0" -v c1="$c1" -v hz="$BENCH_HZ" '{printf "%s %.2f %.2f\n", $1, $2 + $3, (c1 - c0) / hz}' \
     "$work/time" >>"$work/client"
@@ -174,11 +184,13 @@ awk -v rows="$rows" -v t0="$t0" -v t_rows="$t_rows" -v t_ckpt="$t_ckpt" -v ticks
   -v mb="$binlog_bytes" -v native_mb="$(stat -c %s "$work/rows.native")" -v rounds="$rounds" \
   -v cli_s="$(col client 1)" -v cli_cpu="$(col client 2)" -v cli_ch="$(col client 3)" \
   -v mdb_s="$(col mariadb 1)" -v mdb_cpu="$(col mariadb 2)" -v smoke="$smoke" \
+  -v compression="$compression" -v client_flags="${client_compression[*]}" \
   -v loadavg="$(bench_loadavg)" -v cores="$(nproc)" -v server="$(bench_ch --query "SELECT version()")" '
 BEGIN {
   rb_s = t_rows - t0; rb_cpu = ticks / hz; rb_rps = rows / rb_s; cli_rps = rows / cli_s
   printf "\ncatch-up of a backlog of %d seed rows (binlog %.1f MB; Native %.1f MB)%s\n", rows, mb / 1e6, native_mb / 1e6, smoke ? " (SMOKE: not a measurement)" : ""
-  printf "MariaDB 10.11 -> ClickHouse %s on 127.0.0.1, %d cores, load average at the end %s; baselines: medians of %d rounds\n\n", server, cores, loadavg, rounds
+  printf "MariaDB 10.11 -> ClickHouse %s on 127.0.0.1, %d cores, load average at the end %s; baselines: medians of %d rounds\n", server, cores, loadavg, rounds
+  printf "compression of the blocks sent: rowbridge target.compression %s, clickhouse-client the same (%s)\n\n", compression, client_flags
   printf "| what | seconds | rows/s | CPU s | rows per CPU-second | CPU s per M rows | ClickHouse server CPU s | peak RSS MiB |\n"
   printf "|---|---:|---:|---:|---:|---:|---:|---:|\n"
   printf "| rowbridge run: start -> every row in ClickHouse | %.2f | %.0f | %.2f | %.0f | %.2f | %.2f | %.0f |\n", rb_s, rb_rps, rb_cpu, rows / rb_cpu, rb_cpu / rows * 1e6, (ch_cpu1 - ch_cpu0) / hz, hwm / 1024

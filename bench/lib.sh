@@ -130,7 +130,8 @@ bench_create_seed_ch_table() {
 
 # bench_config_head STATE_DIR HTTP_PORT SERVER_ID [SOURCE_KEY...]: the source/target/state/http/log
 # part of a rowbridge configuration (target database bifrost_test), with extra `source:` keys
-# ("heartbeat_period: 1s"); the caller appends `tables:` etc.
+# ("heartbeat_period: 1s"); the caller appends `tables:` etc. BENCH_COMPRESSION, if set, is
+# target.compression.
 bench_config_head() {
   cat <<EOF
 # Written by $(basename "$0") (docs/configuration.md describes every key).
@@ -146,6 +147,7 @@ target:
   host: 127.0.0.1
   port: $ROWBRIDGE_TEST_CH_PORT
   database: bifrost_test
+$([[ -z "${BENCH_COMPRESSION:-}" ]] || echo "  compression: $BENCH_COMPRESSION")
 state: {store: file, path: $1}
 http: {listen: "127.0.0.1:$2"}
 log: {level: info}

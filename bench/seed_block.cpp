@@ -65,59 +65,31 @@ std::string SeedClickHouseDdl(const std::string& qualified_table) {
 }
 
 SeedBlockBuilder::SeedBlockBuilder(const binlog::TableInfo& source) {
-  std::vector<std::string> problems;
-  mapping::ConverterSettings settings;
   // MariaDB 10.11's TABLE_MAP signedness for this table reads wrong (testfloat UNSIGNED,
   // test_unsinged_tinyint signed; mariadb-binlog --print-table-metadata shows the same), so the
   // signedness is taken from the schema, as the pipeline takes it from information_schema.
   const std::vector<std::string> unsigned_columns = SeedUnsignedColumns();
-  for (const auto& [name, type] : SeedClickHouseColumns()) {
-    clickhouse::Column& column = block_.AddColumn(name, clickhouse::CreateColumn(type));
-    if (name == "binlog_event_type") {
-      event_type_ = &column;
-      continue;
-    }
-    if (name == "bifrost_data_version") {
-      version_ = &column;
-      continue;
-    }
-    uint32_t index = 0;
-    while (index < source.map.columns.size() && source.map.columns[index].name != name) ++index;
-    if (index == source.map.columns.size()) {
-      problems.push_back(
-          fmt::format("{}: not in the source TABLE_MAP (binlog_row_metadata=FULL?)", name));
-      continue;
-    }
-    binlog::ColumnDef column_def = source.map.columns[index];
-    column_def.signedness_known = true;
-    column_def.is_unsigned =
-        std::find(unsigned_columns.begin(), unsigned_columns.end(), name) != unsigned_columns.end();
-    std::string why_not;
-    mapping::Converter converter =
-        mapping::SelectConverter(column_def, clickhouse::ParseTypeName(type),
-                                 "bifrost_test.binlog_field_test_1." + name, settings, why_not);
-    if (converter.fn == nullptr) {
-      problems.push_back(fmt::format("{}: {}", name, why_not));
-      continue;
-    }
-    plan_.push_back({index, std::move(converter), &column});
+  std::vector<binlog::ColumnDef> columns = source.map.columns;
+  for (binlog::ColumnDef& def : columns) {
+    def.signedness_known = true;
+    def.is_unsigned = std::find(unsigned_columns.begin(), unsigned_columns.end(), def.name) !=
+                      unsigned_columns.end();
   }
-  if (!problems.empty()) Fail(ErrorCode::kConfig, "seed block: {}", fmt::join(problems, "; "));
+  std::vector<mapping::TargetColumn> target;
+  for (const auto& [name, type] : SeedClickHouseColumns())
+    target.push_back({name, clickhouse::ParseTypeName(type), ""});
+  mapping::PlanOptions options;
+  options.source_database = source.map.database;
+  options.source_table = source.map.table;
+  options.mode = mapping::TableMode::kChangelog;
+  options.meta.event_type = "binlog_event_type";
+  options.meta.version = "bifrost_data_version";
+  plan_ = mapping::ConversionPlan::Build(columns, target, options);
+  block_ = plan_.NewBlock();
 }
 
 void SeedBlockBuilder::AddRow(std::span<const binlog::Cell> after, int64_t version) {
-  // A full row image lists every column, so cell i is column i.
-  for (Planned& p : plan_) {
-    const binlog::Cell& cell = after[p.source_index];
-    if (cell.is_null) {
-      p.column->AppendDefault();
-    } else {
-      p.converter.Append(cell, *p.column, scratch_);
-    }
-  }
-  static_cast<clickhouse::ColumnString*>(event_type_)->Append("insert");
-  static_cast<clickhouse::ColumnInt64*>(version_)->Append(version);
-  ++rows_;
+  plan_.AppendRow(after, block_, {mapping::RowKind::kInsert, static_cast<uint64_t>(version)});
 }
 
 }  // namespace rowbridge::bench

@@ -1,7 +1,7 @@
 // Seed rows into the seed's ClickHouse table (tests/data/seed/clickhouse_schema.sql), the way the
-// pipeline does it for a changelog target: each row's cells go through the mapping module's
-// converters (chosen once per column by SelectConverter) straight into reusable column buffers,
-// plus the two meta columns (binlog_event_type, bifrost_data_version).
+// pipeline does it for a changelog target: the mapping module's ConversionPlan (a converter per
+// column, chosen once) writes each row's cells straight into reusable column buffers, plus the
+// two meta columns (binlog_event_type, bifrost_data_version).
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 #include "binlog/cell.h"
 #include "binlog/table_map_cache.h"
 #include "clickhouse/block.h"
-#include "mapping/converter.h"
+#include "mapping/conversion_plan.h"
 
 namespace rowbridge::bench {
 
@@ -24,6 +24,7 @@ std::vector<std::pair<std::string, std::string>> SeedClickHouseColumns();
 // The seed table's CREATE TABLE statement for ClickHouse (with `database.table` replaced).
 std::string SeedClickHouseDdl(const std::string& qualified_table);
 
+// The pipeline's own ConversionPlan for the seed table: AddRow is ConversionPlan::AppendRow.
 class SeedBlockBuilder {
  public:
   // Plans the conversion of `source` (a TABLE_MAP with column names, binlog_row_metadata=FULL)
@@ -33,25 +34,13 @@ class SeedBlockBuilder {
 
   // Appends one row (the after-image cells of an insert).
   void AddRow(std::span<const binlog::Cell> after, int64_t version);
-  clickhouse::Block& block() { return block_; }
-  size_t rows() const { return rows_; }
-  void Clear() {
-    block_.Clear();
-    rows_ = 0;
-  }
+  clickhouse::Block& block() { return block_.block(); }
+  size_t rows() const { return block_.rows(); }
+  void Clear() { block_.Clear(); }
 
  private:
-  struct Planned {
-    uint32_t source_index;
-    mapping::Converter converter;
-    clickhouse::Column* column;
-  };
-  std::vector<Planned> plan_;
-  clickhouse::Block block_;
-  clickhouse::Column* event_type_ = nullptr;
-  clickhouse::Column* version_ = nullptr;
-  mapping::ConvertScratch scratch_;
-  size_t rows_ = 0;
+  mapping::ConversionPlan plan_;
+  mapping::TargetBlock block_;
 };
 
 }  // namespace rowbridge::bench

@@ -103,7 +103,7 @@ void WriteBlock(WireWriter& out, const Block& block, uint64_t revision) {
   }
 }
 
-void WriteBlock(FrameStream& out, const Block& block, uint64_t revision, WireWriter& scratch) {
+void WriteBlock(ByteSink& out, const Block& block, uint64_t revision, WireWriter& scratch) {
   scratch.Clear();
   const size_t rows = WriteBlockHeader(scratch, block, revision);
   for (size_t i = 0; i < block.ColumnCount(); ++i) {

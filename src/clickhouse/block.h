@@ -77,10 +77,10 @@ class Block {
 };
 
 void WriteBlock(WireWriter& out, const Block& block, uint64_t revision);
-// The same bytes, handed to a started FrameStream: column data that sits in one buffer
-// (Column::ContiguousData) goes to the stream without a copy; everything else is serialized into
-// `scratch` first. The caller Finish()es the stream.
-void WriteBlock(FrameStream& out, const Block& block, uint64_t revision, WireWriter& scratch);
+// The same bytes, handed to a sink (a started FrameStream, or a socket): column data that sits in
+// one buffer (Column::ContiguousData) goes to the sink without a copy; everything else is
+// serialized into `scratch` first. The caller Finish()es a FrameStream.
+void WriteBlock(ByteSink& out, const Block& block, uint64_t revision, WireWriter& scratch);
 // Throws Error(kCorruption) on malformed data, Error(kUnsupported) for column types we cannot
 // read or for custom (sparse) serialization.
 Block ReadBlock(WireReader& in, uint64_t revision);

@@ -261,6 +261,32 @@ void Client::SendQuery(std::string_view sql, const QueryOptions& options) {
   state_ = State::kQuery;
 }
 
+// An uncompressed block body goes to the socket as it is serialized: pieces as large as a column
+// buffer are written from where they lie (no copy into out_, which would grow to the size of the
+// block), small ones are gathered in out_ first.
+class Client::SocketSink : public ByteSink {
+ public:
+  SocketSink(WireWriter& out, TcpConnection& connection) : out_(out), connection_(connection) {}
+  void Append(std::string_view bytes) override {
+    if (bytes.size() < kDirect) {
+      out_.Bytes(bytes.data(), bytes.size());
+      if (out_.size() >= kDirect) Flush();
+      return;
+    }
+    Flush();
+    connection_.WriteAll(bytes);
+  }
+  void Flush() {
+    connection_.WriteAll(out_.data());
+    out_.Clear();
+  }
+
+ private:
+  static constexpr size_t kDirect = 64 * 1024;
+  WireWriter& out_;
+  TcpConnection& connection_;
+};
+
 void Client::SendData(const Block& block) {
   WriteDataHeader(out_);
   if (query_compressed_) {
@@ -272,7 +298,8 @@ void Client::SendData(const Block& block) {
     WriteBlock(frames_, block, server_.negotiated_revision, block_);
     frames_.Finish();
   } else {
-    WriteBlock(out_, block, server_.negotiated_revision);
+    SocketSink sink(out_, *connection_);
+    WriteBlock(sink, block, server_.negotiated_revision, block_);
   }
   Flush();
 }

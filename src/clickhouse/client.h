@@ -191,6 +191,7 @@ class Client {
   WireWriter out_;      // the packet being built
   WireWriter block_;    // the parts of a block body that are not one column buffer
   FrameStream frames_;  // compresses a block body piece by piece into out_
+  class SocketSink;     // an uncompressed block body: small pieces via out_, column buffers direct
   ServerPacketData packet_;
 
   std::function<void(const Block&)> log_handler_;

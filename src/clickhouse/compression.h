@@ -22,6 +22,8 @@
 #include <string>
 #include <string_view>
 
+#include "clickhouse/byte_sink.h"
+
 namespace rowbridge::clickhouse {
 
 enum class CompressionMethod : uint8_t {
@@ -115,7 +117,7 @@ class FrameCodec {
 // writes it to the socket). A 20 MiB block then never sits compressed in memory: `out` stays at
 // about one frame, whose pages stay mapped and in cache, instead of growing to the block's size on
 // every writer's first batches (page faults and realloc copies cost more than LZ4's output).
-class FrameStream {
+class FrameStream : public ByteSink {
  public:
   using Drain = std::function<void(std::string& out)>;
 
@@ -125,7 +127,7 @@ class FrameStream {
   // Begins a stream whose frames `codec` appends to `out`; both must outlive Finish(). `drain`,
   // if set, must leave `out` empty (what it throws propagates out of Append).
   void Start(FrameCodec& codec, std::string& out, Drain drain = nullptr);
-  void Append(std::string_view bytes);
+  void Append(std::string_view bytes) override;
   // Compresses what is still pending (the last, shorter frame). An empty stream appends nothing.
   void Finish();
 

@@ -245,7 +245,24 @@ ConversionPlan ConversionPlan::Build(std::span<const ColumnDef> source,
     plan.insert_columns_.push_back(tc);
     plan.bindings_.push_back(std::move(b));
   }
+  plan.Index();
   return plan;
+}
+
+void ConversionPlan::Index() {
+  if (bindings_.size() > std::numeric_limits<uint16_t>::max())
+    Fail(ErrorCode::kConfig, "{}: {} columns is more than a plan holds", table_name_,
+         bindings_.size());
+  hot_.clear();
+  meta_slots_.clear();
+  for (size_t i = 0; i < bindings_.size(); ++i) {
+    const Binding& b = bindings_[i];
+    const auto slot = static_cast<uint16_t>(i);
+    if (b.role == Role::kSource)
+      hot_.push_back({b.converter.fn, b.source_index, slot, b.converter.source.type});
+    else
+      meta_slots_.push_back(slot);
+  }
 }
 
 std::string ConversionPlan::InsertQuery(std::string_view database, std::string_view table) const {
@@ -345,18 +362,21 @@ void ConversionPlan::AppendMissing(const Binding& b, size_t i, TargetBlock& bloc
 
 void ConversionPlan::AppendRow(std::span<const Cell> cells, TargetBlock& block,
                                const RowMeta& meta) {
-  const bool full = cells.size() == source_count_;
-  if (!full) {
-    std::fill(positions_.begin(), positions_.end(), -1);
-    for (size_t k = 0; k < cells.size(); ++k) {
-      if (cells[k].index >= source_count_)
-        Fail(ErrorCode::kCorruption, "{}: row cell for column index {} but the table has {}",
-             table_name_, cells[k].index, source_count_);
-      positions_[cells[k].index] = static_cast<int32_t>(k);
-    }
+  if (cells.size() == source_count_) [[likely]] {
+    AppendFullImage(cells, block);
+    for (const uint16_t i : meta_slots_) AppendMeta(bindings_[i], i, block, meta);
+    ++block.rows_;
+    return;
+  }
+  std::fill(positions_.begin(), positions_.end(), -1);
+  for (size_t k = 0; k < cells.size(); ++k) {
+    if (cells[k].index >= source_count_)
+      Fail(ErrorCode::kCorruption, "{}: row cell for column index {} but the table has {}",
+           table_name_, cells[k].index, source_count_);
+    positions_[cells[k].index] = static_cast<int32_t>(k);
   }
   // In replica mode a DELETE may lack non-key columns but never a key column.
-  if (!full && mode_ == TableMode::kReplica && meta.kind == RowKind::kDelete) {
+  if (mode_ == TableMode::kReplica && meta.kind == RowKind::kDelete) {
     for (const Binding& b : bindings_)
       if (b.role == Role::kSource && b.key && positions_[b.source_index] < 0)
         FailIncomplete(cells, meta);
@@ -367,42 +387,66 @@ void ConversionPlan::AppendRow(std::span<const Cell> cells, TargetBlock& block,
       AppendMeta(b, i, block, meta);
       continue;
     }
-    const Cell* cell;
-    if (full) {
-      cell = &cells[b.source_index];
-      if (cell->index != b.source_index)
-        Fail(ErrorCode::kCorruption, "{}: row cells are not in column order (cell {} is column {})",
-             table_name_, b.source_index, cell->index);
-    } else {
-      const int32_t position = positions_[b.source_index];
-      if (position < 0) {
-        AppendMissing(b, i, block, meta, cells);
-        continue;
-      }
-      cell = &cells[static_cast<size_t>(position)];
-    }
-    if (cell->column == nullptr || cell->column->type != b.converter.source.type)
-      Fail(ErrorCode::kInternal,
-           "{}: the row's column {} is not the {} the plan was built for (rebuild the plan after "
-           "a schema change)",
-           b.converter.column, cell->index, b.converter.source_type);
-    Column& value = *block.values_[i];
-    if (cell->is_null) {
-      if (block.nullables_[i] != nullptr) {
-        block.nullables_[i]->AppendNull();
-      } else if (b.lc_nullable) {
-        static_cast<clickhouse::ColumnLowCardinalityString&>(value).AppendNull();
-      } else {
-        b.converter.OutOfRange(RangeRule::kNullIntoNotNull, *cell,
-                               "the target column is not Nullable", "the type's default");
-        value.AppendDefault();
-      }
+    const int32_t position = positions_[b.source_index];
+    if (position < 0) {
+      AppendMissing(b, i, block, meta, cells);
       continue;
     }
-    b.converter.Append(*cell, value, scratch_);
+    const Cell& cell = cells[static_cast<size_t>(position)];
+    if (cell.column == nullptr || cell.column->type != b.converter.source.type) FailCell(b, cell);
+    if (cell.is_null) {
+      AppendNull(b, cell, block, i);
+      continue;
+    }
+    b.converter.Append(cell, *block.values_[i], scratch_);
     if (block.nullables_[i] != nullptr) block.nullables_[i]->AppendNotNull();
   }
   ++block.rows_;
+}
+
+// The row loop of every full image (every row of binlog_row_image=FULL): one compact entry per
+// value, the converter called directly.
+void ConversionPlan::AppendFullImage(std::span<const Cell> cells, TargetBlock& block) {
+  const Cell* const row = cells.data();
+  Column* const* const values = block.values_.data();
+  clickhouse::ColumnNullable* const* const nullables = block.nullables_.data();
+  const Binding* const bindings = bindings_.data();
+  for (const HotBinding& h : hot_) {
+    const Cell& cell = row[h.source_index];
+    if (cell.index != h.source_index || cell.column == nullptr ||
+        cell.column->type != h.source_type) [[unlikely]] {
+      if (cell.index != h.source_index)
+        Fail(ErrorCode::kCorruption, "{}: row cells are not in column order (cell {} is column {})",
+             table_name_, h.source_index, cell.index);
+      FailCell(bindings[h.slot], cell);
+    }
+    if (cell.is_null) [[unlikely]] {
+      AppendNull(bindings[h.slot], cell, block, h.slot);
+      continue;
+    }
+    h.fn(bindings[h.slot].converter, cell, *values[h.slot], scratch_);
+    if (nullables[h.slot] != nullptr) nullables[h.slot]->AppendNotNull();
+  }
+}
+
+void ConversionPlan::AppendNull(const Binding& b, const Cell& cell, TargetBlock& block,
+                                size_t i) {
+  if (block.nullables_[i] != nullptr) {
+    block.nullables_[i]->AppendNull();
+  } else if (b.lc_nullable) {
+    static_cast<clickhouse::ColumnLowCardinalityString&>(*block.values_[i]).AppendNull();
+  } else {
+    b.converter.OutOfRange(RangeRule::kNullIntoNotNull, cell, "the target column is not Nullable",
+                           "the type's default");
+    block.values_[i]->AppendDefault();
+  }
+}
+
+void ConversionPlan::FailCell(const Binding& b, const Cell& cell) const {
+  Fail(ErrorCode::kInternal,
+       "{}: the row's column {} is not the {} the plan was built for (rebuild the plan after a "
+       "schema change)",
+       b.converter.column, cell.index, b.converter.source_type);
 }
 
 }  // namespace rowbridge::mapping

@@ -142,6 +142,20 @@ class ConversionPlan {
     int16_t event_values[3] = {0, 0, 0};                            // Enum event_type
   };
 
+  // The per-value part of a kSource binding, packed small: AppendRow's loop over a full image
+  // reads these 16-byte entries instead of the Bindings (hundreds of bytes each).
+  struct HotBinding {
+    ConvertFn fn = nullptr;
+    uint32_t source_index = 0;
+    uint16_t slot = 0;  // binding index = block column
+    binlog::ColumnType source_type{};
+  };
+
+  // Fills hot_ and meta_slots_ from bindings_ (end of Build).
+  void Index();
+  void AppendFullImage(std::span<const binlog::Cell> cells, TargetBlock& block);
+  void AppendNull(const Binding& b, const binlog::Cell& cell, TargetBlock& block, size_t i);
+  [[noreturn]] void FailCell(const Binding& b, const binlog::Cell& cell) const;
   void AppendMissing(const Binding& b, size_t i, TargetBlock& block, const RowMeta& meta,
                      std::span<const binlog::Cell> cells);
   void AppendMeta(const Binding& b, size_t i, TargetBlock& block, const RowMeta& meta);
@@ -153,6 +167,8 @@ class ConversionPlan {
   std::vector<std::string> source_names_;
   std::vector<TargetColumn> insert_columns_;
   std::vector<Binding> bindings_;   // one per insert column
+  std::vector<HotBinding> hot_;     // the kSource bindings
+  std::vector<uint16_t> meta_slots_;  // the other bindings
   std::vector<int32_t> positions_;  // scratch: source index → position in cells (-1 = absent)
   ConvertScratch scratch_;
 };
