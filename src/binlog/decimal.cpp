@@ -149,8 +149,43 @@ bool Int256::FitsIn(int bits) const {
   return true;
 }
 
+size_t FormatSmallDecimal(const uint8_t* data, size_t size, int precision, int scale, char* out) {
+  if (precision > kMaxSmallDecimalPrecision)
+    Fail(ErrorCode::kInvalidArgument, "DECIMAL({},{}) is not a small decimal", precision, scale);
+  uint64_t magnitude = 0;
+  const bool negative = WalkGroups(data, size, precision, scale, [&](uint32_t v, int digits) {
+    magnitude = magnitude * kPowersOfTen[digits] + v;
+  });
+  uint64_t divisor = 1;
+  for (int i = 0; i < scale; ++i) divisor *= 10;
+  uint64_t integer = magnitude / divisor;
+  uint64_t fraction = magnitude % divisor;
+  // Digits are written backwards from the end of a scratch area, then moved to `out`.
+  char digits[kSmallDecimalTextSize];
+  char* end = digits + sizeof(digits);
+  char* p = end;
+  for (int i = 0; i < scale; ++i) {
+    *--p = static_cast<char>('0' + fraction % 10);
+    fraction /= 10;
+  }
+  if (scale > 0) *--p = '.';
+  do {
+    *--p = static_cast<char>('0' + integer % 10);
+    integer /= 10;
+  } while (integer != 0);
+  if (negative) *--p = '-';
+  const auto n = static_cast<size_t>(end - p);
+  std::memcpy(out, p, n);
+  return n;
+}
+
 void AppendDecimalText(const uint8_t* data, size_t size, int precision, int scale,
                        std::string& out) {
+  if (precision <= kMaxSmallDecimalPrecision) {
+    char text[kSmallDecimalTextSize];
+    out.append(text, FormatSmallDecimal(data, size, precision, scale, text));
+    return;
+  }
   const int int_digits = precision - scale;
   // The text is built on the stack and appended once: a sign, at most 65 digits (plus up to 9
   // more if a corrupt leading group exceeds its digit count), a leading zero and the point. The

@@ -33,6 +33,13 @@ void AppendDecimalText(const uint8_t* data, size_t size, int precision, int scal
                        std::string& out);
 std::string DecimalText(const uint8_t* data, size_t size, int precision, int scale);
 
+// The same text for DECIMAL(precision <= kMaxSmallDecimalPrecision, scale), whose value fits 64
+// bits, written at `out` (kSmallDecimalTextSize bytes of room); returns its length. The fast path
+// of AppendDecimalText, and of converters that write the text straight into a column.
+constexpr int kMaxSmallDecimalPrecision = 18;
+constexpr size_t kSmallDecimalTextSize = 24;
+size_t FormatSmallDecimal(const uint8_t* data, size_t size, int precision, int scale, char* out);
+
 // A signed 256-bit integer in two's complement, limbs[0] least significant. Wide enough for any
 // 65-digit DECIMAL (10^65 < 2^216), the layout ClickHouse Decimal256 uses on the wire.
 struct Int256 {

@@ -76,6 +76,9 @@ class Converter {
   const TimeZone* zone = nullptr;
   std::shared_ptr<const TimeZone> zone_owner;
   std::vector<int16_t> enum_values;  // ENUM index → target Enum value (index 0 = '')
+  // SET with at most kMaxPrecomputedSetMembers members into text: the text of every bit pattern.
+  static constexpr size_t kMaxPrecomputedSetMembers = 8;
+  std::vector<std::string> set_texts;
   bool enum_zero_valid = false;      // the target Enum declares ''
   bool bit_cast_signed = false;      // BIT(n) into a signed n-bit integer keeps the bits
 

@@ -72,6 +72,13 @@ void ToDecimal(const Converter& c, const Cell& cell, Column& column, ConvertScra
 }
 
 void ToText(const Converter& c, const Cell& cell, Column& column, ConvertScratch& scratch) {
+  if (c.source.precision <= binlog::kMaxSmallDecimalPrecision) {
+    char text[binlog::kSmallDecimalTextSize];
+    const size_t n =
+        binlog::FormatSmallDecimal(cell.data, cell.size, c.source.precision, c.source.scale, text);
+    PutText(c, cell, column, std::string_view(text, n));
+    return;
+  }
   scratch.text.clear();
   binlog::AppendDecimalText(cell.data, cell.size, c.source.precision, c.source.scale, scratch.text);
   PutText(c, cell, column, scratch.text);

@@ -37,18 +37,27 @@ void EnumToEnum(const Converter& c, const Cell& cell, Column& column, ConvertScr
   static_cast<clickhouse::ColumnEnum<T>&>(column).Append(c.enum_values[index]);
 }
 
-void SetToText(const Converter& c, const Cell& cell, Column& column, ConvertScratch& scratch) {
-  uint64_t bits = binlog::CellSetBits(cell);
-  scratch.text.clear();
-  const auto& labels = c.source.set_values;
+// The labels of the members set in `bits`, comma-separated (bits beyond the declared members are
+// ignored).
+void AppendSetText(const std::vector<std::string>& labels, uint64_t bits, std::string& out) {
   bool first = true;
   for (size_t i = 0; bits != 0 && i < labels.size(); ++i, bits >>= 1) {
     if (bits & 1) {
-      if (!first) scratch.text.push_back(',');
-      scratch.text.append(labels[i]);
+      if (!first) out.push_back(',');
+      out.append(labels[i]);
       first = false;
     }
   }
+}
+
+void SetToText(const Converter& c, const Cell& cell, Column& column, ConvertScratch& scratch) {
+  const uint64_t bits = binlog::CellSetBits(cell);
+  if (bits < c.set_texts.size()) [[likely]] {
+    PutText(c, cell, column, c.set_texts[bits]);
+    return;
+  }
+  scratch.text.clear();
+  AppendSetText(c.source.set_values, bits, scratch.text);
   PutText(c, cell, column, scratch.text);
 }
 
@@ -119,6 +128,11 @@ bool SelectLabelConverter(Converter& c, std::string& why_not) {
   }
   if (c.text_sink != TextSink::kNone) {
     c.fn = is_enum ? &EnumToText : &SetToText;
+    if (!is_enum && labels.size() <= Converter::kMaxPrecomputedSetMembers) {
+      c.set_texts.resize(size_t{1} << labels.size());
+      for (uint64_t bits = 0; bits < c.set_texts.size(); ++bits)
+        AppendSetText(labels, bits, c.set_texts[bits]);
+    }
     return true;
   }
   if (is_enum && (c.target.code == TypeCode::kEnum8 || c.target.code == TypeCode::kEnum16))

@@ -164,5 +164,48 @@ TEST(BinlogDecimal, RandomRoundTrip) {
   }
 }
 
+// DECIMAL(p <= 18, s) takes the 64-bit path (FormatSmallDecimal); every precision and scale of it,
+// with values from all-zero to all-nine, must give the text the digit strings say.
+TEST(BinlogDecimal, SmallDecimalsEveryPrecisionAndScale) {
+  std::mt19937_64 rng(20261130);
+  for (int precision = 1; precision <= kMaxSmallDecimalPrecision; ++precision) {
+    for (int scale = 0; scale <= precision; ++scale) {
+      for (int iteration = 0; iteration < 300; ++iteration) {
+        const bool negative = rng() % 2 == 0;
+        const int kind = iteration % 4;  // 0 zeros, 1 nines, 2 dense, 3 sparse
+        auto digit = [&] {
+          if (kind == 0) return '0';
+          if (kind == 1) return '9';
+          if (kind == 3 && rng() % 3 != 0) return '0';
+          return static_cast<char>('0' + rng() % 10);
+        };
+        std::string int_digits, frac_digits;
+        for (int i = 0; i < precision - scale; ++i) int_digits.push_back(digit());
+        for (int i = 0; i < scale; ++i) frac_digits.push_back(digit());
+        const auto bytes = Encode(negative, int_digits, frac_digits);
+        std::string trimmed =
+            int_digits.substr(std::min(int_digits.find_first_not_of('0'), int_digits.size()));
+        if (trimmed.empty()) trimmed = "0";
+        const std::string expected =
+            (negative ? "-" : "") + trimmed + (scale > 0 ? "." + frac_digits : "");
+        char text[kSmallDecimalTextSize];
+        const size_t n = FormatSmallDecimal(bytes.data(), bytes.size(), precision, scale, text);
+        ASSERT_EQ(std::string(text, n), expected) << precision << "," << scale;
+        ASSERT_EQ(DecimalText(bytes.data(), bytes.size(), precision, scale), expected);
+      }
+    }
+  }
+  const auto bytes = Encode(false, std::string(19, '1'), "");
+  EXPECT_THROW(
+      {
+        char text[kSmallDecimalTextSize];
+        FormatSmallDecimal(bytes.data(), bytes.size(), 19, 0, text);
+      },
+      Error);
+  auto corrupt = HexBytes("80ffffffff");  // a 9-digit group holding 4294967295
+  char text[kSmallDecimalTextSize];
+  EXPECT_THROW(FormatSmallDecimal(corrupt.data(), corrupt.size(), 10, 0, text), Error);
+}
+
 }  // namespace
 }  // namespace rowbridge::binlog

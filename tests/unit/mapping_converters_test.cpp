@@ -261,6 +261,11 @@ const Case kCases[] = {
     {"SET('set1','set2','set3')", "1", "String", "set1"},  // the seed's testset
     {"SET('set1','set2','set3')", "5", "String", "set1,set3"},
     {"SET('set1','set2','set3')", "0", "String", ""},
+    {"SET('set1','set2','set3')", "9", "String", "set1"},  // bit 3 is no member
+    {"SET('a','b','c','d','e','f','g','h')", "255", "String", "a,b,c,d,e,f,g,h"},
+    {"SET('a','b','c','d','e','f','g','h')", "130", "String", "b,h"},
+    {"SET('a','b','c','d','e','f','g','h','i')", "511", "String", "a,b,c,d,e,f,g,h,i"},
+    {"SET('a','b','c','d','e','f','g','h','i')", "257", "String", "a,i"},
     {"SET('set1','set2','set3')", "7", "LowCardinality(String)", "set1,set2,set3"},
     {"SET('set1','set2','set3')", "6", "Array(String)", "['set2','set3']"},
     {"SET('set1','set2','set3')", "6", "UInt64", "6"},
