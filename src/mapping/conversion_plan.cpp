@@ -429,8 +429,7 @@ void ConversionPlan::AppendFullImage(std::span<const Cell> cells, TargetBlock& b
   }
 }
 
-void ConversionPlan::AppendNull(const Binding& b, const Cell& cell, TargetBlock& block,
-                                size_t i) {
+void ConversionPlan::AppendNull(const Binding& b, const Cell& cell, TargetBlock& block, size_t i) {
   if (block.nullables_[i] != nullptr) {
     block.nullables_[i]->AppendNull();
   } else if (b.lc_nullable) {

@@ -166,10 +166,10 @@ class ConversionPlan {
   size_t source_count_ = 0;
   std::vector<std::string> source_names_;
   std::vector<TargetColumn> insert_columns_;
-  std::vector<Binding> bindings_;   // one per insert column
-  std::vector<HotBinding> hot_;     // the kSource bindings
+  std::vector<Binding> bindings_;     // one per insert column
+  std::vector<HotBinding> hot_;       // the kSource bindings
   std::vector<uint16_t> meta_slots_;  // the other bindings
-  std::vector<int32_t> positions_;  // scratch: source index → position in cells (-1 = absent)
+  std::vector<int32_t> positions_;    // scratch: source index → position in cells (-1 = absent)
   ConvertScratch scratch_;
 };
 

@@ -79,8 +79,8 @@ class Converter {
   // SET with at most kMaxPrecomputedSetMembers members into text: the text of every bit pattern.
   static constexpr size_t kMaxPrecomputedSetMembers = 8;
   std::vector<std::string> set_texts;
-  bool enum_zero_valid = false;      // the target Enum declares ''
-  bool bit_cast_signed = false;      // BIT(n) into a signed n-bit integer keeps the bits
+  bool enum_zero_valid = false;  // the target Enum declares ''
+  bool bit_cast_signed = false;  // BIT(n) into a signed n-bit integer keeps the bits
 
   // ---- reporting ----
   std::string column;       // db.table.column
