@@ -291,10 +291,12 @@ void Client::SendData(const Block& block) {
   WriteDataHeader(out_);
   if (query_compressed_) {
     // Each frame goes to the socket as soon as it is made (see FrameStream's drain).
-    frames_.Start(*codec_, out_.mutable_data(), [this](std::string& bytes) {
-      connection_->WriteAll(bytes);
-      bytes.clear();
-    });
+    frames_.Start(*codec_, out_.mutable_data(),
+                  [this](std::string& pending, std::string_view frame) {
+                    if (!pending.empty()) connection_->WriteAll(pending);
+                    pending.clear();
+                    connection_->WriteAll(frame);
+                  });
     WriteBlock(frames_, block, server_.negotiated_revision, block_);
     frames_.Finish();
   } else {

@@ -114,22 +114,27 @@ void FrameCodec::Compress(std::string_view data, std::string& out, size_t max_fr
   }
 }
 
-void FrameCodec::CompressOne(std::string_view piece, std::string& out) {
-  size_t bound = 0;
+size_t FrameCodec::FrameBound(size_t piece_size) const {
   switch (method_) {
     case CompressionMethod::kNone:
-      bound = piece.size();
       break;
     case CompressionMethod::kLz4:
-      bound = LZ4_compressBound(static_cast<int>(piece.size()));
-      break;
+      return kFramePrefixSize +
+             static_cast<size_t>(LZ4_compressBound(static_cast<int>(piece_size)));
     case CompressionMethod::kZstd:
-      bound = ZSTD_compressBound(piece.size());
-      break;
+      return kFramePrefixSize + ZSTD_compressBound(piece_size);
   }
+  return kFramePrefixSize + piece_size;
+}
+
+void FrameCodec::CompressOne(std::string_view piece, std::string& out) {
   const size_t start = out.size();
-  out.resize(start + kFramePrefixSize + bound);
-  char* frame = out.data() + start;
+  out.resize(start + FrameBound(piece.size()));
+  out.resize(start + CompressInto(piece, out.data() + start));
+}
+
+size_t FrameCodec::CompressInto(std::string_view piece, char* frame) {
+  const size_t bound = FrameBound(piece.size()) - kFramePrefixSize;
   char* payload = frame + kFramePrefixSize;
   size_t payload_size = 0;
   switch (method_) {
@@ -167,7 +172,7 @@ void FrameCodec::CompressOne(std::string_view piece, std::string& out) {
   CityHash128Value sum = CityHash128(frame + kChecksumSize, kFrameHeaderSize + payload_size);
   std::memcpy(frame, &sum.low, 8);
   std::memcpy(frame + 8, &sum.high, 8);
-  out.resize(start + kFramePrefixSize + payload_size);
+  return kFramePrefixSize + payload_size;
 }
 
 void FrameCodec::Decompress(const FrameHeader& header, std::string_view frame, std::string& out,
@@ -270,8 +275,19 @@ void FrameStream::Start(FrameCodec& codec, std::string& out, Drain drain) {
 }
 
 void FrameStream::CompressFrame(std::string_view piece) {
-  codec_->CompressOne(piece, *out_);
-  if (drain_) drain_(*out_);
+  if (!drain_) {
+    codec_->CompressOne(piece, *out_);
+    return;
+  }
+  // Compressed into a buffer that is only ever grown, so its pages are neither zero-filled per
+  // frame (as growing a std::string would) nor given back.
+  const size_t bound = codec_->FrameBound(piece.size());
+  if (frame_capacity_ < bound) {
+    frame_ = std::make_unique_for_overwrite<char[]>(bound);
+    frame_capacity_ = bound;
+  }
+  const size_t size = codec_->CompressInto(piece, frame_.get());
+  drain_(*out_, std::string_view(frame_.get(), size));
 }
 
 void FrameStream::Append(std::string_view bytes) {

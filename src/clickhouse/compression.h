@@ -93,10 +93,15 @@ class FrameCodec {
   void DecompressAll(std::string_view frames, std::string& out, const FrameLimits& limits,
                      std::string_view where);
 
+  // The most bytes a frame holding `piece_size` bytes can take.
+  size_t FrameBound(size_t piece_size) const;
+
  private:
   friend class FrameStream;
   // Appends one frame holding all of `piece`.
   void CompressOne(std::string_view piece, std::string& out);
+  // Writes that frame at `frame` (FrameBound bytes of room) and returns its size.
+  size_t CompressInto(std::string_view piece, char* frame);
 
   CompressionMethod method_;
   int zstd_level_;
@@ -113,13 +118,15 @@ class FrameCodec {
 //
 // Reusable: Start() begins the next stream and keeps the pending buffer's capacity.
 //
-// With a drain, `out` is handed to it after every whole frame, and the drain empties it (a client
-// writes it to the socket). A 20 MiB block then never sits compressed in memory: `out` stays at
-// about one frame, whose pages stay mapped and in cache, instead of growing to the block's size on
-// every writer's first batches (page faults and realloc copies cost more than LZ4's output).
+// With a drain, every frame is handed to it as soon as it is made, together with `out` (what the
+// caller wrote before the stream, such as a packet header, and has not sent yet); the drain sends
+// `out` first and empties it, then the frame (a client writes both to the socket). A 20 MiB block
+// then never sits compressed in memory: frames are made in one reused buffer, whose pages stay
+// mapped and in cache, instead of in `out` growing to the block's size on every writer's first
+// batches (page faults and realloc copies cost more than LZ4's output).
 class FrameStream : public ByteSink {
  public:
-  using Drain = std::function<void(std::string& out)>;
+  using Drain = std::function<void(std::string& out, std::string_view frame)>;
 
   // Throws Error(kInvalidArgument) unless 1 <= max_frame_input <= 1 GiB.
   explicit FrameStream(size_t max_frame_input = 1u << 20);
@@ -136,6 +143,8 @@ class FrameStream : public ByteSink {
   FrameCodec* codec_ = nullptr;
   std::string* out_ = nullptr;
   Drain drain_;
+  std::unique_ptr<char[]> frame_;  // where drained frames are made
+  size_t frame_capacity_ = 0;
   std::string pending_;
 
   void CompressFrame(std::string_view piece);
