@@ -81,8 +81,11 @@ log="$work/rowbridge.log"
 
 bench_say "1. first start of rowbridge run (for a checkpoint), then stop"
 bench_rowbridge_run "$config" "$log" "$port"
-for ((i = 0; i < 100; i++)); do
-  [[ -n "$(ls "$work/state" 2>/dev/null)" ]] && break
+# The checkpoint itself: the state directory holds the copy's state (snapshot.json) first, and a
+# stop before the first checkpoint would leave step 3 nothing to resume from.
+for ((i = 0; i < 600; i++)); do
+  compgen -G "$work/state/*.checkpoint.json" >/dev/null && break
+  bench_rowbridge_alive_or_die "$log" "$port"
   sleep 0.1
 done
 bench_rowbridge_stop "$log"
