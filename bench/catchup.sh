@@ -142,6 +142,8 @@ while :; do
   ((SECONDS < deadline)) || { tail -n 1 "$raw" >&2; tail -n 20 "$log" >&2; bench_die "rowbridge did not catch up: the last sample (t - rows checkpoint_file checkpoint_pos ticks rss) is above; source end $last_file:$end_pos"; }
 done
 hwm="$(bench_vm_hwm_kb "$RB_PID")"
+# utime stime minflt majflt of rowbridge a moment after it caught up (the split of its CPU time).
+read -r rb_user rb_sys rb_minflt rb_majflt < <(awk '{print $14, $15, $10, $12}' "/proc/$RB_PID/stat")
 if [[ -n "$perf_pid" ]]; then
   kill -INT "$perf_pid" 2>/dev/null || true
   wait "$perf_pid" 2>/dev/null || true
@@ -188,6 +190,7 @@ awk -v rows="$rows" -v t0="$t0" -v t_rows="$t_rows" -v t_ckpt="$t_ckpt" -v ticks
   -v cli_s="$(col client 1)" -v cli_cpu="$(col client 2)" -v cli_ch="$(col client 3)" \
   -v mdb_s="$(col mariadb 1)" -v mdb_cpu="$(col mariadb 2)" -v smoke="$smoke" \
   -v compression="$compression" -v client_flags="${client_compression[*]}" \
+  -v rb_user="$rb_user" -v rb_sys="$rb_sys" -v rb_minflt="$rb_minflt" -v rb_majflt="$rb_majflt" \
   -v loadavg="$(bench_loadavg)" -v cores="$(nproc)" -v server="$(bench_ch --query "SELECT version()")" '
 BEGIN {
   rb_s = t_rows - t0; rb_cpu = ticks / hz; rb_rps = rows / rb_s; cli_rps = rows / cli_s
@@ -199,7 +202,8 @@ BEGIN {
   printf "| rowbridge run: start -> every row in ClickHouse | %.2f | %.0f | %.2f | %.0f | %.2f | %.2f | %.0f |\n", rb_s, rb_rps, rb_cpu, rows / rb_cpu, rb_cpu / rows * 1e6, (ch_cpu1 - ch_cpu0) / hz, hwm / 1024
   printf "| clickhouse-client INSERT ... FORMAT Native | %.2f | %.0f | %.2f | %.0f | %.2f | %.2f | |\n", cli_s, cli_rps, cli_cpu, rows / cli_cpu, cli_cpu / rows * 1e6, cli_ch
   printf "| mariadb-binlog -v --base64-output=decode-rows (decode only) | %.2f | %.0f | %.2f | %.0f | %.2f | | |\n", mdb_s, rows / mdb_s, mdb_cpu, rows / mdb_cpu, mdb_cpu / rows * 1e6
-  printf "\nrowbridge checkpoint at the source end position %.2f s after start\n", t_ckpt - t0
+  printf "\nrowbridge CPU when it caught up (up to 0.2 s later): user %.2f s, system %.2f s; page faults: %d minor, %d major\n", rb_user / hz, rb_sys / hz, rb_minflt, rb_majflt
+  printf "rowbridge checkpoint at the source end position %.2f s after start\n", t_ckpt - t0
   printf "target: rowbridge / clickhouse-client rate = %.0f %% (>= 70 %%: %s)\n", rb_rps / cli_rps * 100, (rb_rps / cli_rps >= 0.7 ? "met" : "NOT met")
   printf "target: rowbridge rows per CPU-second = %.0f (>= 1,000,000: %s)\n", rows / rb_cpu, (rows / rb_cpu >= 1e6 ? "met" : "NOT met")
 }' | tee "$results"

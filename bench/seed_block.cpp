@@ -92,4 +92,8 @@ void SeedBlockBuilder::AddRow(std::span<const binlog::Cell> after, int64_t versi
   plan_.AppendRow(after, block_, {mapping::RowKind::kInsert, static_cast<uint64_t>(version)});
 }
 
+void SeedBlockBuilder::AddNext(binlog::RowCursor& cursor, int64_t version) {
+  plan_.AppendNext(cursor, block_, {mapping::RowKind::kInsert, static_cast<uint64_t>(version)});
+}
+
 }  // namespace rowbridge::bench

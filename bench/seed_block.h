@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "binlog/cell.h"
+#include "binlog/row_cursor.h"
 #include "binlog/table_map_cache.h"
 #include "clickhouse/block.h"
 #include "mapping/conversion_plan.h"
@@ -34,6 +35,9 @@ class SeedBlockBuilder {
 
   // Appends one row (the after-image cells of an insert).
   void AddRow(std::span<const binlog::Cell> after, int64_t version);
+  // Appends the cursor's next row change the pipeline's one-pass way (ConversionPlan::AppendNext:
+  // no cells). The cursor must be on a WRITE_ROWS event with full images.
+  void AddNext(binlog::RowCursor& cursor, int64_t version);
   clickhouse::Block& block() { return block_.block(); }
   size_t rows() const { return block_.rows(); }
   void Clear() { block_.Clear(); }

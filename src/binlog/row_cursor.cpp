@@ -41,6 +41,8 @@ void RowCursor::Reset(const RowsEvent& event, const TableInfo& table) {
   }
   present_before_ = CountBits(event.columns, event.column_count);
   present_after_ = CountBits(event.columns_after, event.column_count);
+  full_images_ = !event.partial_json && present_before_ == event.column_count &&
+                 present_after_ == event.column_count;
   size_t n = map.columns.size();
   if (before_.size() < n) before_.resize(n);
   if (after_.size() < n) after_.resize(n);
@@ -101,21 +103,31 @@ size_t RowCursor::DecodeImage(std::string_view columns, size_t present, bool aft
     }
   }
 
+  // Every row runs the value loop once per value; the image with every column present (the usual
+  // one) takes the loop without column bitmap and JSON tests.
+  if (present == table_->map.columns.size() && partial_bits == nullptr) {
+    struct {
+      Cell* out;
+      const ColumnDef* defs;
+      void Value(size_t col, const uint8_t* data, size_t size) {
+        out[col] = {defs + col, static_cast<uint32_t>(col), false, false, data, size};
+      }
+      void Null(size_t col) {
+        out[col] = {defs + col, static_cast<uint32_t>(col), true, false, nullptr, 0};
+      }
+    } sink{cells.data(), table_->map.columns.data()};
+    WalkFullImage(sink);
+    return present;
+  }
   size_t null_bytes = (present + 7) / 8;
   if (null_bytes > size - pos_) Corrupt(pos_, "truncated row NULL bitmap");
   const uint8_t* nulls = data + pos_;
   pos_ += null_bytes;
-
-  // Every row runs this loop once per value; the image with every column present (the usual
-  // one) gets a copy without the column bitmap and JSON tests.
-  if (present == table_->map.columns.size() && partial_bits == nullptr)
-    return DecodeValues<true>(nulls, col_bits, nullptr, cells);
-  return DecodeValues<false>(nulls, col_bits, partial_bits, cells);
+  return DecodePartialValues(nulls, col_bits, partial_bits, cells);
 }
 
-template <bool kEveryColumn>
-size_t RowCursor::DecodeValues(const uint8_t* nulls, const uint8_t* col_bits,
-                               const uint8_t* partial_bits, std::vector<Cell>& cells) {
+size_t RowCursor::DecodePartialValues(const uint8_t* nulls, const uint8_t* col_bits,
+                                      const uint8_t* partial_bits, std::vector<Cell>& cells) {
   // The cursor state lives in locals: a member would be reloaded after every Cell store, which
   // the compiler must assume may alias it.
   const auto* data = reinterpret_cast<const uint8_t*>(event_->rows.data());
@@ -129,15 +141,13 @@ size_t RowCursor::DecodeValues(const uint8_t* nulls, const uint8_t* col_bits,
   size_t json_index = 0;
   for (size_t col = 0; col < ncols; ++col) {
     bool json_diff = false;
-    if constexpr (!kEveryColumn) {
-      // Only a partial-JSON image reads the column's type here: ColumnDef is large, and touching
-      // one per value costs more than the rest of the loop.
-      if (partial_bits != nullptr && defs[col].type == ColumnType::kJson) {
-        json_diff = LsbBit(partial_bits, json_index);
-        ++json_index;
-      }
-      if (!LsbBit(col_bits, col)) continue;
+    // Only a partial-JSON image reads the column's type here: ColumnDef is large, and touching
+    // one per value costs more than the rest of the loop.
+    if (partial_bits != nullptr && defs[col].type == ColumnType::kJson) {
+      json_diff = LsbBit(partial_bits, json_index);
+      ++json_index;
     }
+    if (!LsbBit(col_bits, col)) continue;
     Cell& cell = out[k];
     cell.column = defs + col;
     cell.index = static_cast<uint32_t>(col);

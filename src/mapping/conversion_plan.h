@@ -33,9 +33,11 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "binlog/cell.h"
+#include "binlog/row_cursor.h"
 #include "binlog/table_map.h"
 #include "clickhouse/block.h"
 #include "clickhouse/columns/nullable.h"
@@ -90,6 +92,18 @@ struct PlanOptions {
 // converters write into.
 class TargetBlock {
  public:
+  TargetBlock() = default;
+  // A moved-from block has no columns and no identity.
+  TargetBlock(TargetBlock&& other) noexcept { *this = std::move(other); }
+  TargetBlock& operator=(TargetBlock&& other) noexcept {
+    block_ = std::move(other.block_);
+    values_ = std::move(other.values_);
+    nullables_ = std::move(other.nullables_);
+    rows_ = std::exchange(other.rows_, 0);
+    id_ = std::exchange(other.id_, 0);
+    return *this;
+  }
+
   clickhouse::Block& block() { return block_; }
   const clickhouse::Block& block() const { return block_; }
   size_t rows() const { return rows_; }
@@ -105,10 +119,19 @@ class TargetBlock {
   std::vector<clickhouse::Column*> values_;             // value column (nested one for Nullable)
   std::vector<clickhouse::ColumnNullable*> nullables_;  // the Nullable wrapper or nullptr
   size_t rows_ = 0;
+  // Unique per NewBlock (0: none): names the column objects a plan's bound steps point to.
+  uint64_t id_ = 0;
 };
 
 class ConversionPlan {
  public:
+  ConversionPlan() = default;
+  // Move-only: the plan keeps pointers into its own bindings.
+  ConversionPlan(ConversionPlan&&) = default;
+  ConversionPlan& operator=(ConversionPlan&&) = default;
+  ConversionPlan(const ConversionPlan&) = delete;
+  ConversionPlan& operator=(const ConversionPlan&) = delete;
+
   // `source`: every column of the source table in table order, with names. `target`: the target
   // table's columns. Throws Error(kConfig) listing every problem.
   static ConversionPlan Build(std::span<const binlog::ColumnDef> source,
@@ -130,6 +153,16 @@ class ConversionPlan {
   // an incomplete image in replica mode, Error(kCorruption) for malformed cells.
   void AppendRow(std::span<const binlog::Cell> cells, TargetBlock& block, const RowMeta& meta);
 
+  // The one-pass path of full images (the usual binlog_row_image=FULL rows): whether rows of
+  // `table` may go through AppendNext, i.e. its columns have the types the plan was built for.
+  bool Fits(const binlog::TableInfo& table) const;
+  // Appends the next row change of `cursor`, converting each value as the cursor decodes it
+  // (RowCursor::NextInto: the after image of WRITE and UPDATE, the before image of DELETE) plus
+  // its meta values. The cursor must be on an event with full_images() of a table the plan
+  // Fits(), and not AtEnd(). Returns the bytes of the image in the event. Throws as AppendRow,
+  // and as RowCursor::Next for malformed rows.
+  size_t AppendNext(binlog::RowCursor& cursor, TargetBlock& block, const RowMeta& meta);
+
  private:
   enum class Role : uint8_t { kSource, kVersion, kIsDeleted, kEventType };
   struct Binding {
@@ -142,16 +175,27 @@ class ConversionPlan {
     int16_t event_values[3] = {0, 0, 0};                            // Enum event_type
   };
 
-  // The per-value part of a kSource binding, packed small: AppendRow's loop over a full image
-  // reads these 16-byte entries instead of the Bindings (hundreds of bytes each).
-  struct HotBinding {
-    ConvertFn fn = nullptr;
-    uint32_t source_index = 0;
-    uint16_t slot = 0;  // binding index = block column
+  // What a source column's values need, packed small: the per-value loops read these 16-byte
+  // entries instead of the Bindings (hundreds of bytes each).
+  struct SourceStep {
+    ConvertFn fn = nullptr;  // null: the column is not replicated
+    uint16_t slot = 0;       // binding index = block column
     binlog::ColumnType source_type{};
   };
+  // A SourceStep with the column objects of one block resolved: all a value needs.
+  struct BoundStep {
+    ConvertFn fn = nullptr;  // null: the column is not replicated
+    DirectStore direct = DirectStore::kNone;
+    const Converter* converter = nullptr;
+    clickhouse::Column* column = nullptr;  // the value column (the nested one for Nullable)
+    clickhouse::ColumnNullable* nullable = nullptr;
+  };
+  class ImageSink;
 
-  // Fills hot_ and meta_slots_ from bindings_ (end of Build).
+  // The steps for `block`, one per source column, rebuilt only when the block differs from the
+  // last one (a reader alternates between two batches' blocks).
+  const BoundStep* Bind(const TargetBlock& block);
+  // Fills by_source_ and meta_slots_ from bindings_ (end of Build).
   void Index();
   void AppendFullImage(std::span<const binlog::Cell> cells, TargetBlock& block);
   void AppendNull(const Binding& b, const binlog::Cell& cell, TargetBlock& block, size_t i);
@@ -166,10 +210,12 @@ class ConversionPlan {
   size_t source_count_ = 0;
   std::vector<std::string> source_names_;
   std::vector<TargetColumn> insert_columns_;
-  std::vector<Binding> bindings_;     // one per insert column
-  std::vector<HotBinding> hot_;       // the kSource bindings
-  std::vector<uint16_t> meta_slots_;  // the other bindings
-  std::vector<int32_t> positions_;    // scratch: source index → position in cells (-1 = absent)
+  std::vector<Binding> bindings_;      // one per insert column
+  std::vector<SourceStep> by_source_;  // one per source column
+  std::vector<uint16_t> meta_slots_;   // the bindings of meta columns
+  std::vector<int32_t> positions_;     // scratch: source index → position in cells (-1 = absent)
+  std::vector<BoundStep> bound_;       // Bind's steps for the block with id bound_block_
+  uint64_t bound_block_ = 0;
   ConvertScratch scratch_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "binlog/value_decoder.h"
 #include "clickhouse/columns/decimal.h"
@@ -165,13 +166,28 @@ bool SourceRange(const Converter& c, Reader r, Int128& low, Int128& high) {
 }
 
 // ToNumber<R, T>, or ToNumberInRange<R, T> when the source cannot leave the range SetRange set.
+// A source of the target's own width needs no conversion at all: the row loop stores its bytes.
+template <typename T>
+constexpr DirectStore kDirectStoreOf = std::is_same_v<T, int8_t>     ? DirectStore::kInt8
+                                       : std::is_same_v<T, uint8_t>  ? DirectStore::kUInt8
+                                       : std::is_same_v<T, int16_t>  ? DirectStore::kInt16
+                                       : std::is_same_v<T, uint16_t> ? DirectStore::kUInt16
+                                       : std::is_same_v<T, int32_t>  ? DirectStore::kInt32
+                                       : std::is_same_v<T, uint32_t> ? DirectStore::kUInt32
+                                       : std::is_same_v<T, int64_t>  ? DirectStore::kInt64
+                                       : std::is_same_v<T, uint64_t> ? DirectStore::kUInt64
+                                                                     : DirectStore::kNone;
+
 template <Reader R, typename T>
-ConvertFn NumberFn(const Converter& c) {
+ConvertFn NumberFn(Converter& c) {
   Int128 low = 0, high = 0;
   if (!SourceRange(c, R, low, high) || low < c.min || high > c.max) return &ToNumber<R, T>;
   if constexpr (R == Reader::kSigned || R == Reader::kUnsigned) {
-    if (ConvertFn fn = FixedWidthFn<R == Reader::kSigned, T>(binlog::IntegerWidth(c.source.type)))
+    const size_t width = binlog::IntegerWidth(c.source.type);
+    if (ConvertFn fn = FixedWidthFn<R == Reader::kSigned, T>(width)) {
+      if (width == sizeof(T)) c.direct = kDirectStoreOf<T>;
       return fn;
+    }
   }
   return &ToNumberInRange<R, T>;
 }

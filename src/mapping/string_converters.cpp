@@ -97,6 +97,8 @@ bool SelectStringConverter(Converter& c, std::string& why_not) {
            : type == ColumnType::kJson   ? &JsonToText
            : fixed_binary                ? &BinaryToText
                                          : &BytesToText;
+    if (c.fn == &BytesToText && c.text_sink == TextSink::kString)
+      c.direct = DirectStore::kBytesToString;
     return true;
   }
   if (c.target.code == TypeCode::kUUID && type != ColumnType::kJson &&

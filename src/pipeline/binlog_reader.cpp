@@ -69,10 +69,17 @@ uint64_t TableIdOf(const binlog::Event& event, const binlog::FormatDescription& 
   return format.PostHeaderLength(event.type()) == 6 ? r.U32("table id") : r.U48("table id");
 }
 
+// The bytes a row adds to a batch, for the batch and memory bounds: its values plus the meta
+// columns and per-value overhead.
 size_t RowBytes(std::span<const binlog::Cell> cells) {
   size_t bytes = 16;  // meta columns
   for (const binlog::Cell& c : cells) bytes += c.size + 8;
   return bytes;
+}
+// The same from the bytes of a full image in the event (values with their length prefixes and
+// the NULL bitmap), which the one-pass path has instead of cells.
+size_t EstimatedRowBytes(size_t image_bytes, size_t columns) {
+  return 16 + image_bytes + 8 * columns;
 }
 
 bool SameCell(const binlog::Cell* a, const binlog::Cell* b) {
@@ -345,6 +352,31 @@ void BinlogReader::AppendRows(SourceTable& table, binlog::RowsKind kind, uint32_
   const bool replica = target.mode == mapping::TableMode::kReplica;
   const SteadyTime now = std::chrono::steady_clock::now();
   std::unique_lock lock(ctx_.buffers->mutex());
+  // Each change is one row of one image, unless a replica UPDATE has to compare the keys of both:
+  // then values are converted as they are decoded, without cells (ConversionPlan::AppendNext).
+  if (cursor_.full_images() && !(replica && kind == binlog::RowsKind::kUpdate) &&
+      table.plan->Fits(*table.decoded)) {
+    const mapping::RowKind row_kind = kind == binlog::RowsKind::kWrite ? mapping::RowKind::kInsert
+                                      : kind == binlog::RowsKind::kUpdate
+                                          ? mapping::RowKind::kUpdate
+                                          : mapping::RowKind::kDelete;
+    while (!cursor_.AtEnd()) {
+      const uint64_t version = next_version_++;
+      if (target.PresentRows(version) != 0) {
+        cursor_.Next();  // replayed after a restart: already in the target
+        continue;
+      }
+      Batch* batch = ctx_.buffers->Reserve(lock, *table.group);
+      if (batch == nullptr) {
+        stopping_ = true;
+        return;
+      }
+      const size_t image_bytes = table.plan->AppendNext(cursor_, batch->block, {row_kind, version});
+      Appended(table, *batch, row_kind, version,
+               EstimatedRowBytes(image_bytes, table.decoded->map.columns.size()), event_time, now);
+    }
+    return;
+  }
   while (cursor_.Next()) {
     const uint64_t version = next_version_++;
     bool ok = true;
@@ -388,10 +420,15 @@ bool BinlogReader::Append(SourceTable& table, std::span<const binlog::Cell> cell
   Batch* batch = ctx_.buffers->Reserve(lock, *table.group);
   if (batch == nullptr) return false;
   table.plan->AppendRow(cells, batch->block, {kind, version});
-  const size_t bytes = RowBytes(cells);
-  if (batch->rows == 0) batch->first_event_time = event_time;
-  ctx_.buffers->Appended(*batch, bytes, version, now);
-  BatchShare& share = batch->ShareOf(table.stats.get());
+  Appended(table, *batch, kind, version, RowBytes(cells), event_time, now);
+  return true;
+}
+
+void BinlogReader::Appended(SourceTable& table, Batch& batch, mapping::RowKind kind,
+                            uint64_t version, uint64_t bytes, uint32_t event_time, SteadyTime now) {
+  if (batch.rows == 0) batch.first_event_time = event_time;
+  ctx_.buffers->Appended(batch, bytes, version, now);
+  BatchShare& share = batch.ShareOf(table.stats.get());
   switch (kind) {
     case mapping::RowKind::kInsert:
       ++share.inserted;
@@ -405,7 +442,6 @@ bool BinlogReader::Append(SourceTable& table, std::span<const binlog::Cell> cell
   }
   share.bytes += bytes;
   share.newest_event_time = std::max(share.newest_event_time, event_time);
-  return true;
 }
 
 }  // namespace rowbridge::pipeline

@@ -83,6 +83,9 @@ class BinlogReader {
   bool Append(SourceTable& table, std::span<const binlog::Cell> cells, mapping::RowKind kind,
               uint64_t version, uint32_t event_time, SteadyTime now,
               std::unique_lock<std::mutex>& lock);
+  // Counts a row appended to `batch` (batch bounds, per-table shares). Buffer lock held.
+  void Appended(SourceTable& table, Batch& batch, mapping::RowKind kind, uint64_t version,
+                uint64_t bytes, uint32_t event_time, SteadyTime now);
   bool KeyChanged(const SourceTable& table) const;
   void Boundary(const binlog::Event& event);
   std::string Position(const binlog::Event& event) const;

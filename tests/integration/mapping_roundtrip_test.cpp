@@ -59,12 +59,11 @@ class MappingRoundTrip : public ::testing::Test {
     return s;
   }
 
-  // Every row change of db.table in the server's binlogs, in order, handed to `fn` with the
-  // table's map. Cells are valid only during the call.
-  static void ForEachRow(const MysqlAddress& server, const std::string& db,
-                         const std::string& table,
-                         const std::function<void(const binlog::TableInfo&,
-                                                  std::span<const binlog::Cell>, RowKind)>& fn) {
+  // Every rows event of db.table in the server's binlogs, in order, handed to `fn` with the
+  // table's map. The event's bytes are valid only during the call.
+  static void ForEachRowsEvent(
+      const MysqlAddress& server, const std::string& db, const std::string& table,
+      const std::function<void(const binlog::TableInfo&, const binlog::RowsEvent&)>& fn) {
     std::ifstream index(server.binlog_basename + ".index");
     std::string line;
     std::vector<std::string> files;
@@ -80,7 +79,6 @@ class MappingRoundTrip : public ::testing::Test {
       binlog::EventDecoder decoder;
       decoder.SetFile(reader.file_name());
       binlog::TableMapCache maps;
-      binlog::RowCursor cursor;
       std::string scratch;
       binlog::RawEvent raw;
       while (reader.Next(raw)) {
@@ -93,16 +91,32 @@ class MappingRoundTrip : public ::testing::Test {
         const binlog::RowsEvent rows = binlog::ParseRowsEvent(event, decoder.format(), scratch);
         const binlog::TableInfo* info = maps.Find(rows.table_id);
         if (info == nullptr || info->map.database != db || info->map.table != table) continue;
-        cursor.Reset(rows, *info);
-        while (cursor.Next()) {
-          if (rows.kind == binlog::RowsKind::kDelete)
-            fn(*info, cursor.before(), RowKind::kDelete);
-          else
-            fn(*info, cursor.after(),
-               rows.kind == binlog::RowsKind::kWrite ? RowKind::kInsert : RowKind::kUpdate);
-        }
+        fn(*info, rows);
       }
     }
+  }
+
+  static RowKind KindOf(const binlog::RowsEvent& rows) {
+    return rows.kind == binlog::RowsKind::kWrite    ? RowKind::kInsert
+           : rows.kind == binlog::RowsKind::kUpdate ? RowKind::kUpdate
+                                                    : RowKind::kDelete;
+  }
+
+  // Every row change of db.table in the server's binlogs, in order, handed to `fn` with the
+  // table's map. Cells are valid only during the call.
+  static void ForEachRow(const MysqlAddress& server, const std::string& db,
+                         const std::string& table,
+                         const std::function<void(const binlog::TableInfo&,
+                                                  std::span<const binlog::Cell>, RowKind)>& fn) {
+    binlog::RowCursor cursor;
+    ForEachRowsEvent(
+        server, db, table, [&](const binlog::TableInfo& info, const binlog::RowsEvent& rows) {
+          cursor.Reset(rows, info);
+          while (cursor.Next()) {
+            fn(info, rows.kind == binlog::RowsKind::kDelete ? cursor.before() : cursor.after(),
+               KindOf(rows));
+          }
+        });
   }
 
   // Converts every row of db.table into target db.table (whose columns are read from
@@ -151,6 +165,46 @@ class MappingRoundTrip : public ::testing::Test {
     ASSERT_TRUE(plan) << "no rows of " << db << "." << table << " in the binlog";
     clickhouse::WireWriter native;
     clickhouse::WriteBlock(native, block->block(), 0);
+
+    // The pipeline's one-pass path (values converted as they are decoded, no cells) must make
+    // the same block from the same rows, byte for byte. Its own plan counts its clamps apart.
+    PlanOptions one_pass_options = options;
+    one_pass_options.converter.counters = std::make_shared<ConversionCounters>();
+    ConversionPlan one_pass_plan = ConversionPlan::Build(defs, target, one_pass_options);
+    TargetBlock one_pass = one_pass_plan.NewBlock();
+    binlog::TableInfo decoded;
+    binlog::RowCursor cursor;
+    uint64_t one_pass_version = 0;
+    size_t one_pass_rows = 0;
+    ForEachRowsEvent(g_mariadb->address(), db, table,
+                     [&](const binlog::TableInfo& info, const binlog::RowsEvent& rows) {
+                       decoded = info;
+                       decoded.map.columns = defs;
+                       cursor.Reset(rows, decoded);
+                       const RowKind kind = KindOf(rows);
+                       if (cursor.full_images() && one_pass_plan.Fits(decoded)) {
+                         while (!cursor.AtEnd()) {
+                           one_pass_plan.AppendNext(cursor, one_pass, {kind, ++one_pass_version});
+                           ++one_pass_rows;
+                         }
+                         return;
+                       }
+                       while (cursor.Next()) {
+                         one_pass_plan.AppendRow(
+                             kind == RowKind::kDelete ? cursor.before() : cursor.after(), one_pass,
+                             {kind, ++one_pass_version});
+                       }
+                     });
+    EXPECT_GT(one_pass_rows, 0u) << db << "." << table << ": no event took the one-pass path";
+    clickhouse::WireWriter one_pass_native;
+    clickhouse::WriteBlock(one_pass_native, one_pass.block(), 0);
+    EXPECT_EQ(one_pass.rows(), block->rows());
+    EXPECT_TRUE(one_pass_native.data() == native.data())
+        << db << "." << table << ": the one-pass block differs from the cell-by-cell one";
+    if (options.converter.counters) {
+      EXPECT_EQ(one_pass_options.converter.counters->Snapshot(),
+                options.converter.counters->Snapshot());
+    }
     std::string query = plan->InsertQuery(db, table);
     query = query.substr(0, query.size() - 6) + "FORMAT Native";
     const auto result = RunCommand({"clickhouse-client", "--host", ch_.host, "--port",

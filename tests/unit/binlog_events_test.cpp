@@ -451,6 +451,112 @@ TEST_F(RowsTest, WriteRowsCellsPointIntoTheEvent) {
   EXPECT_FALSE(cursor.Next());
 }
 
+// What NextInto hands its sink, recorded as cells (data and size; null for Null()).
+struct RecordingSink {
+  std::vector<Cell> values;
+  void Value(size_t column, const uint8_t* data, size_t size) {
+    values.push_back({nullptr, static_cast<uint32_t>(column), false, false, data, size});
+  }
+  void Null(size_t column) { values.push_back({nullptr, static_cast<uint32_t>(column), true}); }
+};
+
+// NextInto's values of every row change equal the cells Next() gives for the same image (the
+// after image of WRITE/UPDATE, the before image of DELETE), byte for byte and NULL for NULL.
+void ExpectNextIntoMatchesNext(const RowsEvent& rows, const TableInfo& table) {
+  RowCursor by_cells, one_pass;
+  by_cells.Reset(rows, table);
+  one_pass.Reset(rows, table);
+  ASSERT_TRUE(one_pass.full_images());
+  size_t changes = 0;
+  while (by_cells.Next()) {
+    ASSERT_FALSE(one_pass.AtEnd()) << "change " << changes;
+    RecordingSink sink;
+    const size_t bytes = one_pass.NextInto(sink);
+    EXPECT_GT(bytes, 0u);
+    EXPECT_TRUE(one_pass.after().empty());
+    const auto expected = rows.kind == RowsKind::kDelete ? by_cells.before() : by_cells.after();
+    ASSERT_EQ(sink.values.size(), expected.size()) << "change " << changes;
+    for (size_t i = 0; i < expected.size(); ++i) {
+      SCOPED_TRACE(::testing::Message() << "change " << changes << ", column " << i);
+      EXPECT_EQ(sink.values[i].index, expected[i].index);
+      EXPECT_EQ(sink.values[i].is_null, expected[i].is_null);
+      EXPECT_EQ(sink.values[i].data, expected[i].data);
+      EXPECT_EQ(sink.values[i].size, expected[i].size);
+    }
+    ++changes;
+  }
+  EXPECT_TRUE(one_pass.AtEnd());
+  EXPECT_GT(changes, 0u);
+}
+
+TEST_F(RowsTest, NextIntoHandsOutWhatNextDecodes) {
+  tables_.Update(
+      Decode(MakeEvent(EventType::kTableMap,
+                       TableMapBody(42, "shop", "items", SampleColumns(), SampleOptionalMetadata()),
+                       true)),
+      d_.format());
+  const TableInfo& table = *tables_.Find(42);
+  struct Case {
+    EventType type;
+    int images;  // per row change
+  };
+  for (const Case& c : {Case{EventType::kWriteRows, 1}, Case{EventType::kUpdateRows, 2},
+                        Case{EventType::kDeleteRows, 1}}) {
+    SCOPED_TRACE(::testing::Message() << "event type " << static_cast<int>(c.type));
+    Bytes body;
+    body.le(42, 6).le(1, 2).le(2, 2).lenenc(14).u8(0xff).u8(0x3f);
+    if (c.images == 2) body.u8(0xff).u8(0x3f);
+    // Two changes; with two images, the before image differs from the after image.
+    for (bool nulls : {false, true}) {
+      body.str(SampleRow(nulls));
+      if (c.images == 2) body.str(SampleRow(!nulls));
+    }
+    Event ev = Decode(MakeEvent(c.type, body.s, true), 5000);
+    RowsEvent rows = ParseRowsEvent(ev, d_.format(), scratch_);
+    ExpectNextIntoMatchesNext(rows, table);
+  }
+}
+
+TEST_F(RowsTest, PartialImagesAreNotFullImages) {
+  std::vector<ColSpec> cols = {{3, ""}, {15, Bytes().le(20, 2).s}, {8, ""}};
+  tables_.Update(Decode(MakeEvent(EventType::kTableMap, TableMapBody(7, "d", "t", cols, ""), true)),
+                 d_.format());
+  Bytes body;
+  body.le(7, 6).le(1, 2).lenenc(3).u8(0b001).u8(0b111);
+  body.u8(0).le(9, 4);
+  body.u8(0).le(9, 4).le(2, 1).str("hi").le(1, 8);
+  RowsEvent rows = ParseRowsEvent(Decode(MakeEvent(EventType::kUpdateRowsV1, body.s, true)),
+                                  d_.format(), scratch_);
+  RowCursor cursor;
+  cursor.Reset(rows, *tables_.Find(7));
+  EXPECT_FALSE(cursor.full_images());
+}
+
+TEST_F(RowsTest, NextIntoReportsATruncatedRowLikeNext) {
+  std::vector<ColSpec> cols = {{3, ""}, {15, Bytes().le(20, 2).s}};
+  tables_.Update(Decode(MakeEvent(EventType::kTableMap, TableMapBody(9, "d", "t", cols, ""), true)),
+                 d_.format());
+  Bytes body;
+  body.le(9, 6).le(1, 2).lenenc(2).u8(0b11);
+  body.u8(0).le(1, 4).u8(10).str("short");  // claims 10 bytes, has 5
+  Event ev = Decode(MakeEvent(EventType::kWriteRowsV1, body.s, true), 7000);
+  RowsEvent rows = ParseRowsEvent(ev, d_.format(), scratch_);
+  RowCursor cursor;
+  cursor.Reset(rows, *tables_.Find(9));
+  ASSERT_TRUE(cursor.full_images());
+  RecordingSink sink;
+  try {
+    cursor.NextInto(sink);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kCorruption);
+    const std::string m = e.what();
+    EXPECT_NE(m.find("d.t"), std::string::npos) << m;
+    EXPECT_NE(m.find("offset 70"), std::string::npos) << m;
+    EXPECT_NE(m.find("overruns"), std::string::npos) << m;
+  }
+}
+
 TEST_F(RowsTest, UpdateWithMinimalImages) {
   std::vector<ColSpec> cols = {{3, ""}, {15, Bytes().le(20, 2).s}, {8, ""}};
   tables_.Update(Decode(MakeEvent(EventType::kTableMap, TableMapBody(7, "d", "t", cols, ""), true)),

@@ -5,12 +5,47 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string_view>
 #include <utility>
 
 namespace rowbridge::clickhouse {
+
+// memcpy for the short values that fill most columns (names, codes, small texts): up to 32 bytes
+// take two overlapping fixed-size moves instead of a call into the C library.
+inline void CopyBytes(char* dst, const char* src, size_t n) {
+  if (n <= 16) {
+    if (n >= 8) {
+      uint64_t head, tail;
+      std::memcpy(&head, src, 8);
+      std::memcpy(&tail, src + n - 8, 8);
+      std::memcpy(dst, &head, 8);
+      std::memcpy(dst + n - 8, &tail, 8);
+    } else if (n >= 4) {
+      uint32_t head, tail;
+      std::memcpy(&head, src, 4);
+      std::memcpy(&tail, src + n - 4, 4);
+      std::memcpy(dst, &head, 4);
+      std::memcpy(dst + n - 4, &tail, 4);
+    } else if (n != 0) {
+      dst[0] = src[0];
+      dst[n / 2] = src[n / 2];
+      dst[n - 1] = src[n - 1];
+    }
+    return;
+  }
+  if (n <= 32) {
+    char head[16], tail[16];
+    std::memcpy(head, src, 16);
+    std::memcpy(tail, src + n - 16, 16);
+    std::memcpy(dst, head, 16);
+    std::memcpy(dst + n - 16, tail, 16);
+    return;
+  }
+  std::memcpy(dst, src, n);
+}
 
 class ByteBuffer {
  public:
@@ -48,9 +83,7 @@ class ByteBuffer {
     size_ += n;
     return p;
   }
-  void Append(const void* p, size_t n) {
-    if (n != 0) std::memcpy(Extend(n), p, n);
-  }
+  void Append(const void* p, size_t n) { CopyBytes(Extend(n), static_cast<const char*>(p), n); }
 
  private:
   void Grow(size_t extra) {

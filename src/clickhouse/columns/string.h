@@ -32,7 +32,7 @@ class ColumnString : public Column {
     } else {
       p = PutLongVarUInt(p, n);
     }
-    if (n != 0) std::memcpy(p, value.data(), n);  // data() may be null when empty
+    CopyBytes(p, value.data(), n);  // copies nothing when empty (data() may be null)
     wire_.Commit(static_cast<size_t>(p - start) + n);
     ++rows_;
   }
