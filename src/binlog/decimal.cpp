@@ -1,5 +1,6 @@
 #include "binlog/decimal.h"
 
+#include <array>
 #include <cstring>
 #include <iterator>
 
@@ -14,6 +15,16 @@ constexpr size_t kGroupBytes = 4;
 constexpr size_t kLeftoverBytes[kDigitsPerGroup + 1] = {0, 1, 1, 2, 2, 3, 3, 4, 4, 4};
 constexpr uint32_t kPowersOfTen[kDigitsPerGroup + 1] = {
     1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000};
+// "00" "01" ... "99": the text of every two-digit number.
+constexpr auto kDigitPairsTable = [] {
+  std::array<char, 200> table{};
+  for (int i = 0; i < 100; ++i) {
+    table[static_cast<size_t>(2 * i)] = static_cast<char>('0' + i / 10);
+    table[static_cast<size_t>(2 * i + 1)] = static_cast<char>('0' + i % 10);
+  }
+  return table;
+}();
+constexpr const char* kDigitPairs = kDigitPairsTable.data();
 
 void CheckPrecisionScale(int precision, int scale) {
   if (precision < 1 || precision > kMaxDecimalPrecision || scale < 0 || scale > kMaxDecimalScale ||
@@ -43,15 +54,29 @@ bool WalkGroups(const uint8_t* data, size_t size, int precision, int scale, Visi
   // The first bit is the sign, set for non-negative values; negative values are stored with
   // every bit inverted so that the bytes compare like the numbers.
   const bool negative = (data[0] & 0x80) == 0;
-  const uint8_t flip = negative ? 0xff : 0x00;
   size_t pos = 0;
   auto read_group = [&](size_t bytes, int digits) {
+    // A group is a big-endian integer of 1 to 4 bytes; the first byte of the value carries the
+    // sign bit, and a negative value has every bit inverted.
     uint32_t v = 0;
-    for (size_t i = 0; i < bytes; ++i) {
-      uint8_t b = data[pos + i];
-      if (pos + i == 0) b ^= 0x80;
-      v = (v << 8) | static_cast<uint8_t>(b ^ flip);
+    switch (bytes) {
+      case 4:
+        v = (uint32_t{data[pos]} << 24) | (uint32_t{data[pos + 1]} << 16) |
+            (uint32_t{data[pos + 2]} << 8) | data[pos + 3];
+        break;
+      case 3:
+        v = (uint32_t{data[pos]} << 16) | (uint32_t{data[pos + 1]} << 8) | data[pos + 2];
+        break;
+      case 2:
+        v = (uint32_t{data[pos]} << 8) | data[pos + 1];
+        break;
+      default:
+        v = data[pos];
+        break;
     }
+    const unsigned shift = static_cast<unsigned>(8 * (bytes - 1));
+    if (pos == 0) v ^= uint32_t{0x80} << shift;
+    if (negative) v ^= static_cast<uint32_t>((uint64_t{1} << (8 * bytes)) - 1);
     pos += bytes;
     if (v >= kPowersOfTen[digits]) {
       Fail(ErrorCode::kCorruption,
@@ -156,23 +181,33 @@ size_t FormatSmallDecimal(const uint8_t* data, size_t size, int precision, int s
   const bool negative = WalkGroups(data, size, precision, scale, [&](uint32_t v, int digits) {
     magnitude = magnitude * kPowersOfTen[digits] + v;
   });
-  uint64_t divisor = 1;
-  for (int i = 0; i < scale; ++i) divisor *= 10;
-  uint64_t integer = magnitude / divisor;
-  uint64_t fraction = magnitude % divisor;
-  // Digits are written backwards from the end of a scratch area, then moved to `out`.
+  // Digits are written backwards, two at a time, from the end of a scratch area, then moved to
+  // `out`: the fraction's `scale` digits first, then what is left is the integer part. Only
+  // divisions by constants (multiplications), none by 10^scale.
   char digits[kSmallDecimalTextSize];
   char* end = digits + sizeof(digits);
   char* p = end;
-  for (int i = 0; i < scale; ++i) {
-    *--p = static_cast<char>('0' + fraction % 10);
-    fraction /= 10;
+  auto put_pair = [&p](uint64_t two_digits) {
+    p -= 2;
+    std::memcpy(p, kDigitPairs + 2 * two_digits, 2);
+  };
+  uint64_t v = magnitude;
+  int fraction_left = scale;
+  for (; fraction_left >= 2; fraction_left -= 2) {
+    put_pair(v % 100);
+    v /= 100;
+  }
+  if (fraction_left == 1) {
+    *--p = static_cast<char>('0' + v % 10);
+    v /= 10;
   }
   if (scale > 0) *--p = '.';
-  do {
-    *--p = static_cast<char>('0' + integer % 10);
-    integer /= 10;
-  } while (integer != 0);
+  for (; v >= 100; v /= 100) put_pair(v % 100);
+  if (v >= 10) {
+    put_pair(v);
+  } else {
+    *--p = static_cast<char>('0' + v);
+  }
   if (negative) *--p = '-';
   const auto n = static_cast<size_t>(end - p);
   std::memcpy(out, p, n);
