@@ -121,8 +121,18 @@ void RowCursor::WalkFullImage(Sink& sink) {
   if (null_bytes > size - pos) Corrupt(pos, "truncated row NULL bitmap");
   const uint8_t* const nulls = data + pos;
   pos += null_bytes;
+  // The NULL bits are taken 64 at a time into a register and shifted out one per column.
+  uint64_t null_bits = 0;
   for (size_t col = 0; col < ncols; ++col) {
-    if ((nulls[col >> 3] >> (col & 7)) & 1) {
+    if ((col & 63) == 0) {
+      null_bits = 0;
+      const size_t first = col >> 3;
+      const size_t count = null_bytes - first < 8 ? null_bytes - first : 8;
+      for (size_t i = 0; i < count; ++i) null_bits |= uint64_t{nulls[first + i]} << (8 * i);
+    }
+    const bool is_null = null_bits & 1;
+    null_bits >>= 1;
+    if (is_null) {
       sink.Null(col);
       continue;
     }

@@ -330,6 +330,9 @@ class ConversionPlan::ImageSink {
             .Append({reinterpret_cast<const char*>(data), size});
         stored = true;
         break;
+      default:
+        __builtin_unreachable();  // every DirectStore is a case; spares the jump table's range
+                                  // check
     }
     if (!stored) {
       step.fn(*step.converter,
