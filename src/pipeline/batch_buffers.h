@@ -6,9 +6,9 @@
 // (queued for or being written by a writer). So the batches of one target are written one after
 // another, in version order, while different targets are written in parallel.
 //
-// A filling batch is sealed when it reaches batch.max_rows or batch.max_bytes (by the reader),
-// when its first row is batch.max_delay old (by the ticker, SealDue), or when the writer of its
-// predecessor finishes and it is already due. When the rows buffered in total reach
+// A filling batch is sealed as soon as it reaches batch.max_rows or batch.max_bytes (by the
+// reader), when its first row is batch.max_delay old (by the ticker, SealDue), or when the writer
+// of its predecessor finishes and it is already due. When the rows buffered in total reach
 // memory.max_buffered_bytes, the reader seals the largest batches and waits for writers
 // (back-pressure): memory never grows without bound.
 //
@@ -116,6 +116,14 @@ class BatchBuffers {
     ++batch.rows;
     batch.bytes += bytes;
     total_bytes_ += bytes;
+  }
+
+  // Reader, lock held, after the Appended rows of one change: seals the group's filling batch at
+  // once if it is full and nothing of the group is in flight (otherwise Done seals it). Without
+  // this a full batch waited for the next row's Reserve, and when no row came (the end of a
+  // backlog, a pause) for max_delay.
+  void SealIfFull(TargetGroup& group) {
+    if (group.sealed == nullptr && Full(*group.filling)) Seal(group);
   }
 
   // Reader, lock held: seals the batches of `groups` and waits until none of their rows is

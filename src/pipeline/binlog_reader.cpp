@@ -442,6 +442,7 @@ void BinlogReader::Appended(SourceTable& table, Batch& batch, mapping::RowKind k
   }
   share.bytes += bytes;
   share.newest_event_time = std::max(share.newest_event_time, event_time);
+  ctx_.buffers->SealIfFull(*table.group);
 }
 
 }  // namespace rowbridge::pipeline

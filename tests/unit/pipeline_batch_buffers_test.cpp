@@ -17,6 +17,45 @@ std::unique_ptr<TargetGroup> Group(const std::string& name) {
   return g;
 }
 
+// The row that fills a batch gets it written at once: the end of a backlog must not wait for
+// another row or for max_delay (1 h here).
+TEST(PipelineBatchBuffers, AFullBatchIsSealedWithoutWaitingForAnotherRow) {
+  BatchLimits limits;
+  limits.max_rows = 2;
+  limits.max_delay = 1h;
+  BatchBuffers buffers(limits);
+  std::unique_lock lock(buffers.mutex());
+  TargetGroup& g = buffers.AddGroup(Group("t"));
+  const auto now = std::chrono::steady_clock::now();
+  uint64_t version = 1;
+  auto append = [&] {
+    Batch* b = buffers.Reserve(lock, g);
+    ASSERT_NE(b, nullptr);
+    buffers.Appended(*b, 10, version++, now);
+    buffers.SealIfFull(g);
+  };
+  append();
+  EXPECT_EQ(g.sealed, nullptr);  // one row of two: still filling
+  append();
+  ASSERT_NE(g.sealed, nullptr);
+  EXPECT_EQ(g.sealed->rows, 2u);
+  EXPECT_EQ(g.filling->rows, 0u);
+  lock.unlock();
+  EXPECT_EQ(buffers.NextSealed(), &g);
+  lock.lock();
+
+  // While that batch is in flight the next one fills up: it waits, and the writer's Done seals it.
+  append();
+  append();
+  EXPECT_EQ(g.filling->rows, 2u);
+  lock.unlock();
+  buffers.Done(g);
+  lock.lock();
+  ASSERT_NE(g.sealed, nullptr);
+  EXPECT_EQ(g.sealed->rows, 2u);
+  EXPECT_EQ(g.sealed->first_version, 3u);
+}
+
 TEST(PipelineBatchBuffers, SealsAFullBatchAndWaitsForTheOneInFlight) {
   BatchLimits limits;
   limits.max_rows = 2;
