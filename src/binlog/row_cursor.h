@@ -72,7 +72,7 @@ class RowCursor {
   // An image with columns missing or JSON diffs, into cells; returns how many.
   size_t DecodePartialValues(const uint8_t* nulls, const uint8_t* col_bits,
                              const uint8_t* partial_bits, std::vector<Cell>& cells);
-  // The cold path of DecodeValues: throws for the value of column `col` at `pos`.
+  // The cold path of the value loops: throws for the value of column `col` at `pos`.
   [[noreturn]] [[gnu::noinline]] void BadValue(size_t pos, size_t col, size_t value_size);
   [[noreturn]] void Corrupt(size_t at, const std::string& what) const;
 
