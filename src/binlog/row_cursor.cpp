@@ -164,7 +164,7 @@ size_t RowCursor::DecodePartialValues(const uint8_t* nulls, const uint8_t* col_b
     if (slot.kind == ColumnSlot::kFixed) {
       value_size = slot.bytes;
     } else if (slot.kind == ColumnSlot::kPrefixed) [[likely]] {
-      if (slot.bytes > size - pos) BadValue(pos, col, 0);
+      if (slot.bytes > size - pos) BadValue(ValueFault::kTruncatedLength, pos, col, 0);
       const uint8_t* len = data + pos;
       switch (slot.bytes) {
         case 1:
@@ -180,9 +180,9 @@ size_t RowCursor::DecodePartialValues(const uint8_t* nulls, const uint8_t* col_b
       }
       pos += slot.bytes;
     } else {
-      BadValue(pos, col, 0);
+      BadValue(ValueFault::kUnsizableType, pos, col, 0);
     }
-    if (value_size > size - pos) BadValue(pos, col, value_size);
+    if (value_size > size - pos) BadValue(ValueFault::kOverrun, pos, col, value_size);
     cell.is_null = false;
     cell.is_json_diff = json_diff;
     cell.data = data + pos;
@@ -194,17 +194,19 @@ size_t RowCursor::DecodePartialValues(const uint8_t* nulls, const uint8_t* col_b
   return k;
 }
 
-void RowCursor::BadValue(size_t pos, size_t col, size_t value_size) {
+void RowCursor::BadValue(ValueFault fault, size_t pos, size_t col, size_t value_size) {
   pos_ = pos;
   const ColumnDef& def = table_->map.columns[col];
-  const ColumnSlot slot = table_->layout[col];
-  if (slot.kind == ColumnSlot::kPrefixed && slot.bytes > event_->rows.size() - pos)
-    Corrupt(pos, fmt::format("column {} ({}): truncated length", col + 1, def.name));
-  if (slot.kind != ColumnSlot::kFixed && slot.kind != ColumnSlot::kPrefixed) {
-    Fail(ErrorCode::kUnsupported,
-         "{} at offset {}: {}.{} column {} {}: type {} (meta {}) cannot be decoded",
-         event_->context, event_->event_offset, table_->map.database, table_->map.table, col + 1,
-         def.name, ColumnTypeName(def.type), def.meta);
+  switch (fault) {
+    case ValueFault::kTruncatedLength:
+      Corrupt(pos, fmt::format("column {} ({}): truncated length", col + 1, def.name));
+    case ValueFault::kUnsizableType:
+      Fail(ErrorCode::kUnsupported,
+           "{} at offset {}: {}.{} column {} {}: type {} (meta {}) cannot be decoded",
+           event_->context, event_->event_offset, table_->map.database, table_->map.table, col + 1,
+           def.name, ColumnTypeName(def.type), def.meta);
+    case ValueFault::kOverrun:
+      break;
   }
   Corrupt(pos,
           fmt::format("column {} {} ({}): value of {} bytes overruns the event ({} left)", col + 1,

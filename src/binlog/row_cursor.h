@@ -72,8 +72,15 @@ class RowCursor {
   // An image with columns missing or JSON diffs, into cells; returns how many.
   size_t DecodePartialValues(const uint8_t* nulls, const uint8_t* col_bits,
                              const uint8_t* partial_bits, std::vector<Cell>& cells);
+  // What is wrong with a value the loops cannot hand out.
+  enum class ValueFault : uint8_t {
+    kTruncatedLength,  // the event ends inside the value's length prefix
+    kUnsizableType,    // the column's type has no known size (ColumnSlot::kUnsupported)
+    kOverrun,          // the value's `value_size` bytes run past the event
+  };
   // The cold path of the value loops: throws for the value of column `col` at `pos`.
-  [[noreturn]] [[gnu::noinline]] void BadValue(size_t pos, size_t col, size_t value_size);
+  [[noreturn]] [[gnu::noinline]] void BadValue(ValueFault fault, size_t pos, size_t col,
+                                               size_t value_size);
   [[noreturn]] void Corrupt(size_t at, const std::string& what) const;
 
   const RowsEvent* event_ = nullptr;
@@ -141,7 +148,7 @@ void RowCursor::WalkFullImage(Sink& sink) {
     if (slot.kind == ColumnSlot::kFixed) {
       value_size = slot.bytes;
     } else if (slot.kind == ColumnSlot::kPrefixed) [[likely]] {
-      if (slot.bytes > size - pos) BadValue(pos, col, 0);
+      if (slot.bytes > size - pos) BadValue(ValueFault::kTruncatedLength, pos, col, 0);
       const uint8_t* len = data + pos;
       switch (slot.bytes) {
         case 1:
@@ -157,9 +164,9 @@ void RowCursor::WalkFullImage(Sink& sink) {
       }
       pos += slot.bytes;
     } else {
-      BadValue(pos, col, 0);
+      BadValue(ValueFault::kUnsizableType, pos, col, 0);
     }
-    if (value_size > size - pos) BadValue(pos, col, value_size);
+    if (value_size > size - pos) BadValue(ValueFault::kOverrun, pos, col, value_size);
     sink.Value(col, data + pos, value_size);
     pos += value_size;
   }

@@ -16,6 +16,13 @@ namespace {
 // ClickHouse's QUERY_WAS_CANCELLED.
 constexpr int32_t kQueryWasCancelledCode = 394;
 
+// Sends what is gathered in `pending` and empties it (keeping its capacity): the one way gathered
+// bytes are flushed, before a piece that goes from where it lies or at the end of a message.
+void SendPending(TcpConnection& connection, std::string& pending) {
+  if (!pending.empty()) connection.WriteAll(pending);
+  pending.clear();
+}
+
 // rowbridge's own version ("0.1.0"), reported to the server in Hello and client info.
 struct OwnVersion {
   uint64_t major = 0, minor = 0, patch = 0;
@@ -220,8 +227,7 @@ void Client::RequireIdle(const char* operation) {
 }
 
 void Client::Flush() {
-  connection_->WriteAll(out_.data());
-  out_.Clear();
+  SendPending(*connection_, out_.mutable_data());
 }
 
 void Client::SendQuery(std::string_view sql, const QueryOptions& options) {
@@ -276,10 +282,7 @@ class Client::SocketSink : public ByteSink {
     Flush();
     connection_.WriteAll(bytes);
   }
-  void Flush() {
-    connection_.WriteAll(out_.data());
-    out_.Clear();
-  }
+  void Flush() { SendPending(connection_, out_.mutable_data()); }
 
  private:
   static constexpr size_t kDirect = 64 * 1024;
@@ -293,8 +296,7 @@ void Client::SendData(const Block& block) {
     // Each frame goes to the socket as soon as it is made (see FrameStream's drain).
     frames_.Start(*codec_, out_.mutable_data(),
                   [this](std::string& pending, std::string_view frame) {
-                    if (!pending.empty()) connection_->WriteAll(pending);
-                    pending.clear();
+                    SendPending(*connection_, pending);
                     connection_->WriteAll(frame);
                   });
     WriteBlock(frames_, block, server_.negotiated_revision, block_);

@@ -285,8 +285,8 @@ const ConversionPlan::BoundStep* ConversionPlan::Bind(const TargetBlock& block) 
   return bound_.data();
 }
 
-// Converts the values of one row image into a block, column by column: the one loop body of
-// both full-image paths (cells from Next(), or values straight from RowCursor::NextInto).
+// Converts the values of one row image into a block, column by column: the one conversion step
+// of every path (values straight from RowCursor::NextInto, or cells from Next()).
 class ConversionPlan::ImageSink {
  public:
   ImageSink(ConversionPlan& plan, TargetBlock& block, const ColumnDef* defs)
@@ -512,6 +512,7 @@ void ConversionPlan::AppendRow(std::span<const Cell> cells, TargetBlock& block,
       if (b.role == Role::kSource && b.key && positions_[b.source_index] < 0)
         FailIncomplete(cells, meta);
   }
+  ImageSink sink(*this, block, nullptr);
   for (size_t i = 0; i < bindings_.size(); ++i) {
     const Binding& b = bindings_[i];
     if (b.role != Role::kSource) {
@@ -529,8 +530,7 @@ void ConversionPlan::AppendRow(std::span<const Cell> cells, TargetBlock& block,
       AppendNull(b, cell, block, i);
       continue;
     }
-    b.converter.Append(cell, *block.values_[i], scratch_);
-    if (block.nullables_[i] != nullptr) block.nullables_[i]->AppendNotNull();
+    sink.Put(sink.step(b.source_index), cell);
   }
   ++block.rows_;
 }

@@ -532,28 +532,66 @@ TEST_F(RowsTest, PartialImagesAreNotFullImages) {
   EXPECT_FALSE(cursor.full_images());
 }
 
-TEST_F(RowsTest, NextIntoReportsATruncatedRowLikeNext) {
-  std::vector<ColSpec> cols = {{3, ""}, {15, Bytes().le(20, 2).s}};
-  tables_.Update(Decode(MakeEvent(EventType::kTableMap, TableMapBody(9, "d", "t", cols, ""), true)),
-                 d_.format());
-  Bytes body;
-  body.le(9, 6).le(1, 2).lenenc(2).u8(0b11);
-  body.u8(0).le(1, 4).u8(10).str("short");  // claims 10 bytes, has 5
-  Event ev = Decode(MakeEvent(EventType::kWriteRowsV1, body.s, true), 7000);
-  RowsEvent rows = ParseRowsEvent(ev, d_.format(), scratch_);
-  RowCursor cursor;
-  cursor.Reset(rows, *tables_.Find(9));
-  ASSERT_TRUE(cursor.full_images());
-  RecordingSink sink;
-  try {
-    cursor.NextInto(sink);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kCorruption);
-    const std::string m = e.what();
-    EXPECT_NE(m.find("d.t"), std::string::npos) << m;
-    EXPECT_NE(m.find("offset 70"), std::string::npos) << m;
-    EXPECT_NE(m.find("overruns"), std::string::npos) << m;
+// Every way a value can be bad, through both walks: the same error code and message.
+TEST_F(RowsTest, BadValuesFailAlikeThroughNextAndNextInto) {
+  struct Case {
+    const char* name;
+    std::vector<ColSpec> cols;
+    std::string row;  // NULL bitmap and values of one WRITE image
+    ErrorCode code;
+    const char* text;
+  };
+  const std::vector<Case> cases = {
+      {"length prefix cut by the event's end",
+       {{3, ""}, {15, Bytes().le(300, 2).s}},
+       Bytes().u8(0).le(1, 4).u8(5).s,
+       ErrorCode::kCorruption,
+       "column 2 (): truncated length"},
+      {"value longer than the event",
+       {{3, ""}, {15, Bytes().le(20, 2).s}},
+       Bytes().u8(0).le(1, 4).u8(10).str("short").s,
+       ErrorCode::kCorruption,
+       "value of 10 bytes overruns the event (5 left)"},
+      {"type that cannot be sized (TIMESTAMP2 with fsp 7)",
+       {{3, ""}, {17, Bytes().u8(7).s}},
+       Bytes().u8(0).le(1, 4).le(0, 4).s,
+       ErrorCode::kUnsupported,
+       "cannot be decoded"},
+  };
+  uint64_t table_id = 60;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ++table_id;
+    tables_.Update(
+        Decode(MakeEvent(EventType::kTableMap, TableMapBody(table_id, "d", "t", c.cols, ""), true)),
+        d_.format());
+    Bytes body;
+    body.le(table_id, 6).le(1, 2).lenenc(c.cols.size()).u8(0b11).str(c.row);
+    Event ev = Decode(MakeEvent(EventType::kWriteRowsV1, body.s, true), 7000);
+    RowsEvent rows = ParseRowsEvent(ev, d_.format(), scratch_);
+    const TableInfo& table = *tables_.Find(table_id);
+    std::string by_cells, one_pass;
+    RowCursor cursor;
+    cursor.Reset(rows, table);
+    try {
+      cursor.Next();
+      ADD_FAILURE() << "Next: no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), c.code);
+      by_cells = e.what();
+    }
+    cursor.Reset(rows, table);
+    ASSERT_TRUE(cursor.full_images());
+    RecordingSink sink;
+    try {
+      cursor.NextInto(sink);
+      ADD_FAILURE() << "NextInto: no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), c.code);
+      one_pass = e.what();
+    }
+    EXPECT_NE(by_cells.find(c.text), std::string::npos) << by_cells;
+    EXPECT_EQ(one_pass, by_cells);
   }
 }
 
