@@ -238,6 +238,8 @@ void Pipeline::RunSession() {
 
   // The checkpoint, and ClickHouse reachable (the state table lives there by default).
   std::optional<Checkpoint> checkpoint = store_->Load();
+  // What the store holds, to tell whether this session's starting checkpoint must be saved.
+  std::optional<Checkpoint> stored = checkpoint;
   TargetCatalog catalog(TargetClientOptions(config_.target));
   const std::string insert_prefix = fmt::format("rowbridge-{}-", job_);
   catalog.WaitForInserts(insert_prefix, options_.insert_patience);
@@ -386,6 +388,7 @@ void Pipeline::RunSession() {
     std::sort(first.created_targets.begin(), first.created_targets.end());
     first.replicated_tables = replicated_tables;
     store_->Save(first);
+    stored = first;
     spdlog::info(
         "first start: no checkpoint in {}; replicating changes from the source's current "
         "position {} (rows that exist already are not copied)",
@@ -407,6 +410,11 @@ void Pipeline::RunSession() {
         checkpoint->table_copy->tables.size(), checkpoint->Describe());
     checkpoint->table_copy.reset();
   }
+  // The checkpoint this session starts from, with the schema history it reads rows by, is saved
+  // before any row is read: a session stopped before its first transaction boundary saves
+  // nothing newer, and the next one must not find the store without that history (it would read
+  // the columns from information_schema as they are then, possibly after an ALTER).
+  if (!stored || !(*checkpoint == *stored)) store_->Save(*checkpoint);
   SetLastCheckpoint(*checkpoint);
   tracker.emplace(*checkpoint);
 

@@ -368,6 +368,38 @@ TEST_F(PipelineRunTest, FirstStartCopiesExistingRowsThenStreams) {
   EXPECT_EQ(rb.Terminate(), 0);
 }
 
+// A session stopped before its first transaction boundary (here: straight after the initial copy,
+// on an idle source) still leaves its schema history in the store, so the next session reads old
+// rows with the columns of their time, not with information_schema as it is then.
+TEST_F(PipelineRunTest, StopBeforeTheFirstTransactionKeepsTheSchemaHistory) {
+  TestDir dir("pipeline-stop-before-first-boundary");
+  Workload workload(4712, source_db_);
+  RunMysqlSql(mysql_, workload.Schema());
+  RunMysqlSql(mysql_, workload.Next(20));
+  PipelineConfig config = Config("  - match: " + source_db_ + ".items\n    mode: replica\n");
+  config.snapshot = true;
+  RowbridgeProcess rb(dir.path(), config);
+  auto wait_for_stream = [&](size_t from) {
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    while (rb.log().find("reading the binlog", from) == std::string::npos) {
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << rb.log();
+      std::this_thread::sleep_for(50ms);
+    }
+  };
+  rb.Start();
+  wait_for_stream(0);
+  EXPECT_EQ(rb.Terminate(), 0);
+  const std::optional<pipeline::Checkpoint> saved = rb.SavedCheckpoint();
+  ASSERT_TRUE(saved.has_value());
+  EXPECT_FALSE(saved->schema_history.empty());
+  const size_t first_run_log = rb.log().size();
+  rb.Start();
+  wait_for_stream(first_run_log);
+  const std::string log = rb.log().substr(first_run_log);
+  EXPECT_EQ(log.find("has no schema history"), std::string::npos) << log;
+  EXPECT_EQ(rb.Terminate(), 0);
+}
+
 // With `schema_changes: stop` a DDL that changes a table's columns stops that table only (the
 // default for tables rowbridge created is to apply it: pipeline_ddl_test.cpp).
 TEST_F(PipelineRunTest, DdlStopsOnlyTheChangedTable) {
