@@ -1,5 +1,5 @@
 // `rowbridge check -c FILE`: compares every replicated table between source and target
-// (pipeline/check/check_runner.h). Exit status 0 when everything matches, 1 when something
+// (check/check_runner.h). Exit status 0 when everything matches, 1 when something
 // differs, 2 on any error.
 #include "cli/check.h"
 
@@ -10,14 +10,14 @@
 
 #include "common/error.h"
 #include "config/loader.h"
-#include "pipeline/check/check_runner.h"
+#include "check/check_runner.h"
 
 namespace rowbridge::cli {
 
 void RegisterCheck(CLI::App& app) {
   struct Args {
     std::string config;
-    pipeline::check::CheckOptions options;
+    check::CheckOptions options;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
@@ -33,16 +33,16 @@ void RegisterCheck(CLI::App& app) {
   cmd->add_option("--table", args->options.only_tables,
                   "check only this source table (db.table); repeatable");
   cmd->callback([args] {
-    pipeline::check::CheckOutcome outcome;
+    check::CheckOutcome outcome;
     try {
       const config::Config config = config::LoadConfigFile(args->config);
-      outcome = pipeline::check::RunCheck(config, args->options, stdout);
+      outcome = check::RunCheck(config, args->options, stdout);
     } catch (const Error& e) {
       std::fprintf(stdout, "check: error: %s\n", e.what());
-      outcome = pipeline::check::CheckOutcome::kError;
+      outcome = check::CheckOutcome::kError;
     }
     std::fflush(stdout);
-    if (outcome != pipeline::check::CheckOutcome::kEqual)
+    if (outcome != check::CheckOutcome::kEqual)
       throw CLI::RuntimeError(static_cast<int>(outcome));
   });
 }

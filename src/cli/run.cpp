@@ -15,7 +15,7 @@
 #include "config/effective_config.h"
 #include "config/loader.h"
 #include "pipeline/pipeline.h"
-#include "pipeline/state_store.h"
+#include "state/state_store.h"
 #include "server/admin_server.h"
 #include "snapshot/newly_matched.h"
 #include "snapshot/snapshot_runner.h"
@@ -37,13 +37,13 @@ bool CopyBeforeStreaming(const config::Config& config, server::MetricsRegistry& 
   std::chrono::milliseconds backoff{500};
   for (;;) {
     try {
-      std::unique_ptr<pipeline::StateStore> store = pipeline::MakeStateStore(config);
-      if (std::optional<pipeline::Checkpoint> checkpoint = store->Load()) {
+      std::unique_ptr<state::StateStore> store = state::MakeStateStore(config);
+      if (std::optional<state::Checkpoint> checkpoint = store->Load()) {
         return snapshot::CopyNewlyMatchedTables(config, *store, std::move(*checkpoint), registry,
                                                 status, &stop);
       }
       spdlog::info("first start: copying the existing rows of the matched tables before streaming");
-      std::optional<pipeline::Checkpoint> end =
+      std::optional<state::Checkpoint> end =
           snapshot::CopyBeforeStream(config, registry, status, &stop);
       if (!end) return false;
       store->Save(*end);

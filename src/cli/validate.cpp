@@ -9,11 +9,9 @@
 #include "cli/logging.h"
 #include "config/loader.h"
 #include "mysql/source_check.h"
-#include "pipeline/batch_buffers.h"
-#include "pipeline/connection_options.h"
-#include "pipeline/table_router.h"
-#include "pipeline/target_tables.h"
-#include "server/pipeline_metrics.h"
+#include "endpoints/connection_options.h"
+#include "tables/table_resolver.h"
+#include "tables/target_tables.h"
 
 namespace rowbridge::cli {
 
@@ -38,7 +36,7 @@ void Validate(const std::string& config_file) {
 
   std::unique_ptr<mysql::Connection> source;
   try {
-    source = mysql::Connection::Connect(pipeline::SourceConnectOptions(config.source));
+    source = mysql::Connection::Connect(endpoints::SourceConnectOptions(config.source));
     mysql::SourceCheckResult check = mysql::CheckSource(*source, config.source.server_id);
     std::printf("%s: %s %s, binlog_format=%s, binlog_row_image=%s\n", source_name.c_str(),
                 mysql::FlavorName(check.facts.flavor), check.facts.version.c_str(),
@@ -50,7 +48,7 @@ void Validate(const std::string& config_file) {
     source.reset();
   }
 
-  pipeline::TargetCatalog catalog(pipeline::TargetClientOptions(config.target));
+  tables::TargetCatalog catalog(endpoints::TargetClientOptions(config.target));
   bool target_ok = false;
   try {
     const auto& server = catalog.client().server();
@@ -73,36 +71,16 @@ void Validate(const std::string& config_file) {
   }
 
   if (source && target_ok) {
-    server::MetricsRegistry registry;
-    server::PipelineMetrics metrics(registry);
-    server::StatusBoard status;
-    pipeline::BatchBuffers buffers(pipeline::BatchLimits{});
-    pipeline::RouterContext rc;
-    rc.config = &config;
-    rc.targets = &catalog;
-    rc.buffers = &buffers;
-    rc.dry_run = true;
-    rc.have_checkpoint = false;
-    rc.connect_source = [&] {
-      return mysql::Connection::Connect(pipeline::SourceConnectOptions(config.source));
-    };
-    rc.make_stats = [&](const pipeline::SourceTableName& name,
-                        const pipeline::TargetTable& target) {
-      return std::make_unique<pipeline::TableStats>(metrics, status, name.database, name.table,
-                                                    target.database, target.table);
-    };
-    rc.conversion_counters = std::make_shared<mapping::ConversionCounters>();
-    pipeline::TableRouter router(rc);
+    tables::ResolverOptions resolver_options;
+    resolver_options.dry_run = true;
+    tables::TableResolver resolver(config, catalog, std::move(resolver_options));
     try {
-      router.Prepare(*source, problems);
-      size_t matched = 0;
-      for (const auto& [name, table] : router.tables()) {
-        if (table->target == nullptr) continue;
-        ++matched;
-        std::printf("  %s -> %s (%s)\n", name.ToString().c_str(), table->target->label.c_str(),
-                    config::TableModeName(table->rule->mode));
+      const std::vector<tables::ReplicatedTable> matched = resolver.ResolveAll(*source, problems);
+      for (const tables::ReplicatedTable& table : matched) {
+        std::printf("  %s -> %s (%s)\n", table.name.ToString().c_str(),
+                    table.target->label.c_str(), config::TableModeName(table.rule->mode));
       }
-      std::printf("%zu source table(s) matched\n", matched);
+      std::printf("%zu source table(s) matched\n", matched.size());
     } catch (const Error& e) {
       problems.push_back(fmt::format("checking tables: {}", e.what()));
     }

@@ -32,7 +32,7 @@
 
 #include "common/error.h"
 #include "mapping/conversion_plan.h"
-#include "pipeline/table_stats.h"
+#include "server/table_stats.h"
 
 namespace rowbridge::pipeline {
 
@@ -40,7 +40,7 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 
 // The rows one source table contributed to a batch (for per-table metrics at flush).
 struct BatchShare {
-  TableStats* stats = nullptr;
+  server::TableStats* stats = nullptr;
   uint64_t inserted = 0;
   uint64_t updated = 0;
   uint64_t deleted = 0;
@@ -64,7 +64,7 @@ struct Batch {
     first_event_time = 0;
     shares.clear();
   }
-  BatchShare& ShareOf(TableStats* stats) {
+  BatchShare& ShareOf(server::TableStats* stats) {
     if (shares.empty() || shares.back().stats != stats) {
       for (BatchShare& s : shares)
         if (s.stats == stats) return s;

@@ -14,7 +14,7 @@
 #include "binlog/rows_event.h"
 #include "common/byte_reader.h"
 #include "mysql/source_check.h"
-#include "pipeline/connection_options.h"
+#include "endpoints/connection_options.h"
 
 namespace rowbridge::pipeline {
 
@@ -124,7 +124,7 @@ schema::BinlogPosition BinlogReader::SchemaPosition(const binlog::Event& event) 
 
 void BinlogReader::Run() {
   const config::SourceConfig& source = ctx_.config->source;
-  auto connection = mysql::Connection::Connect(SourceConnectOptions(source));
+  auto connection = mysql::Connection::Connect(endpoints::SourceConnectOptions(source));
   const bool mariadb = connection->is_mariadb();
 
   mysql::BinlogStreamOptions options;
@@ -133,13 +133,13 @@ void BinlogReader::Run() {
   const auto period = std::max<int64_t>(1, source.heartbeat_period.count());
   options.silence_multiple =
       static_cast<int>(std::max<int64_t>(2, (source.read_timeout.count() + period - 1) / period));
-  const Checkpoint& start = ctx_.start;
+  const state::Checkpoint& start = ctx_.start;
   std::string how;
-  if (mariadb && start.gtid_flavor == GtidFlavor::kMariadb && !start.gtid.empty()) {
+  if (mariadb && start.gtid_flavor == state::GtidFlavor::kMariadb && !start.gtid.empty()) {
     options.mode = mysql::BinlogStartMode::kMariadbGtid;
     options.mariadb_gtids = mysql::MariadbGtidPosition::Parse(start.gtid);
     how = "GTID position " + start.gtid;
-  } else if (!mariadb && start.gtid_flavor == GtidFlavor::kMysql && !start.gtid.empty()) {
+  } else if (!mariadb && start.gtid_flavor == state::GtidFlavor::kMysql && !start.gtid.empty()) {
     options.mode = mysql::BinlogStartMode::kMysqlGtid;
     options.mysql_gtids = mysql::MysqlGtidSet::Parse(start.gtid);
     how = "GTID set " + start.gtid;
@@ -221,7 +221,7 @@ void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader&
       binlog::GtidEvent g = binlog::ParseGtidEvent(event);
       transaction_gtid_ = {};
       if (!g.anonymous) {
-        transaction_gtid_.flavor = GtidFlavor::kMysql;
+        transaction_gtid_.flavor = state::GtidFlavor::kMysql;
         std::memcpy(transaction_gtid_.uuid.bytes.data(), g.sid.data(), 16);
         transaction_gtid_.tag = g.tag;
         transaction_gtid_.gno = static_cast<uint64_t>(g.gno);
@@ -234,7 +234,7 @@ void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader&
     case EventType::kMariaGtid: {
       binlog::MariaGtidEvent g = binlog::ParseMariaGtidEvent(event);
       transaction_gtid_ = {};
-      transaction_gtid_.flavor = GtidFlavor::kMariadb;
+      transaction_gtid_.flavor = state::GtidFlavor::kMariadb;
       transaction_gtid_.mariadb = {g.gtid.domain_id, g.gtid.server_id, g.gtid.seq_no};
       in_transaction_ = !g.standalone;
       break;
@@ -312,7 +312,7 @@ void BinlogReader::OnRows(const binlog::Event& event, binlog::BinlogEventReader&
     Fail(ErrorCode::kCorruption, "{}: rows event for table id {} without a TABLE_MAP before it",
          Position(event), rows.table_id);
   }
-  SourceTable& table = *route->table;
+  StreamedTable& table = *route->table;
   if (table.starts_at) {
     // A table copied after the stream began: its changes before the copy's end are in the copy,
     // and take no versions (which tables are copied is in the checkpoint until it passes there,
@@ -340,16 +340,16 @@ void BinlogReader::OnRows(const binlog::Event& event, binlog::BinlogEventReader&
   AppendRows(table, rows.kind, event.header.timestamp);
 }
 
-bool BinlogReader::KeyChanged(const SourceTable& table) const {
+bool BinlogReader::KeyChanged(const StreamedTable& table) const {
   for (uint32_t k : table.key_columns) {
     if (!SameCell(CellFor(cursor_.before(), k), CellFor(cursor_.after(), k))) return true;
   }
   return false;
 }
 
-void BinlogReader::AppendRows(SourceTable& table, binlog::RowsKind kind, uint32_t event_time) {
-  TargetTable& target = *table.target;
-  const bool replica = target.mode == mapping::TableMode::kReplica;
+void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint32_t event_time) {
+  TargetState& target = *table.target_state;
+  const bool replica = table.target->mode == mapping::TableMode::kReplica;
   const SteadyTime now = std::chrono::steady_clock::now();
   std::unique_lock lock(ctx_.buffers->mutex());
   // Each change is one row of one image, unless a replica UPDATE has to compare the keys of both:
@@ -414,7 +414,7 @@ void BinlogReader::AppendRows(SourceTable& table, binlog::RowsKind kind, uint32_
   }
 }
 
-bool BinlogReader::Append(SourceTable& table, std::span<const binlog::Cell> cells,
+bool BinlogReader::Append(StreamedTable& table, std::span<const binlog::Cell> cells,
                           mapping::RowKind kind, uint64_t version, uint32_t event_time,
                           SteadyTime now, std::unique_lock<std::mutex>& lock) {
   Batch* batch = ctx_.buffers->Reserve(lock, *table.group);
@@ -424,7 +424,7 @@ bool BinlogReader::Append(SourceTable& table, std::span<const binlog::Cell> cell
   return true;
 }
 
-void BinlogReader::Appended(SourceTable& table, Batch& batch, mapping::RowKind kind,
+void BinlogReader::Appended(StreamedTable& table, Batch& batch, mapping::RowKind kind,
                             uint64_t version, uint64_t bytes, uint32_t event_time, SteadyTime now) {
   if (batch.rows == 0) batch.first_event_time = event_time;
   ctx_.buffers->Appended(batch, bytes, version, now);

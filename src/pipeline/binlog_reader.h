@@ -32,7 +32,7 @@
 #include "mysql/binlog_stream.h"
 #include "mysql/connection.h"
 #include "pipeline/batch_buffers.h"
-#include "pipeline/checkpoint.h"
+#include "state/checkpoint.h"
 #include "pipeline/checkpoint_tracker.h"
 #include "pipeline/table_router.h"
 #include "server/pipeline_metrics.h"
@@ -42,7 +42,7 @@ namespace rowbridge::pipeline {
 
 struct ReaderContext {
   const config::Config* config = nullptr;
-  Checkpoint start;
+  state::Checkpoint start;
   TableRouter* router = nullptr;
   BatchBuffers* buffers = nullptr;
   CheckpointTracker* tracker = nullptr;  // used under the buffers' lock
@@ -79,14 +79,14 @@ class BinlogReader {
   void Handle(const binlog::Event& event, binlog::BinlogEventReader& events);
   void OnQuery(const binlog::Event& event, const binlog::FormatDescription& format);
   void OnRows(const binlog::Event& event, binlog::BinlogEventReader& events);
-  void AppendRows(SourceTable& table, binlog::RowsKind kind, uint32_t event_time);
-  bool Append(SourceTable& table, std::span<const binlog::Cell> cells, mapping::RowKind kind,
+  void AppendRows(StreamedTable& table, binlog::RowsKind kind, uint32_t event_time);
+  bool Append(StreamedTable& table, std::span<const binlog::Cell> cells, mapping::RowKind kind,
               uint64_t version, uint32_t event_time, SteadyTime now,
               std::unique_lock<std::mutex>& lock);
   // Counts a row appended to `batch` (batch bounds, per-table shares). Buffer lock held.
-  void Appended(SourceTable& table, Batch& batch, mapping::RowKind kind, uint64_t version,
+  void Appended(StreamedTable& table, Batch& batch, mapping::RowKind kind, uint64_t version,
                 uint64_t bytes, uint32_t event_time, SteadyTime now);
-  bool KeyChanged(const SourceTable& table) const;
+  bool KeyChanged(const StreamedTable& table) const;
   void Boundary(const binlog::Event& event);
   std::string Position(const binlog::Event& event) const;
   schema::BinlogPosition SchemaPosition(const binlog::Event& event) const;

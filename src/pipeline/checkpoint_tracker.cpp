@@ -6,11 +6,11 @@
 
 namespace rowbridge::pipeline {
 
-CheckpointTracker::CheckpointTracker(const Checkpoint& start) : checkpoint_(start) {
+CheckpointTracker::CheckpointTracker(const state::Checkpoint& start) : checkpoint_(start) {
   files_.push_back(start.file);
-  if (start.gtid_flavor == GtidFlavor::kMysql) {
+  if (start.gtid_flavor == state::GtidFlavor::kMysql) {
     mysql_gtids_ = mysql::MysqlGtidSet::Parse(start.gtid);
-  } else if (start.gtid_flavor == GtidFlavor::kMariadb) {
+  } else if (start.gtid_flavor == state::GtidFlavor::kMariadb) {
     mariadb_gtids_ = mysql::MariadbGtidPosition::Parse(start.gtid);
   }
 }
@@ -25,7 +25,7 @@ void CheckpointTracker::AddBoundary(uint64_t position, uint64_t next_version,
                          stops_added_, schemas_added_});
 }
 
-void CheckpointTracker::AddStop(StoppedTable stop) {
+void CheckpointTracker::AddStop(state::StoppedTable stop) {
   stops_.push_back(std::move(stop));
   ++stops_added_;
 }
@@ -65,13 +65,13 @@ bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
     checkpoint_.position = b.position;
     checkpoint_.next_version = b.next_version;
     checkpoint_.file = files_[b.file_index];
-    if (b.gtid.flavor == GtidFlavor::kMysql) {
+    if (b.gtid.flavor == state::GtidFlavor::kMysql) {
       mysql_gtids_.Add(b.gtid.uuid, b.gtid.tag, b.gtid.gno);
-      checkpoint_.gtid_flavor = GtidFlavor::kMysql;
+      checkpoint_.gtid_flavor = state::GtidFlavor::kMysql;
       gtids_changed = true;
-    } else if (b.gtid.flavor == GtidFlavor::kMariadb) {
+    } else if (b.gtid.flavor == state::GtidFlavor::kMariadb) {
       mariadb_gtids_.Update(b.gtid.mariadb);
-      checkpoint_.gtid_flavor = GtidFlavor::kMariadb;
+      checkpoint_.gtid_flavor = state::GtidFlavor::kMariadb;
       gtids_changed = true;
     }
     while (stops_applied_ < b.stops_end) {
@@ -88,12 +88,12 @@ bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
     moved = true;
   }
   if (gtids_changed) {
-    checkpoint_.gtid = checkpoint_.gtid_flavor == GtidFlavor::kMysql ? mysql_gtids_.ToString()
+    checkpoint_.gtid = checkpoint_.gtid_flavor == state::GtidFlavor::kMysql ? mysql_gtids_.ToString()
                                                                      : mariadb_gtids_.ToString();
   }
   if (moved && !checkpoint_.table_starts.empty()) {
     const schema::BinlogPosition at{checkpoint_.file, checkpoint_.position};
-    std::erase_if(checkpoint_.table_starts, [&](const TableStart& t) {
+    std::erase_if(checkpoint_.table_starts, [&](const state::TableStart& t) {
       return schema::BinlogPosition{t.file, t.position} <= at;
     });
   }

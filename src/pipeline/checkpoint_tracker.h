@@ -29,12 +29,12 @@
 #include <vector>
 
 #include "mysql/gtid_set.h"
-#include "pipeline/checkpoint.h"
+#include "state/checkpoint.h"
 
 namespace rowbridge::pipeline {
 
 struct TransactionGtid {
-  GtidFlavor flavor = GtidFlavor::kNone;
+  state::GtidFlavor flavor = state::GtidFlavor::kNone;
   mysql::Uuid uuid;  // MySQL
   std::string tag;   // MySQL 8.4 tagged GTIDs; usually empty
   uint64_t gno = 0;
@@ -44,13 +44,13 @@ struct TransactionGtid {
 class CheckpointTracker {
  public:
   // Starts from the checkpoint the reader resumes at.
-  explicit CheckpointTracker(const Checkpoint& start);
+  explicit CheckpointTracker(const state::Checkpoint& start);
 
   // The binlog file following boundaries are in (after a ROTATE).
   void SetFile(std::string_view file);
   void AddBoundary(uint64_t position, uint64_t next_version, const TransactionGtid& gtid);
   // Records a stopped table; it joins the checkpoint with the next boundary.
-  void AddStop(StoppedTable stop);
+  void AddStop(state::StoppedTable stop);
   // The schema history as of the position of the next boundary (SchemaHistory::ToJson()).
   void AddSchemaHistory(std::string json);
   // A target table rowbridge created; it joins the checkpoint at once.
@@ -62,7 +62,7 @@ class CheckpointTracker {
   // (or gained a created target since the last call).
   bool Advance(uint64_t lowest_unflushed);
   // The newest safe checkpoint (GTID text refreshed by Advance).
-  const Checkpoint& checkpoint() const { return checkpoint_; }
+  const state::Checkpoint& checkpoint() const { return checkpoint_; }
   size_t pending() const { return boundaries_.size(); }
 
  private:
@@ -75,12 +75,12 @@ class CheckpointTracker {
     size_t schemas_end;
   };
 
-  Checkpoint checkpoint_;
+  state::Checkpoint checkpoint_;
   mysql::MysqlGtidSet mysql_gtids_;
   mysql::MariadbGtidPosition mariadb_gtids_;
   std::vector<std::string> files_;  // interned file names; boundaries refer by index
   std::deque<Boundary> boundaries_;
-  std::deque<StoppedTable> stops_;  // not yet in checkpoint_
+  std::deque<state::StoppedTable> stops_;  // not yet in checkpoint_
   size_t stops_applied_ = 0;        // stops_ entries popped so far (for stops_end offsets)
   size_t stops_added_ = 0;
   std::deque<std::string> schemas_;  // not yet in checkpoint_

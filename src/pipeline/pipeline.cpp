@@ -11,9 +11,9 @@
 #include "pipeline/batch_buffers.h"
 #include "pipeline/binlog_reader.h"
 #include "pipeline/checkpoint_tracker.h"
-#include "pipeline/connection_options.h"
+#include "endpoints/connection_options.h"
 #include "pipeline/table_router.h"
-#include "pipeline/target_tables.h"
+#include "tables/target_tables.h"
 #include "pipeline/writer_pool.h"
 #include "schema/schema_history.h"
 
@@ -147,8 +147,8 @@ Pipeline::Pipeline(config::Config config, server::MetricsRegistry& registry,
       options_(options),
       metrics_(registry),
       run_metrics_(std::make_unique<Metrics>(registry)),
-      store_(MakeStateStore(config_)),
-      job_(JobName(config_)) {}
+      store_(state::MakeStateStore(config_)),
+      job_(state::JobName(config_)) {}
 
 Pipeline::~Pipeline() = default;
 
@@ -158,12 +158,12 @@ void Pipeline::RequestStop() {
   stop_cv_.notify_all();
 }
 
-std::optional<Checkpoint> Pipeline::last_checkpoint() const {
+std::optional<state::Checkpoint> Pipeline::last_checkpoint() const {
   std::lock_guard lock(checkpoint_mutex_);
   return last_checkpoint_;
 }
 
-void Pipeline::SetLastCheckpoint(const Checkpoint& checkpoint) {
+void Pipeline::SetLastCheckpoint(const state::Checkpoint& checkpoint) {
   {
     std::lock_guard lock(checkpoint_mutex_);
     last_checkpoint_ = checkpoint;
@@ -237,17 +237,17 @@ void Pipeline::RunSession() {
   failure_side_ = Side::kTarget;
 
   // The checkpoint, and ClickHouse reachable (the state table lives there by default).
-  std::optional<Checkpoint> checkpoint = store_->Load();
+  std::optional<state::Checkpoint> checkpoint = store_->Load();
   // What the store holds, to tell whether this session's starting checkpoint must be saved.
-  std::optional<Checkpoint> stored = checkpoint;
-  TargetCatalog catalog(TargetClientOptions(config_.target));
+  std::optional<state::Checkpoint> stored = checkpoint;
+  tables::TargetCatalog catalog(endpoints::TargetClientOptions(config_.target));
   const std::string insert_prefix = fmt::format("rowbridge-{}-", job_);
   catalog.WaitForInserts(insert_prefix, options_.insert_patience);
 
   // The source, checked.
   failure_side_ = Side::kSource;
   std::unique_ptr<mysql::Connection> admin =
-      mysql::Connection::Connect(SourceConnectOptions(config_.source));
+      mysql::Connection::Connect(endpoints::SourceConnectOptions(config_.source));
   mysql::RequireSourceReady(*admin, config_.source.server_id);
   const bool mariadb = admin->is_mariadb();
   failure_side_ = Side::kTarget;
@@ -260,23 +260,31 @@ void Pipeline::RunSession() {
   BatchBuffers buffers(limits);
   std::optional<CheckpointTracker> tracker;
 
+  tables::ResolverOptions resolver_options;
+  if (checkpoint) resolver_options.created_targets = checkpoint->created_targets;
+  resolver_options.on_created = [&](const std::string& label) {
+    std::lock_guard lock(buffers.mutex());
+    if (tracker) tracker->AddCreatedTarget(label);
+  };
+  tables::TableResolver resolver(config_, catalog, std::move(resolver_options));
+
   RouterContext rc;
   rc.config = &config_;
+  rc.resolver = &resolver;
   rc.targets = &catalog;
   rc.buffers = &buffers;
   rc.connect_source = [this] {
-    return mysql::Connection::Connect(SourceConnectOptions(config_.source));
+    return mysql::Connection::Connect(endpoints::SourceConnectOptions(config_.source));
   };
-  rc.make_stats = [this](const SourceTableName& name, const TargetTable& target) {
-    return std::make_unique<TableStats>(metrics_, status_, name.database, name.table,
+  rc.make_stats = [this](const tables::SourceTableName& name, const tables::TargetTable& target) {
+    return std::make_unique<server::TableStats>(metrics_, status_, name.database, name.table,
                                         target.database, target.table);
   };
-  rc.on_stop = [&](const StoppedTable& stopped) {
+  rc.on_stop = [&](const state::StoppedTable& stopped) {
     metrics_.errors.WithLabels({"table_stopped"}).Increment();
     std::lock_guard lock(buffers.mutex());
     if (tracker) tracker->AddStop(stopped);
   };
-  rc.conversion_counters = std::make_shared<mapping::ConversionCounters>();
   rc.have_checkpoint = checkpoint.has_value();
   rc.resume_version = checkpoint ? checkpoint->next_version : 1;
 
@@ -307,11 +315,6 @@ void Pipeline::RunSession() {
   rc.history = &history;
   rc.start = checkpoint ? schema::BinlogPosition{checkpoint->file, checkpoint->position}
                         : schema::BinlogPosition{first_position->file, first_position->position};
-  if (checkpoint) rc.created_targets = checkpoint->created_targets;
-  rc.on_created = [&](const std::string& label) {
-    std::lock_guard lock(buffers.mutex());
-    if (tracker) tracker->AddCreatedTarget(label);
-  };
   rc.on_history = [&](const schema::SchemaHistory& h) {
     std::string json = h.ToJson();
     std::lock_guard lock(buffers.mutex());
@@ -319,7 +322,7 @@ void Pipeline::RunSession() {
   };
   rc.on_schema_error = [this] { metrics_.errors.WithLabels({"schema"}).Increment(); };
   if (checkpoint) {
-    for (const TableStart& t : checkpoint->table_starts) {
+    for (const state::TableStart& t : checkpoint->table_starts) {
       const size_t dot = t.table.find('.');
       if (dot == std::string::npos) continue;
       rc.table_starts[{t.table.substr(0, dot), t.table.substr(dot + 1)}] = {t.file, t.position};
@@ -331,7 +334,7 @@ void Pipeline::RunSession() {
   };
   TableRouter router(rc);
   if (checkpoint) {
-    for (const StoppedTable& s : checkpoint->stopped_tables) {
+    for (const state::StoppedTable& s : checkpoint->stopped_tables) {
       router.AddStopped(s);
       spdlog::warn("{}.{} stays stopped since {}: {}", s.database, s.table, s.position, s.reason);
     }
@@ -363,7 +366,7 @@ void Pipeline::RunSession() {
   if (!checkpoint) {
     const mysql::BinlogPosition& position = *first_position;
     uint64_t max_version = 0;
-    for (TargetTable* t : router.targets()) {
+    for (tables::TargetTable* t : resolver.targets()) {
       const bool has_version =
           std::any_of(t->columns.begin(), t->columns.end(),
                       [&](const mapping::TargetColumn& c) { return c.name == t->version_column; });
@@ -372,14 +375,14 @@ void Pipeline::RunSession() {
             std::max(max_version, catalog.MaxVersion(t->database, t->table, t->version_column));
       }
     }
-    Checkpoint first;
+    state::Checkpoint first;
     first.file = position.file;
     first.position = position.position;
     if (mariadb) {
-      first.gtid_flavor = GtidFlavor::kMariadb;
+      first.gtid_flavor = state::GtidFlavor::kMariadb;
       first.gtid = position.mariadb_gtids.ToString();
     } else if (!position.mysql_gtids.empty()) {
-      first.gtid_flavor = GtidFlavor::kMysql;
+      first.gtid_flavor = state::GtidFlavor::kMysql;
       first.gtid = position.mysql_gtids.ToString();
     }
     first.next_version = max_version + 1;
@@ -428,7 +431,7 @@ void Pipeline::RunSession() {
   reader_context.metrics = &metrics_;
   BinlogReader reader(reader_context);
 
-  WriterPool writers(config_.target.writers, TargetClientOptions(config_.target), buffers,
+  WriterPool writers(config_.target.writers, endpoints::TargetClientOptions(config_.target), buffers,
                      fmt::format("{}{}-{}-", insert_prefix, ::getpid(), session_),
                      run_metrics_->batches);
   writers.Start();
@@ -483,8 +486,8 @@ void Pipeline::RunSession() {
     writers.Join();
   };
 
-  Checkpoint saved = *checkpoint;
-  auto save = [&](const Checkpoint& c) {
+  state::Checkpoint saved = *checkpoint;
+  auto save = [&](const state::Checkpoint& c) {
     if (c == saved) return;
     store_->Save(c);
     saved = c;
@@ -530,7 +533,7 @@ void Pipeline::RunSession() {
       }
       if (now >= next_checkpoint) {
         const bool moved = tracker->Advance(buffers.LowestUnflushed(reader.next_version()));
-        const Checkpoint current = tracker->checkpoint();
+        const state::Checkpoint current = tracker->checkpoint();
         lock.unlock();
         if (moved) save(current);
         if (running && now - session_start > std::chrono::seconds(10)) session_was_healthy_ = true;
@@ -562,7 +565,7 @@ void Pipeline::RunSession() {
     failure_side_ = Side::kTarget;
     throw *error;
   }
-  Checkpoint final_checkpoint;
+  state::Checkpoint final_checkpoint;
   {
     std::lock_guard lock(buffers.mutex());
     tracker->Advance(buffers.LowestUnflushed(reader.next_version()));

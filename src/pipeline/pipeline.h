@@ -34,8 +34,8 @@
 #include <string>
 
 #include "config/config.h"
-#include "pipeline/checkpoint.h"
-#include "pipeline/state_store.h"
+#include "state/checkpoint.h"
+#include "state/state_store.h"
 #include "server/metrics.h"
 #include "server/pipeline_metrics.h"
 #include "server/status.h"
@@ -61,7 +61,7 @@ class Pipeline {
   void RequestStop();
 
   // The last checkpoint saved (for tests and the final log line).
-  std::optional<Checkpoint> last_checkpoint() const;
+  std::optional<state::Checkpoint> last_checkpoint() const;
 
  private:
   struct Metrics;
@@ -72,7 +72,7 @@ class Pipeline {
   void RunSession();
   bool Recoverable(const Error& error, Side side) const;
   std::string WaitingFor(const Error& error, Side side) const;
-  void SetLastCheckpoint(const Checkpoint& checkpoint);
+  void SetLastCheckpoint(const state::Checkpoint& checkpoint);
 
   config::Config config_;
   server::MetricsRegistry& registry_;
@@ -80,7 +80,7 @@ class Pipeline {
   PipelineOptions options_;
   server::PipelineMetrics metrics_;
   std::unique_ptr<Metrics> run_metrics_;
-  std::unique_ptr<StateStore> store_;
+  std::unique_ptr<state::StateStore> store_;
   std::string job_;
 
   std::atomic<bool> stop_requested_{false};
@@ -91,7 +91,7 @@ class Pipeline {
   Side failure_side_ = Side::kSource;
 
   mutable std::mutex checkpoint_mutex_;
-  std::optional<Checkpoint> last_checkpoint_;
+  std::optional<state::Checkpoint> last_checkpoint_;
 };
 
 }  // namespace rowbridge::pipeline

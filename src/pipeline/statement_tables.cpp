@@ -100,7 +100,7 @@ class Parser {
     return true;
   }
   // A table name: ident or ident.ident. False if none is next.
-  bool TableName(SourceTableName& out) {
+  bool TableName(tables::SourceTableName& out) {
     if (AtEnd() || !tokens_[pos_].word) return false;
     std::string first = tokens_[pos_++].text;
     if (AcceptPunct('.')) {
@@ -161,7 +161,7 @@ StatementTables ClassifyStatement(std::string_view sql, std::string_view default
   // tokenized as far as needed, except ALTER whose clauses all matter.
   Parser p(Tokenize(sql, 100000), default_database);
   StatementTables out;
-  SourceTableName name;
+  tables::SourceTableName name;
   if (p.Accept("ALTER")) {
     p.Accept("ONLINE");
     p.Accept("IGNORE");

@@ -24,12 +24,12 @@
 #include <string_view>
 #include <vector>
 
-#include "pipeline/source_schema.h"
+#include "tables/source_schema.h"
 
 namespace rowbridge::pipeline {
 
 struct StatementTables {
-  std::vector<SourceTableName> tables;  // every table named
+  std::vector<tables::SourceTableName> tables;  // every table named
   bool changes = false;                 // the named tables may have changed columns or rows unseen
   std::string verb;  // "ALTER TABLE", "DROP TABLE", ... for messages; empty if none
 };

@@ -4,14 +4,14 @@
 // (config::TableMatcher caches by name) and keeps a Route per table id, so a rows event of a table
 // no rule matches costs one hash lookup and is never decoded.
 //
-// For a matched table the router keeps a SourceTable: the columns it is known to have (from
+// For a matched table the router keeps a StreamedTable: the columns it is known to have (from
 // information_schema when it was first needed, see source_schema.h), its target table, its
 // mapping::ConversionPlan and the batch group it writes into. A plan is built for each distinct
 // TABLE_MAP: the TABLE_MAP's own column definitions (the authority for decoding), enriched with
 // names, signedness, charsets and labels from the known schema.
 //
-// Schema changes. With a schema history (RouterContext::history, the pipeline's case) every
-// QUERY event is applied to it (schema/schema_history.h) and a table's columns are always those
+// Schema changes. Every QUERY event is applied to the schema history (RouterContext::history,
+// schema/schema_history.h) and a table's columns are always those
 // the history holds at the TABLE_MAP's position, never the live ones; information_schema is read
 // only for a table the history does not know (first start, CREATE ... LIKE/SELECT of an unknown
 // table). A DDL that changes a replicated table is then carried to ClickHouse when the rule's
@@ -30,10 +30,6 @@
 // A table that comes under a matched name by RENAME from a table that was not replicated has rows
 // the stream never saw: that is logged as a warning (a restart copies it).
 //
-// Without a history (validate, snapshot) a TABLE_MAP whose columns differ from the known ones,
-// or a statement that may change a table's columns or rows unseen (statement_tables.h), stops
-// the table.
-//
 // Used by the session's setup (Prepare) and then by the reader thread only.
 #pragma once
 
@@ -49,26 +45,26 @@
 #include "binlog/query_event.h"
 #include "binlog/table_map_cache.h"
 #include "config/config.h"
-#include "config/table_matcher.h"
 #include "mapping/conversion_plan.h"
 #include "mapping/out_of_range.h"
 #include "mysql/connection.h"
 #include "pipeline/batch_buffers.h"
-#include "pipeline/checkpoint.h"
-#include "pipeline/source_schema.h"
-#include "pipeline/table_stats.h"
-#include "pipeline/target_tables.h"
+#include "state/checkpoint.h"
+#include "tables/source_schema.h"
+#include "server/table_stats.h"
+#include "pipeline/target_state.h"
+#include "tables/replicated_table.h"
+#include "tables/table_resolver.h"
+#include "tables/target_tables.h"
 #include "schema/schema_history.h"
 
 namespace rowbridge::pipeline {
 
-struct SourceTable {
-  SourceTableName name;
-  int rule_index = -1;
-  const config::TableRule* rule = nullptr;
-  TargetTable* target = nullptr;
-  std::optional<SourceTableSchema> known;
-  std::unique_ptr<TableStats> stats;
+// The stream's runtime state of a replicated table: the catalog's record (name, rule, columns,
+// target) plus what the reader does with it.
+struct StreamedTable : tables::ReplicatedTable {
+  TargetState* target_state = nullptr;  // the runtime state of `target`
+  std::unique_ptr<server::TableStats> stats;
 
   // For the TABLE_MAP rows are currently decoded with.
   const binlog::TableInfo* map = nullptr;  // the cache's entry the plan was built for
@@ -77,11 +73,9 @@ struct SourceTable {
   std::optional<mapping::ConversionPlan> plan;
   TargetGroup* group = nullptr;
   std::vector<uint32_t> key_columns;  // column indices whose change makes an UPDATE a move
-  bool map_has_names = false;
 
   bool stopped = false;
   std::string stop_reason;
-  bool suspect = false;  // an ALTER named it; the next TABLE_MAP must show the same columns
   // Set while the table's rows are still in its copy (RouterContext::table_starts); the reader
   // ignores its rows events before this position and clears it at the first one after.
   std::optional<schema::BinlogPosition> starts_at;
@@ -91,44 +85,40 @@ struct Route {
   const binlog::TableInfo* map = nullptr;  // identity of the TABLE_MAP this route is for
   // Keeps that TABLE_MAP alive, so a later one for the same id cannot reuse its address.
   std::shared_ptr<const binlog::TableInfo> map_owner;
-  SourceTable* table = nullptr;  // nullptr: not replicated
+  StreamedTable* table = nullptr;  // nullptr: not replicated
 };
 
 struct RouterContext {
   const config::Config* config = nullptr;
-  TargetCatalog* targets = nullptr;
+  // The replicated-table catalog: targets, keys, conversions, which targets rowbridge created.
+  tables::TableResolver* resolver = nullptr;
+  // ClickHouse's admin connection, for the DDL the router carries to targets.
+  tables::TargetCatalog* targets = nullptr;
   BatchBuffers* buffers = nullptr;
   // Opens a short-lived connection to the source for information_schema.
   std::function<std::unique_ptr<mysql::Connection>()> connect_source;
   // Makes the metric/status handles of a table.
-  std::function<std::unique_ptr<TableStats>(const SourceTableName&, const TargetTable&)> make_stats;
+  std::function<std::unique_ptr<server::TableStats>(const tables::SourceTableName&, const tables::TargetTable&)>
+      make_stats;
   // Called (buffer lock NOT held) when a table stops; records it for the checkpoint.
-  std::function<void(const StoppedTable&)> on_stop;
-  std::shared_ptr<mapping::ConversionCounters> conversion_counters;
+  std::function<void(const state::StoppedTable&)> on_stop;
   // Versions >= this are looked up in target tables first seen during the session.
   uint64_t resume_version = 1;
   bool have_checkpoint = true;
-  // The session's schema history (nullptr: none, see above) and where the session starts (where
+  // The session's schema history (required) and where the session starts (where
   // tables the history does not know are seeded from information_schema during Prepare).
   schema::SchemaHistory* history = nullptr;
   schema::BinlogPosition start;
-  // Target tables rowbridge created in earlier sessions ("db.table").
-  std::vector<std::string> created_targets;
-  // Called (buffer lock NOT held) when rowbridge creates a target table.
-  std::function<void(const std::string&)> on_created;
   // Called (buffer lock NOT held) after a DDL changed the history, with the history pruned to
   // the DDL's position: it joins the checkpoint at the DDL's boundary.
   std::function<void(const schema::SchemaHistory&)> on_history;
   // Called (buffer lock NOT held) when a schema change could not be applied.
   std::function<void()> on_schema_error;
   // Tables copied after the stream began, and the position their stream starts at.
-  std::map<SourceTableName, schema::BinlogPosition> table_starts;
+  std::map<tables::SourceTableName, schema::BinlogPosition> table_starts;
   // Called (buffer lock NOT held) when a table joins the stream mid-way (created under a matched
   // name, or renamed from a replicated table), with "db.table".
   std::function<void(const std::string&)> on_replicated;
-  // `rowbridge validate`: create nothing; a missing target that would be created is checked
-  // against the columns its CREATE TABLE would make.
-  bool dry_run = false;
 };
 
 class TableRouter {
@@ -136,12 +126,12 @@ class TableRouter {
   explicit TableRouter(RouterContext context);
 
   // Setup: registers the tables the checkpoint lists as stopped.
-  void AddStopped(const StoppedTable& stopped);
+  void AddStopped(const state::StoppedTable& stopped);
   // Setup: resolves every matched table the source has now (schema, target, check plan) and
   // appends every problem found to `problems`.
   void Prepare(mysql::Connection& source, std::vector<std::string>& problems);
   // The target tables resolved so far.
-  std::vector<TargetTable*> targets();
+  std::vector<TargetState*> targets();
 
   // A TABLE_MAP for `table_id` was read (the cache already holds it). Returns its route.
   const Route& OnTableMap(uint64_t table_id, const std::shared_ptr<const binlog::TableInfo>& map,
@@ -152,7 +142,7 @@ class TableRouter {
     return it == routes_.end() ? nullptr : &it->second;
   }
   // Makes sure `table` decodes with `map` (several table ids may name one table).
-  bool Use(SourceTable& table, const std::shared_ptr<const binlog::TableInfo>& map,
+  bool Use(StreamedTable& table, const std::shared_ptr<const binlog::TableInfo>& map,
            const schema::BinlogPosition& position);
   // A statement (QUERY event) at `position`: applied to the history and carried to the target
   // tables it changes (see above). Throws only transient errors (a server gone).
@@ -162,64 +152,69 @@ class TableRouter {
   void ResetRoutes() { routes_.clear(); }
 
   // Whether `name`'s changes at `position` are still in its copy (see above).
-  bool BeforeStart(const SourceTableName& name, const schema::BinlogPosition& position) const {
+  bool BeforeStart(const tables::SourceTableName& name, const schema::BinlogPosition& position) const {
     auto it = ctx_.table_starts.find(name);
     return it != ctx_.table_starts.end() && position < it->second;
   }
 
   // Stops a table (idempotent).
-  void Stop(SourceTable& table, const std::string& position, const std::string& reason);
+  void Stop(StreamedTable& table, const std::string& position, const std::string& reason);
 
-  const std::map<SourceTableName, std::unique_ptr<SourceTable>>& tables() const { return tables_; }
-  // Target tables rowbridge created, in this session or (RouterContext) earlier ones.
-  const std::vector<std::string>& created_targets() const { return ctx_.created_targets; }
+  const std::map<tables::SourceTableName, std::unique_ptr<StreamedTable>>& tables() const { return tables_; }
+  // Target tables rowbridge created, in this session or earlier ones.
+  const std::vector<std::string>& created_targets() const {
+    return ctx_.resolver->created_targets();
+  }
 
  private:
   // `problems` null: mid-stream, problems stop the table; `source` null: opens a connection.
-  SourceTable& GetOrCreate(const SourceTableName& name, int rule_index,
+  StreamedTable& GetOrCreate(const tables::SourceTableName& name, int rule_index,
                            std::vector<std::string>* problems,
                            const schema::BinlogPosition& position, mysql::Connection* source);
   // The table's columns at `position`: from the history, else (and then seeded into it) from
   // the source's information_schema.
-  std::optional<SourceTableSchema> SchemaOf(const SourceTableName& name,
+  std::optional<tables::SourceTableSchema> SchemaOf(const tables::SourceTableName& name,
                                             const schema::BinlogPosition& position,
                                             mysql::Connection& source);
-  void OnStatementWithoutHistory(std::string_view sql, std::string_view default_database,
-                                 const std::string& position);
+  // One table's part of a DDL, by kind of change.
   void OnChange(const schema::TableChange& change, const schema::DdlStatement& statement,
                 const schema::BinlogPosition& position, std::string_view sql);
-  // Whether schema changes of the table are applied to its target (the rule, else whether
-  // rowbridge created the target).
-  bool Applies(const SourceTable& table) const;
+  void OnDropped(const tables::SourceTableName& name, const std::string& where);
+  // CREATE, or RENAME to a name (with the table leaving its old one).
+  void OnNewName(const schema::TableChange& change, const schema::BinlogPosition& position);
+  // The renamed table leaves `from`, its buffered rows written; `target` is the target it wrote
+  // into (nullptr when it was not replicated). False when the pipeline is stopping.
+  bool LeaveOldName(const tables::SourceTableName& from, const tables::SourceTableName& to,
+                    const std::string& where, tables::TargetTable*& target);
+  void OnAltered(StreamedTable& table, const schema::TableChange& change,
+                 const schema::DdlStatement& statement, const std::string& where,
+                 const std::string& statement_text);
+  void OnTruncated(StreamedTable& table, const std::string& where);
   // Writes every buffered row of the table's target. False when the pipeline is stopping.
-  bool Drain(SourceTable& table);
+  bool Drain(StreamedTable& table);
   // Brings the target's columns to `after` (the replicated columns of the source's new schema):
   // renames, drops (columns of `before` gone from `after`), adds, type changes of columns whose
   // source type changed. Idempotent: each step checks the target's current columns. Throws
   // Error(kUnsupported) for a change it cannot make.
-  void Reconcile(SourceTable& table, const std::vector<binlog::ColumnDef>* before,
+  void Reconcile(StreamedTable& table, const std::vector<binlog::ColumnDef>* before,
                  const std::vector<binlog::ColumnDef>& after,
                  const std::vector<std::pair<std::string, std::string>>& renames,
                  const std::map<std::string, std::string>& added_defaults = {});
   // The table leaves the router (dropped or renamed away); it is kept alive for pending batches.
-  void Retire(const SourceTableName& name);
-  void StopForSchema(SourceTable& table, const std::string& position, const std::string& reason);
-  bool IsReplicated(const binlog::ColumnDef& column, const config::TableRule& rule) const;
-  TargetTable* ResolveTarget(SourceTable& table, std::vector<std::string>& problems);
-  mapping::PlanOptions PlanOptionsFor(const SourceTable& table) const;
-  std::vector<std::string> KeyNames(const SourceTable& table) const;
-  bool BuildPlan(SourceTable& table, const std::string& position);
+  void Retire(const tables::SourceTableName& name);
+  void StopForSchema(StreamedTable& table, const std::string& position, const std::string& reason);
+  // The runtime state of `target`, made (with the versions a replay skips) on first use.
+  TargetState* StateOf(tables::TargetTable* target);
+  std::vector<std::string> KeyNames(const StreamedTable& table) const;
+  bool BuildPlan(StreamedTable& table, const std::string& position);
 
   RouterContext ctx_;
-  config::TableMatcher matcher_;
-  std::map<SourceTableName, std::unique_ptr<SourceTable>> tables_;
-  std::vector<std::unique_ptr<SourceTable>> retired_;
+  std::map<tables::SourceTableName, std::unique_ptr<StreamedTable>> tables_;
+  std::vector<std::unique_ptr<StreamedTable>> retired_;
   // Set while a renamed table is resolved under its new name: it keeps writing there.
-  TargetTable* follow_target_ = nullptr;
-  std::vector<std::unique_ptr<TargetTable>> retired_targets_;
-  std::map<std::string, std::unique_ptr<TargetTable>> target_tables_;  // by db.table
+  tables::TargetTable* follow_target_ = nullptr;
+  std::map<const tables::TargetTable*, std::unique_ptr<TargetState>> target_states_;
   std::unordered_map<uint64_t, Route> routes_;
-  std::map<std::string, std::shared_ptr<const mapping::TimeZone>> zones_;
 };
 
 }  // namespace rowbridge::pipeline

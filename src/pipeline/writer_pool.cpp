@@ -53,7 +53,7 @@ void WriterPool::Run(size_t index) {
       const auto now = std::chrono::system_clock::now();
       const double now_seconds = std::chrono::duration<double>(now.time_since_epoch()).count();
       for (const BatchShare& share : batch.shares) {
-        TableStats& s = *share.stats;
+        server::TableStats& s = *share.stats;
         s.inserted.Increment(share.inserted);
         s.updated.Increment(share.updated);
         s.deleted.Increment(share.deleted);

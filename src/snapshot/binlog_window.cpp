@@ -6,7 +6,7 @@
 #include "binlog/rows_event.h"
 #include "common/error.h"
 #include "mysql/binlog_stream.h"
-#include "pipeline/source_schema.h"
+#include "tables/source_schema.h"
 
 namespace rowbridge::snapshot {
 
@@ -44,13 +44,13 @@ void BinlogWindow::Open(const BinlogPoint& from) {
 const binlog::TableInfo* BinlogWindow::Decoded(const binlog::TableInfo& map) {
   for (auto& [origin, decoded] : decoded_)
     if (origin == &map) return decoded.get();
-  if (auto why = pipeline::SchemaDifference(known_, map.map.columns)) {
+  if (auto why = tables::SchemaDifference(known_, map.map.columns)) {
     Fail(ErrorCode::kConfig,
          "{} changed while it was being copied ({}); run the copy of this table again", label_,
          *why);
   }
   auto copy = std::make_unique<binlog::TableInfo>(map);
-  pipeline::EnrichFromSchema(known_, copy->map.columns);
+  tables::EnrichFromSchema(known_, copy->map.columns);
   decoded_.emplace_back(&map, std::move(copy));
   return decoded_.back().second.get();
 }

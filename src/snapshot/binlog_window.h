@@ -6,7 +6,7 @@
 //
 // The connection dumps with its own server_id (distinct from the pipeline's and from the other
 // readers'), non-registered. Row images are copied into the caller's RowArena, decoded with the
-// TABLE_MAP's column definitions enriched with the known names (pipeline::EnrichFromSchema). A
+// TABLE_MAP's column definitions enriched with the known names (tables::EnrichFromSchema). A
 // TABLE_MAP whose columns differ from the known ones means the table changed while it was copied:
 // Error(kConfig) naming it (the copy of that table must start over after the schema change).
 #pragma once

@@ -10,9 +10,9 @@
 #include "config/table_matcher.h"
 #include "config/target_template.h"
 #include "mysql/connection.h"
-#include "pipeline/connection_options.h"
-#include "pipeline/source_schema.h"
-#include "pipeline/target_tables.h"
+#include "endpoints/connection_options.h"
+#include "tables/source_schema.h"
+#include "tables/target_tables.h"
 #include "snapshot/snapshot_runner.h"
 #include "snapshot/snapshot_state.h"
 
@@ -33,15 +33,15 @@ std::string Joined(const std::vector<std::string>& items) {
 
 // Finds the matched tables `checkpoint` does not cover; when there are any, checks that the
 // versions can move and records the copy (with the moved next_version) in the checkpoint.
-bool BeginCopy(const config::Config& config, pipeline::StateStore& store,
-               pipeline::Checkpoint& checkpoint) {
+bool BeginCopy(const config::Config& config, state::StateStore& store,
+               state::Checkpoint& checkpoint) {
   std::set<std::string> covered(checkpoint.replicated_tables->begin(),
                                 checkpoint.replicated_tables->end());
-  for (const pipeline::TableStart& t : checkpoint.table_starts) covered.insert(t.table);
-  for (const pipeline::StoppedTable& t : checkpoint.stopped_tables)
+  for (const state::TableStart& t : checkpoint.table_starts) covered.insert(t.table);
+  for (const state::StoppedTable& t : checkpoint.stopped_tables)
     covered.insert(t.database + "." + t.table);
 
-  auto source = mysql::Connection::Connect(pipeline::SourceConnectOptions(config.source));
+  auto source = mysql::Connection::Connect(endpoints::SourceConnectOptions(config.source));
   config::TableMatcher matcher(config.tables);
   struct Matched {
     std::string label;
@@ -50,7 +50,7 @@ bool BeginCopy(const config::Config& config, pipeline::StateStore& store,
   };
   std::vector<Matched> matched;
   std::vector<std::string> fresh;
-  for (const pipeline::SourceTableName& name : pipeline::ListSourceTables(*source)) {
+  for (const tables::SourceTableName& name : tables::ListSourceTables(*source)) {
     const int rule = matcher.Match(name.database, name.table);
     if (rule == config::TableMatcher::kNoRule) continue;
     const config::TableRule& r = config.tables[static_cast<size_t>(rule)];
@@ -68,7 +68,7 @@ bool BeginCopy(const config::Config& config, pipeline::StateStore& store,
   if (base >= ~uint64_t{0} - 2 * kVersionBand) {
     Fail(ErrorCode::kInternal, "the version counter ({}) has no room for another copy", base);
   }
-  pipeline::TargetCatalog catalog(pipeline::TargetClientOptions(config.target));
+  tables::TargetCatalog catalog(endpoints::TargetClientOptions(config.target));
   std::set<std::string> checked;
   for (const Matched& m : matched) {
     const std::string label = m.target.database + "." + m.target.table;
@@ -97,7 +97,7 @@ bool BeginCopy(const config::Config& config, pipeline::StateStore& store,
            Joined(fresh), label, max, base, checkpoint.Describe());
     }
   }
-  checkpoint.table_copy = pipeline::TableCopy{base, fresh};
+  checkpoint.table_copy = state::TableCopy{base, fresh};
   checkpoint.next_version = base + kVersionBand;
   store.Save(checkpoint);
   spdlog::info(
@@ -109,8 +109,8 @@ bool BeginCopy(const config::Config& config, pipeline::StateStore& store,
 
 }  // namespace
 
-bool CopyNewlyMatchedTables(const config::Config& config, pipeline::StateStore& store,
-                            pipeline::Checkpoint checkpoint, server::MetricsRegistry& metrics,
+bool CopyNewlyMatchedTables(const config::Config& config, state::StateStore& store,
+                            state::Checkpoint checkpoint, server::MetricsRegistry& metrics,
                             server::StatusBoard& status, const std::atomic<bool>* stop) {
   if (!config.snapshot.enabled) return true;
   if (!checkpoint.table_copy) {
@@ -120,13 +120,13 @@ bool CopyNewlyMatchedTables(const config::Config& config, pipeline::StateStore& 
     spdlog::info("resuming the copy of the newly matched table(s) {}",
                  Joined(checkpoint.table_copy->tables));
   }
-  const pipeline::TableCopy copy = *checkpoint.table_copy;
+  const state::TableCopy copy = *checkpoint.table_copy;
   SnapshotOptions options;
   options.external_stop = stop;
   options.progress_interval = std::chrono::seconds(10);
   options.only_tables = copy.tables;
   options.version_base = copy.version_base;
-  options.state_job = fmt::format("{}-tables-{}", pipeline::JobName(config), copy.version_base);
+  options.state_job = fmt::format("{}-tables-{}", state::JobName(config), copy.version_base);
   SnapshotRunner runner(config, options, metrics, status);
   const SnapshotResult result = runner.Run();
   if (result.end.empty()) return false;

@@ -5,7 +5,7 @@
 // The stream of the tables it covers resumes at the checkpoint C as always; the new tables are
 // copied first, with the chunked watermark copy of the initial snapshot (snapshot_runner.h), up to
 // a position E >= C, and their stream starts at E: the checkpoint records, per copied table,
-// "start at E" (Checkpoint::table_starts), and the reader ignores the table's rows before E.
+// "start at E" (state::Checkpoint::table_starts), and the reader ignores the table's rows before E.
 //
 // Versions: the copy takes the band [V, V + 2^48) where V is C's next_version, and the stream's
 // next_version moves to V + 2^48, so every copied row sits below every later change of its key
@@ -13,7 +13,7 @@
 // when ClickHouse holds no change after C (a clean stop, or a crash during this very copy): that
 // is checked, and a target holding versions >= V stops the start with a message saying what to do.
 //
-// Durability: before the first chunk the checkpoint records the copy (Checkpoint::table_copy:
+// Durability: before the first chunk the checkpoint records the copy (state::Checkpoint::table_copy:
 // the tables and V) together with the moved next_version; the copy's own progress is kept like the
 // initial copy's (job "<job>-tables-<V>"), so a crash resumes it; when it is done, one checkpoint
 // save records the table starts, adds the tables to replicated_tables and clears table_copy.
@@ -22,8 +22,8 @@
 #include <atomic>
 
 #include "config/config.h"
-#include "pipeline/checkpoint.h"
-#include "pipeline/state_store.h"
+#include "state/checkpoint.h"
+#include "state/state_store.h"
 #include "server/metrics.h"
 #include "server/status.h"
 
@@ -33,8 +33,8 @@ namespace rowbridge::snapshot {
 // resumes such a copy, and saves the checkpoint that hands them over to the stream. Does nothing
 // when snapshot.enabled is false or the checkpoint has no replicated_tables (saved by an older
 // version). Returns false when `stop` was set before the copy finished (the next start resumes it).
-bool CopyNewlyMatchedTables(const config::Config& config, pipeline::StateStore& store,
-                            pipeline::Checkpoint checkpoint, server::MetricsRegistry& metrics,
+bool CopyNewlyMatchedTables(const config::Config& config, state::StateStore& store,
+                            state::Checkpoint checkpoint, server::MetricsRegistry& metrics,
                             server::StatusBoard& status, const std::atomic<bool>* stop);
 
 }  // namespace rowbridge::snapshot

@@ -25,11 +25,12 @@
 #include "mysql/connection.h"
 #include "mysql/prepared_statement.h"
 #include "mysql/source_check.h"
-#include "pipeline/batch_buffers.h"
-#include "pipeline/connection_options.h"
-#include "pipeline/state_store.h"
-#include "pipeline/table_router.h"
-#include "pipeline/target_tables.h"
+#include "endpoints/connection_options.h"
+#include "state/state_store.h"
+#include "server/pipeline_metrics.h"
+#include "server/table_stats.h"
+#include "tables/table_resolver.h"
+#include "tables/target_tables.h"
 #include "snapshot/binary_rows.h"
 #include "snapshot/binlog_window.h"
 #include "snapshot/chunk_sql.h"
@@ -45,11 +46,6 @@ namespace {
 using binlog::Cell;
 using binlog::ColumnDef;
 using binlog::ColumnType;
-
-mapping::TableMode ToPlanMode(config::TableMode mode) {
-  return mode == config::TableMode::kReplica ? mapping::TableMode::kReplica
-                                             : mapping::TableMode::kChangelog;
-}
 
 // The columns as the chunk SELECTs deliver them: MySQL's binary JSON arrives as JSON text (in the
 // text and the binary protocol alike), so a JSON column is read as the LONGTEXT it prints as.
@@ -67,7 +63,7 @@ std::vector<ColumnDef> TextColumns(const std::vector<ColumnDef>& columns) {
 
 // The key a table is chunked by: the primary key, else the first unique key whose columns are all
 // NOT NULL. Empty if there is none. `index` gets the key's index name.
-std::vector<uint32_t> ChooseChunkKey(mysql::Connection& sql, const pipeline::SourceTableSchema& s,
+std::vector<uint32_t> ChooseChunkKey(mysql::Connection& sql, const tables::SourceTableSchema& s,
                                      std::string& index) {
   index = "PRIMARY";
   if (!s.primary_key.empty()) return s.primary_key;
@@ -108,7 +104,8 @@ BinlogPoint PointOf(const mysql::BinlogPosition& p) {
 }
 
 struct CopiedTable {
-  pipeline::SourceTable* source = nullptr;
+  const tables::ReplicatedTable* source = nullptr;
+  std::unique_ptr<server::TableStats> stats;  // the table's rows in the metrics and /status
   std::string label;
   std::vector<ColumnDef> text_columns;
   std::vector<uint32_t> key;  // empty: one chunk (keyless_single_chunk)
@@ -177,10 +174,10 @@ struct SnapshotRunner::Impl {
   std::unique_ptr<SnapshotStateStore> store;
   RunRecord run;
   std::vector<std::unique_ptr<CopiedTable>> tables;
-  std::unique_ptr<pipeline::TargetCatalog> catalog;
+  std::unique_ptr<tables::TargetCatalog> catalog;
   std::mutex catalog_mutex;  // its connection, once the reader threads run
-  std::unique_ptr<pipeline::BatchBuffers> buffers;
-  std::unique_ptr<pipeline::TableRouter> router;
+  std::unique_ptr<tables::TableResolver> resolver;
+  std::vector<tables::ReplicatedTable> resolved;
   bool mariadb = false;
   std::string insert_prefix;
   std::atomic<uint64_t> rows_this_run{0};
@@ -206,7 +203,7 @@ struct SnapshotRunner::Impl {
   bool queue_closed = false;
 
   mysql::ConnectOptions SourceOptions() const {
-    return pipeline::SourceConnectOptions(config.source);
+    return endpoints::SourceConnectOptions(config.source);
   }
 
   void Prepare();
@@ -236,10 +233,10 @@ SnapshotRunner::SnapshotRunner(config::Config config, SnapshotOptions options,
 SnapshotRunner::~SnapshotRunner() = default;
 
 void SnapshotRunner::Impl::Prepare() {
-  job = options.state_job.empty() ? pipeline::JobName(config) : options.state_job;
+  job = options.state_job.empty() ? state::JobName(config) : options.state_job;
   insert_prefix = fmt::format("rowbridge-{}-snapshot-", job);
   store = MakeSnapshotStateStore(config, job);
-  catalog = std::make_unique<pipeline::TargetCatalog>(pipeline::TargetClientOptions(config.target));
+  catalog = std::make_unique<tables::TargetCatalog>(endpoints::TargetClientOptions(config.target));
   catalog->WaitForInserts(insert_prefix, std::chrono::seconds(10));
 
   auto admin = mysql::Connection::Connect(SourceOptions());
@@ -252,32 +249,28 @@ void SnapshotRunner::Impl::Prepare() {
          admin->peer(), check.facts.binlog_row_image);
   }
 
-  buffers = std::make_unique<pipeline::BatchBuffers>(pipeline::BatchLimits{});
-  pipeline::RouterContext rc;
-  rc.config = &config;
-  rc.targets = catalog.get();
-  rc.buffers = buffers.get();
-  rc.connect_source = [this] { return mysql::Connection::Connect(SourceOptions()); };
-  rc.make_stats = [this](const pipeline::SourceTableName& name, const pipeline::TargetTable& t) {
-    return std::make_unique<pipeline::TableStats>(pipeline_metrics, runner.status_, name.database,
-                                                  name.table, t.database, t.table);
+  // The run record, saved the moment the copy creates a target (so a crash right after still
+  // knows the target as rowbridge's own), and once the copy's version band is reserved.
+  std::optional<RunRecord> saved = store->LoadRun();
+  RunRecord pending = saved.value_or(RunRecord{});
+  tables::ResolverOptions resolver_options;
+  resolver_options.created_targets = pending.created_targets;
+  resolver_options.on_created = [&](const std::string& label) {
+    auto& created = pending.created_targets;
+    created.insert(std::upper_bound(created.begin(), created.end(), label), label);
+    store->SaveRun(pending);
   };
-  rc.on_stop = [](const pipeline::StoppedTable&) {};
-  rc.conversion_counters = std::make_shared<mapping::ConversionCounters>();
-  // The copy never replays: no target's versions need to be read.
-  rc.resume_version = std::numeric_limits<uint64_t>::max();
-  router = std::make_unique<pipeline::TableRouter>(rc);
+  resolver = std::make_unique<tables::TableResolver>(config, *catalog, resolver_options);
   std::vector<std::string> problems;
-  router->Prepare(*admin, problems);
+  resolved = resolver->ResolveAll(*admin, problems);
   mapping::ThrowIfProblems(problems);
 
-  // The run record: a new copy reserves its version band above what the targets hold.
-  std::optional<RunRecord> saved = store->LoadRun();
-  if (saved) {
-    run = *saved;
+  if (pending.version_base != 0) {
+    run = pending;
   } else {
+    // A new copy reserves its version band above what the targets hold.
     uint64_t max_version = 0;
-    for (pipeline::TargetTable* t : router->targets()) {
+    for (const tables::TargetTable* t : resolver->targets()) {
       const bool has_version =
           std::any_of(t->columns.begin(), t->columns.end(),
                       [&](const auto& c) { return c.name == t->version_column; });
@@ -285,6 +278,7 @@ void SnapshotRunner::Impl::Prepare() {
         max_version =
             std::max(max_version, catalog->MaxVersion(t->database, t->table, t->version_column));
     }
+    run = pending;
     run.version_base = options.version_base != 0 ? options.version_base : max_version + 1;
     run.start = PointOf(mysql::CurrentBinlogPosition(*admin));
     store->SaveRun(run);
@@ -296,17 +290,21 @@ void SnapshotRunner::Impl::Prepare() {
   uint32_t next_number = 0;
   for (const auto& [name, p] : saved_tables) next_number = std::max(next_number, p.number + 1);
 
-  for (const auto& [name, source] : router->tables()) {
-    if (source->stopped || source->target == nullptr || !source->known) continue;
+  for (const tables::ReplicatedTable& source : resolved) {
+    const tables::SourceTableName& name = source.name;
     if (!options.only_tables.empty() &&
         std::find(options.only_tables.begin(), options.only_tables.end(), name.ToString()) ==
             options.only_tables.end()) {
       continue;
     }
     auto t = std::make_unique<CopiedTable>();
-    t->source = source.get();
+    t->source = &source;
+    t->stats = std::make_unique<server::TableStats>(pipeline_metrics, runner.status_,
+                                                    name.database, name.table,
+                                                    source.target->database,
+                                                    source.target->table);
     t->label = name.ToString();
-    const pipeline::SourceTableSchema& schema = *source->known;
+    const tables::SourceTableSchema& schema = *source.known;
     t->text_columns = TextColumns(schema.columns);
     std::string index;
     t->key = ChooseChunkKey(*admin, schema, index);
@@ -342,25 +340,13 @@ void SnapshotRunner::Impl::Prepare() {
     for (size_t i = 0; i < t->key_quoted.size(); ++i)
       t->order_by += (i ? ", " : " ORDER BY ") + t->key_quoted[i];
 
-    const config::TableRule& rule = *source->rule;
-    mapping::PlanOptions& o = t->plan_options;
-    o.source_database = name.database;
-    o.source_table = name.table;
-    o.mode = ToPlanMode(rule.mode);
-    o.meta.version = rule.meta_columns.version;
-    o.meta.is_deleted = rule.meta_columns.is_deleted;
-    o.meta.event_type = rule.meta_columns.event_type;
-    o.include_columns = rule.include_columns;
-    o.exclude_columns = rule.exclude_columns;
-    for (uint32_t i : t->key) o.key_columns.push_back(t->text_columns[i].name);
-    o.converter.zone = mapping::TimeZone::Load(rule.conversion.datetime_timezone);
-    o.converter.policies = rule.conversion.on_out_of_range == config::OutOfRange::kError
-                               ? mapping::RangePolicies::AllError()
-                               : mapping::RangePolicies();
-    o.converter.counters = rc.conversion_counters;
+    std::vector<std::string> key_names;
+    for (uint32_t i : t->key) key_names.push_back(t->text_columns[i].name);
+    t->plan_options = resolver->PlanOptionsFor(source, std::move(key_names));
+    const mapping::PlanOptions& o = t->plan_options;
     mapping::ConversionPlan plan =
-        mapping::ConversionPlan::Build(t->text_columns, source->target->columns, o);
-    t->insert_sql = plan.InsertQuery(source->target->database, source->target->table);
+        mapping::ConversionPlan::Build(t->text_columns, source.target->columns, o);
+    t->insert_sql = plan.InsertQuery(source.target->database, source.target->table);
 
     auto it = saved_tables.find(t->label);
     if (it != saved_tables.end()) {
@@ -402,7 +388,7 @@ void SnapshotRunner::Impl::Prepare() {
 void SnapshotRunner::Impl::SettleInFlight(CopiedTable& t) {
   if (!t.progress.in_flight) return;
   const UnitRecord unit = *t.progress.in_flight;
-  const pipeline::TargetTable& target = *t.source->target;
+  const tables::TargetTable& target = *t.source->target;
   uint64_t present = 0;
   // Reader threads settle their tables at the same time; the catalog has one connection.
   std::lock_guard catalog_lock(catalog_mutex);
@@ -453,7 +439,7 @@ void SnapshotRunner::Impl::Finish(CopiedTable& t, const UnitRecord& unit, uint64
   t.counters->rows_done = p.rows_done;
   if (unit.last) t.counters->done = true;
   rows_this_run += unit.chunk_rows;
-  if (t.source->stats) t.source->stats->status.AddRows(inserted, updated, deleted);
+  t.stats->status.AddRows(inserted, updated, deleted);
 }
 
 std::future<void> SnapshotRunner::Impl::Submit(std::unique_ptr<WriteJob> job) {
@@ -488,7 +474,7 @@ void SnapshotRunner::Impl::Writer(uint32_t number) {
     try {
       if (error) Fail(ErrorCode::kInternal, "the copy is stopping after an error");
       if (!client)
-        client = std::make_unique<clickhouse::Client>(pipeline::TargetClientOptions(config.target));
+        client = std::make_unique<clickhouse::Client>(endpoints::TargetClientOptions(config.target));
       clickhouse::QueryOptions qo;
       qo.query_id = fmt::format("{}{}-{}-{}", insert_prefix,
                                 std::hash<std::thread::id>{}(std::this_thread::get_id()) % 100000,
@@ -961,6 +947,7 @@ SnapshotResult SnapshotRunner::Run() {
   result.tables = impl.tables.size();
   for (const auto& t : impl.tables) result.copied_tables.push_back(t->label);
   std::sort(result.copied_tables.begin(), result.copied_tables.end());
+  result.created_targets = impl.run.created_targets;
   result.next_version = impl.run.version_base + kVersionBand;
   if (impl.run.done) {
     result.already_done = true;
@@ -1055,7 +1042,7 @@ SnapshotResult SnapshotRunner::Run() {
   return result;
 }
 
-std::optional<pipeline::Checkpoint> CopyBeforeStream(const config::Config& config,
+std::optional<state::Checkpoint> CopyBeforeStream(const config::Config& config,
                                                      server::MetricsRegistry& metrics,
                                                      server::StatusBoard& status,
                                                      const std::atomic<bool>* stop) {
@@ -1065,11 +1052,12 @@ std::optional<pipeline::Checkpoint> CopyBeforeStream(const config::Config& confi
   SnapshotRunner runner(config, options, metrics, status);
   const SnapshotResult result = runner.Run();
   if (result.end.empty()) return std::nullopt;
-  pipeline::Checkpoint checkpoint;
+  state::Checkpoint checkpoint;
   checkpoint.file = result.end.file;
   checkpoint.position = result.end.position;
   checkpoint.next_version = result.next_version;
   checkpoint.replicated_tables = result.copied_tables;
+  checkpoint.created_targets = result.created_targets;
   return checkpoint;
 }
 

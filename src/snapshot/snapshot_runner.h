@@ -3,7 +3,7 @@
 // on a first start, and hands over at the position it returns, and on a later start for the tables
 // matched since the last checkpoint only (newly_matched.h: SnapshotOptions::only_tables).
 //
-//   1. resolve the tables like the pipeline does (pipeline::TableRouter: schema, target table
+//   1. resolve the tables like the pipeline does (tables::TableResolver: schema, target table
 //      created if allowed, conversion plans), and the key each table is chunked by: the primary
 //      key, else a unique key over NOT NULL columns, else the table is refused (or, with
 //      keyless_single_chunk, copied as one chunk: see the caveat in docs/snapshot.md);
@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "config/config.h"
-#include "pipeline/checkpoint.h"
+#include "state/checkpoint.h"
 #include "server/metrics.h"
 #include "server/status.h"
 #include "snapshot/snapshot_state.h"
@@ -49,7 +49,7 @@ struct SnapshotOptions {
   std::vector<std::string> only_tables;
   // The first version of a new copy's band; 0: 1 + the largest version in the targets.
   uint64_t version_base = 0;
-  // The job the copy's progress is kept under; empty: the pipeline's job name (JobName).
+  // The job the copy's progress is kept under; empty: the pipeline's job name (state::JobName).
   std::string state_job;
   // Tests: called once every table is copied, before the final position E is read.
   std::function<void()> before_final_position;
@@ -64,6 +64,8 @@ struct SnapshotResult {
   uint64_t tables = 0;
   bool already_done = false;               // an earlier run had finished
   std::vector<std::string> copied_tables;  // "db.table", sorted
+  // Targets the copy created ("db.table", sorted); they become rowbridge's own in the checkpoint.
+  std::vector<std::string> created_targets;
 };
 
 class SnapshotRunner {
@@ -90,7 +92,7 @@ class SnapshotRunner {
 // table (resuming an interrupted copy) and returns the checkpoint the stream starts from: position
 // E, next_version = base + 2^48, no GTID (the reader starts by file:pos). nullopt when `stop` was
 // set before the copy finished; the next start resumes the copy.
-std::optional<pipeline::Checkpoint> CopyBeforeStream(const config::Config& config,
+std::optional<state::Checkpoint> CopyBeforeStream(const config::Config& config,
                                                      server::MetricsRegistry& metrics,
                                                      server::StatusBoard& status,
                                                      const std::atomic<bool>* stop);

@@ -15,7 +15,7 @@
 #include "clickhouse/columns/string.h"
 #include "common/error.h"
 #include "mapping/sql_quote.h"
-#include "pipeline/connection_options.h"
+#include "endpoints/connection_options.h"
 
 namespace rowbridge::snapshot {
 
@@ -272,11 +272,12 @@ TableProgress TableProgress::FromJson(std::string_view text, std::string_view or
 }
 
 std::string RunRecord::ToJson() const {
-  return Json{{"version_base", version_base},
-              {"start", PointJson(start)},
-              {"end", PointJson(end)},
-              {"done", done}}
-      .dump();
+  Json j{{"version_base", version_base},
+         {"start", PointJson(start)},
+         {"end", PointJson(end)},
+         {"done", done}};
+  if (!created_targets.empty()) j["created_targets"] = created_targets;
+  return j.dump();
 }
 
 RunRecord RunRecord::FromJson(std::string_view text, std::string_view origin) {
@@ -287,6 +288,8 @@ RunRecord RunRecord::FromJson(std::string_view text, std::string_view origin) {
     r.start = PointFrom(j.at("start"));
     r.end = PointFrom(j.at("end"));
     r.done = j.at("done").get<bool>();
+    if (j.contains("created_targets"))
+      r.created_targets = j.at("created_targets").get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception& e) {
     Fail(ErrorCode::kCorruption, "{}: snapshot run record is not valid: {}", origin, e.what());
   }
@@ -303,7 +306,7 @@ std::unique_ptr<SnapshotStateStore> MakeSnapshotStateStore(const config::Config&
     database = table.substr(0, dot);
     table = table.substr(dot + 1);
   }
-  return std::make_unique<ClickHouseStore>(pipeline::TargetClientOptions(config.target), database,
+  return std::make_unique<ClickHouseStore>(endpoints::TargetClientOptions(config.target), database,
                                            table, job);
 }
 

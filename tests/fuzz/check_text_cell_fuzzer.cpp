@@ -1,4 +1,4 @@
-// libFuzzer target for rowbridge check's text → binlog cell encoding (pipeline/check/text_cell.h)
+// libFuzzer target for rowbridge check's text → binlog cell encoding (check/text_cell.h)
 // and ENUM/SET label parsing: arbitrary server text for any column type must either encode or
 // throw rowbridge::Error, never crash or read out of bounds.
 #include <algorithm>
@@ -10,8 +10,8 @@
 #include "binlog/decimal.h"
 #include "binlog/table_map.h"
 #include "common/error.h"
-#include "pipeline/check/source_table.h"
-#include "pipeline/check/text_cell.h"
+#include "check/source_table.h"
+#include "check/text_cell.h"
 
 using rowbridge::binlog::ColumnType;
 
@@ -50,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
   }
   const std::string_view text(reinterpret_cast<const char*>(data + 3), size - 3);
-  rowbridge::pipeline::check::TextCellEncoder encoder;
+  rowbridge::check::TextCellEncoder encoder;
   try {
     const rowbridge::binlog::Cell cell = encoder.Encode(def, 0, text);
     volatile uint8_t sink = 0;
@@ -59,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const rowbridge::Error&) {
   }
   try {
-    (void)rowbridge::pipeline::check::ParseEnumLabels(text);
+    (void)rowbridge::check::ParseEnumLabels(text);
   } catch (const rowbridge::Error&) {
   }
   return 0;

@@ -16,7 +16,7 @@
 #include "mysql/binary_row.h"
 #include "mysql/connection.h"
 #include "mysql/prepared_statement.h"
-#include "pipeline/source_schema.h"
+#include "tables/source_schema.h"
 #include "support/mysql_options.h"
 #include "support/test_servers.h"
 
@@ -194,7 +194,7 @@ FROM (WITH RECURSIVE r(n) AS (SELECT 10 UNION ALL SELECT n + 1 FROM r WHERE n < 
                        db);
 
   auto admin = Connection::Connect(testing::MysqlConnectOptions(server));
-  auto schema = pipeline::LoadSourceTableSchema(*admin, db, "t");
+  auto schema = tables::LoadSourceTableSchema(*admin, db, "t");
   ASSERT_TRUE(schema);
   const std::vector<binlog::ColumnDef>& columns = schema->columns;
   std::string text_list, binary_list;

@@ -27,7 +27,7 @@
 #include "clickhouse/type_name.h"
 #include "mapping/converter.h"
 #include "mysql/connection.h"
-#include "pipeline/check/source_table.h"
+#include "check/source_table.h"
 #include "support/paths.h"
 #include "support/subprocess.h"
 #include "support/test_servers.h"
@@ -69,7 +69,7 @@ clickhouse::ClientOptions ChOptions(const ClickHouseAddress& a) {
 // (whose columns are the source's plus the mode's meta columns), the way the pipeline does.
 class MiniReplicator {
  public:
-  MiniReplicator(pipeline::check::SourceTable source, clickhouse::Client& ch, std::string target)
+  MiniReplicator(check::SourceTable source, clickhouse::Client& ch, std::string target)
       : source_(std::move(source)), ch_(ch), target_(std::move(target)) {}
 
   void Replicate(const std::vector<std::string>& files) {
@@ -166,7 +166,7 @@ class MiniReplicator {
     }
   }
 
-  pipeline::check::SourceTable source_;
+  check::SourceTable source_;
   clickhouse::Client& ch_;
   std::string target_;
   std::vector<Planned> plan_;
@@ -325,9 +325,9 @@ TEST_F(CheckCommandTest, EqualTablesPassAndChangedMissingExtraRowsAreListedByKey
   {
     auto conn = Connect(src);
     clickhouse::Client ch(ChOptions(ch_address_));
-    MiniReplicator(pipeline::check::ReadSourceTable(*conn, db_, "wide"), ch, db_ + ".wide")
+    MiniReplicator(check::ReadSourceTable(*conn, db_, "wide"), ch, db_ + ".wide")
         .Replicate(files);
-    MiniReplicator(pipeline::check::ReadSourceTable(*conn, db_, "binlog_field_test_1"), ch,
+    MiniReplicator(check::ReadSourceTable(*conn, db_, "binlog_field_test_1"), ch,
                    db_ + ".seed_changelog")
         .Replicate(files);
   }

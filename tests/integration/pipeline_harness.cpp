@@ -262,7 +262,7 @@ std::string RowbridgeProcess::HttpGet(const std::string& path) {
   return result->body;
 }
 
-std::optional<pipeline::Checkpoint> RowbridgeProcess::SavedCheckpoint() const {
+std::optional<state::Checkpoint> RowbridgeProcess::SavedCheckpoint() const {
   const std::string job = std::to_string(config_.server_id);
   std::string text;
   if (config_.file_state) {
@@ -277,7 +277,7 @@ std::optional<pipeline::Checkpoint> RowbridgeProcess::SavedCheckpoint() const {
   }
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   if (text.empty()) return std::nullopt;
-  return pipeline::Checkpoint::FromJson(text, "test");
+  return state::Checkpoint::FromJson(text, "test");
 }
 
 void RowbridgeProcess::WaitCaughtUp(std::chrono::seconds timeout) {
@@ -294,7 +294,7 @@ void RowbridgeProcess::WaitCaughtUp(std::chrono::seconds timeout) {
   std::string last;
   const bool done = WaitFor(
       [&] {
-        std::optional<pipeline::Checkpoint> c;
+        std::optional<state::Checkpoint> c;
         try {
           c = SavedCheckpoint();
         } catch (const Error& e) {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/checkpoint.h"
+#include "state/checkpoint.h"
 #include "support/test_servers.h"
 
 namespace rowbridge::testing {
@@ -85,7 +85,7 @@ class RowbridgeProcess {
   const std::filesystem::path& config_path() const { return config_path_; }
 
   // The saved checkpoint (from the ClickHouse state table or the state file).
-  std::optional<pipeline::Checkpoint> SavedCheckpoint() const;
+  std::optional<state::Checkpoint> SavedCheckpoint() const;
   // Writes a marker transaction into a database no rule matches, then waits until the saved
   // checkpoint is at or past the source's binlog end at that moment: everything the source
   // wrote before is in ClickHouse. Fails the test (with the log's tail) on timeout.

@@ -389,7 +389,7 @@ TEST_F(PipelineRunTest, StopBeforeTheFirstTransactionKeepsTheSchemaHistory) {
   rb.Start();
   wait_for_stream(0);
   EXPECT_EQ(rb.Terminate(), 0);
-  const std::optional<pipeline::Checkpoint> saved = rb.SavedCheckpoint();
+  const std::optional<state::Checkpoint> saved = rb.SavedCheckpoint();
   ASSERT_TRUE(saved.has_value());
   EXPECT_FALSE(saved->schema_history.empty());
   const size_t first_run_log = rb.log().size();
@@ -427,7 +427,7 @@ TEST_F(PipelineRunTest, DdlStopsOnlyTheChangedTable) {
       << "rows after an ALTER that changed columns must not be applied";
   const std::string status = rb.HttpGet("/status");
   EXPECT_NE(status.find("stopped: ALTER TABLE"), std::string::npos) << status;
-  std::optional<pipeline::Checkpoint> checkpoint = rb.SavedCheckpoint();
+  std::optional<state::Checkpoint> checkpoint = rb.SavedCheckpoint();
   ASSERT_TRUE(checkpoint.has_value());
   ASSERT_EQ(checkpoint->stopped_tables.size(), 1u);
   EXPECT_EQ(checkpoint->stopped_tables[0].table, "a");

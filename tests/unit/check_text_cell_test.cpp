@@ -6,10 +6,10 @@
 #include "binlog/temporal.h"
 #include "binlog/value_decoder.h"
 #include "common/error.h"
-#include "pipeline/check/source_table.h"
-#include "pipeline/check/text_cell.h"
+#include "check/source_table.h"
+#include "check/text_cell.h"
 
-namespace rowbridge::pipeline::check {
+namespace rowbridge::check {
 namespace {
 
 using binlog::ColumnDef;
@@ -142,4 +142,4 @@ TEST(CheckSourceTable, EnumLabelsAndQuoting) {
 }
 
 }  // namespace
-}  // namespace rowbridge::pipeline::check
+}  // namespace rowbridge::check

@@ -5,19 +5,19 @@
 #include <fstream>
 
 #include "common/error.h"
-#include "pipeline/checkpoint.h"
+#include "state/checkpoint.h"
 #include "pipeline/checkpoint_tracker.h"
-#include "pipeline/state_store.h"
+#include "state/state_store.h"
 #include "schema/schema_history.h"
 
 namespace rowbridge::pipeline {
 namespace {
 
-Checkpoint Sample() {
-  Checkpoint c;
+state::Checkpoint Sample() {
+  state::Checkpoint c;
   c.file = "mysql-bin.000003";
   c.position = 1234;
-  c.gtid_flavor = GtidFlavor::kMariadb;
+  c.gtid_flavor = state::GtidFlavor::kMariadb;
   c.gtid = "0-1-42";
   c.next_version = 77;
   c.stopped_tables.push_back({"shop", "orders", "mysql-bin.000003:900", "ALTER TABLE \"x\""});
@@ -25,8 +25,8 @@ Checkpoint Sample() {
 }
 
 TEST(PipelineCheckpoint, JsonRoundTrip) {
-  const Checkpoint c = Sample();
-  EXPECT_EQ(Checkpoint::FromJson(c.ToJson(), "test"), c);
+  const state::Checkpoint c = Sample();
+  EXPECT_EQ(state::Checkpoint::FromJson(c.ToJson(), "test"), c);
   EXPECT_EQ(c.Describe(), "mysql-bin.000003:1234 (gtid 0-1-42)");
 }
 
@@ -43,10 +43,10 @@ TEST(PipelineCheckpoint, CarriesTheSchemaHistoryAndCreatedTargets) {
   t.columns.push_back(id);
   t.primary_key = {0};
   history.Seed(t, {"mysql-bin.000003", 4});
-  Checkpoint c = Sample();
+  state::Checkpoint c = Sample();
   c.schema_history = history.ToJson();
   c.created_targets = {"dst.orders"};
-  const Checkpoint back = Checkpoint::FromJson(c.ToJson(), "test");
+  const state::Checkpoint back = state::Checkpoint::FromJson(c.ToJson(), "test");
   EXPECT_EQ(back, c);
   const schema::SchemaHistory loaded = schema::SchemaHistory::FromJson(back.schema_history, "t");
   const schema::SchemaVersion* v = loaded.SchemaAt({"shop", "orders"}, {"mysql-bin.000003", 900});
@@ -55,7 +55,7 @@ TEST(PipelineCheckpoint, CarriesTheSchemaHistoryAndCreatedTargets) {
 }
 
 TEST(PipelineCheckpoint, CheckpointsOfOlderVersionsStayLoadable) {
-  const Checkpoint c = Checkpoint::FromJson(
+  const state::Checkpoint c = state::Checkpoint::FromJson(
       R"({"file":"f.000001","position":4,"gtid_flavor":"none","gtid":"","next_version":3,)"
       R"("stopped_tables":[]})",
       "t");
@@ -68,25 +68,25 @@ TEST(PipelineCheckpoint, CheckpointsOfOlderVersionsStayLoadable) {
 }
 
 TEST(PipelineCheckpoint, CarriesReplicatedTablesAndTableCopies) {
-  Checkpoint c = Sample();
+  state::Checkpoint c = Sample();
   c.replicated_tables = std::vector<std::string>{"shop.a", "shop.b"};
   c.table_starts.push_back({"shop.b", "mysql-bin.000004", 99});
-  c.table_copy = TableCopy{1000, {"shop.c"}};
-  const Checkpoint back = Checkpoint::FromJson(c.ToJson(), "test");
+  c.table_copy = state::TableCopy{1000, {"shop.c"}};
+  const state::Checkpoint back = state::Checkpoint::FromJson(c.ToJson(), "test");
   EXPECT_EQ(back, c);
   c.replicated_tables = std::vector<std::string>{};  // an empty list is not "unknown"
-  EXPECT_TRUE(Checkpoint::FromJson(c.ToJson(), "test").replicated_tables.has_value());
+  EXPECT_TRUE(state::Checkpoint::FromJson(c.ToJson(), "test").replicated_tables.has_value());
 }
 
 TEST(PipelineCheckpoint, RejectsGarbage) {
-  EXPECT_THROW(Checkpoint::FromJson("{", "t"), Error);
-  EXPECT_THROW(Checkpoint::FromJson("{\"file\":\"\",\"position\":1}", "t"), Error);
+  EXPECT_THROW(state::Checkpoint::FromJson("{", "t"), Error);
+  EXPECT_THROW(state::Checkpoint::FromJson("{\"file\":\"\",\"position\":1}", "t"), Error);
   EXPECT_THROW(
-      Checkpoint::FromJson(
+      state::Checkpoint::FromJson(
           R"({"file":"f","position":4,"gtid_flavor":"x","gtid":"","next_version":1})", "t"),
       Error);
   try {
-    Checkpoint::FromJson("[1]", "checkpoint file /x");
+    state::Checkpoint::FromJson("[1]", "checkpoint file /x");
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kCorruption);
@@ -95,15 +95,15 @@ TEST(PipelineCheckpoint, RejectsGarbage) {
 }
 
 TEST(PipelineCheckpointTracker, AdvancesOnlyToFlushedBoundaries) {
-  Checkpoint start;
+  state::Checkpoint start;
   start.file = "bin.000001";
   start.position = 4;
-  start.gtid_flavor = GtidFlavor::kMariadb;
+  start.gtid_flavor = state::GtidFlavor::kMariadb;
   start.gtid = "0-1-10";
   start.next_version = 100;
   CheckpointTracker t(start);
   TransactionGtid g;
-  g.flavor = GtidFlavor::kMariadb;
+  g.flavor = state::GtidFlavor::kMariadb;
   g.mariadb = {0, 1, 11};
   t.AddBoundary(500, 103, g);  // versions 100..102 before it
   g.mariadb = {0, 1, 12};
@@ -130,14 +130,14 @@ TEST(PipelineCheckpointTracker, AdvancesOnlyToFlushedBoundaries) {
 }
 
 TEST(PipelineCheckpointTracker, MysqlGtidsAccumulate) {
-  Checkpoint start;
+  state::Checkpoint start;
   start.file = "binlog.000001";
   start.position = 4;
-  start.gtid_flavor = GtidFlavor::kMysql;
+  start.gtid_flavor = state::GtidFlavor::kMysql;
   start.gtid = "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5";
   CheckpointTracker t(start);
   TransactionGtid g;
-  g.flavor = GtidFlavor::kMysql;
+  g.flavor = state::GtidFlavor::kMysql;
   g.uuid = mysql::Uuid::Parse("3e11fa47-71ca-11e1-9e33-c80aa9429562");
   g.gno = 6;
   t.AddBoundary(100, 1, g);
@@ -148,7 +148,7 @@ TEST(PipelineCheckpointTracker, MysqlGtidsAccumulate) {
 }
 
 TEST(PipelineCheckpointTracker, StopsJoinTheCheckpointWithTheNextBoundary) {
-  Checkpoint start;
+  state::Checkpoint start;
   start.file = "b.000001";
   start.position = 4;
   CheckpointTracker t(start);
@@ -163,7 +163,7 @@ TEST(PipelineCheckpointTracker, StopsJoinTheCheckpointWithTheNextBoundary) {
 }
 
 TEST(PipelineCheckpointTracker, SchemaHistoryJoinsTheCheckpointAtItsBoundary) {
-  Checkpoint start;
+  state::Checkpoint start;
   start.file = "b.000001";
   start.position = 4;
   start.schema_history = "{\"old\":1}";
@@ -185,7 +185,7 @@ TEST(PipelineCheckpointTracker, SchemaHistoryJoinsTheCheckpointAtItsBoundary) {
 }
 
 TEST(PipelineCheckpointTracker, TableStartsAreDroppedOnceTheCheckpointPassesThem) {
-  Checkpoint start;
+  state::Checkpoint start;
   start.file = "mysql-bin.000001";
   start.position = 100;
   start.next_version = 10;
@@ -206,7 +206,7 @@ TEST(PipelineCheckpointTracker, TableStartsAreDroppedOnceTheCheckpointPassesThem
 }
 
 TEST(PipelineCheckpointTracker, ReplicatedTablesJoinAtOnce) {
-  Checkpoint start;
+  state::Checkpoint start;
   start.file = "mysql-bin.000001";
   start.position = 100;
   CheckpointTracker t(start);
@@ -222,9 +222,9 @@ TEST(PipelineFileStateStore, SavesAtomicallyAndLoads) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("rowbridge-state-test-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
-  FileStateStore store(dir.string(), "4242");
+  state::FileStateStore store(dir.string(), "4242");
   EXPECT_FALSE(store.Load().has_value());
-  Checkpoint c = Sample();
+  state::Checkpoint c = Sample();
   store.Save(c);  // creates the directory
   EXPECT_EQ(store.Load(), c);
   c.position = 99999;

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
-#include "pipeline/source_schema.h"
+#include "tables/source_schema.h"
 #include "pipeline/statement_tables.h"
 
 namespace rowbridge::pipeline {
@@ -60,10 +60,10 @@ TEST(PipelineStatementTables, StatementDmlAndOthers) {
 }
 
 TEST(PipelineSourceSchema, ParsesLabelLists) {
-  EXPECT_EQ(ParseLabelList("enum('a','b''c','')"), (std::vector<std::string>{"a", "b'c", ""}));
-  EXPECT_EQ(ParseLabelList("set('x,y','z')"), (std::vector<std::string>{"x,y", "z"}));
-  EXPECT_THROW(ParseLabelList("enum('a"), Error);
-  EXPECT_THROW(ParseLabelList("enum"), Error);
+  EXPECT_EQ(tables::ParseLabelList("enum('a','b''c','')"), (std::vector<std::string>{"a", "b'c", ""}));
+  EXPECT_EQ(tables::ParseLabelList("set('x,y','z')"), (std::vector<std::string>{"x,y", "z"}));
+  EXPECT_THROW(tables::ParseLabelList("enum('a"), Error);
+  EXPECT_THROW(tables::ParseLabelList("enum"), Error);
 }
 
 binlog::ColumnDef Column(binlog::ColumnType type, std::string name = {}) {
@@ -80,19 +80,19 @@ TEST(PipelineSourceSchema, SchemaDifference) {
                                           Column(ColumnType::kVarchar, "s")};
   std::vector<binlog::ColumnDef> map = {Column(ColumnType::kLong), Column(ColumnType::kNewDate),
                                         Column(ColumnType::kVarString)};
-  EXPECT_FALSE(SchemaDifference(known, map).has_value());
+  EXPECT_FALSE(tables::SchemaDifference(known, map).has_value());
   map.push_back(Column(ColumnType::kLong));
-  EXPECT_EQ(*SchemaDifference(known, map), "the binlog has 4 columns, 3 are known");
+  EXPECT_EQ(*tables::SchemaDifference(known, map), "the binlog has 4 columns, 3 are known");
   map.pop_back();
   map[1] = Column(ColumnType::kDouble);
-  EXPECT_EQ(*SchemaDifference(known, map), "column 2 (d) is DOUBLE in the binlog, DATE known");
+  EXPECT_EQ(*tables::SchemaDifference(known, map), "column 2 (d) is DOUBLE in the binlog, DATE known");
   map[1] = Column(ColumnType::kDate, "e");
-  EXPECT_EQ(*SchemaDifference(known, map), "column 2 (d) is named e in the binlog");
+  EXPECT_EQ(*tables::SchemaDifference(known, map), "column 2 (d) is named e in the binlog");
   map[1] = Column(ColumnType::kDate, "D");  // names are case-insensitive
-  EXPECT_FALSE(SchemaDifference(known, map).has_value());
+  EXPECT_FALSE(tables::SchemaDifference(known, map).has_value());
 
   std::vector<binlog::ColumnDef> enriched = map;
-  EnrichFromSchema(known, enriched);
+  tables::EnrichFromSchema(known, enriched);
   EXPECT_EQ(enriched[0].name, "id");
   EXPECT_EQ(enriched[1].name, "D");
 }

@@ -1,4 +1,4 @@
-#include "pipeline/check/check_runner.h"
+#include "check/check_runner.h"
 
 #include <fmt/format.h>
 
@@ -12,16 +12,17 @@
 #include "config/target_template.h"
 #include "mapping/time_zone.h"
 #include "mysql/connection.h"
-#include "pipeline/check/source_table.h"
-#include "pipeline/check/table_check.h"
-#include "pipeline/connection_options.h"
+#include "check/source_table.h"
+#include "check/table_check.h"
+#include "tables/source_schema.h"
+#include "endpoints/connection_options.h"
 
-namespace rowbridge::pipeline::check {
+namespace rowbridge::check {
 
 namespace {
 
 std::unique_ptr<mysql::Connection> ConnectSource(const config::SourceConfig& c) {
-  mysql::ConnectOptions o = SourceConnectOptions(c);
+  mysql::ConnectOptions o = endpoints::SourceConnectOptions(c);
   // Checksum queries over large key ranges may take longer than a replication read.
   o.tcp.read_timeout = std::max(c.read_timeout, config::Duration(300000));
   o.program_name = "rowbridge check";
@@ -32,7 +33,7 @@ std::unique_ptr<mysql::Connection> ConnectSource(const config::SourceConfig& c) 
 }
 
 std::unique_ptr<clickhouse::Client> ConnectTarget(const config::TargetConfig& c) {
-  clickhouse::ClientOptions o = TargetClientOptions(c);
+  clickhouse::ClientOptions o = endpoints::TargetClientOptions(c);
   o.database = c.database;
   o.client_name = "rowbridge check";
   return std::make_unique<clickhouse::Client>(std::move(o));
@@ -91,7 +92,7 @@ CheckOutcome RunCheck(const config::Config& config, const CheckOptions& options,
     source = ConnectSource(config.source);
     target = ConnectTarget(config.target);
     config::TableMatcher matcher(config.tables);
-    for (const auto& [db, table] : ListSourceTables(*source)) {
+    for (const auto& [db, table] : tables::ListSourceTables(*source)) {
       if (!options.only_tables.empty() &&
           std::find(options.only_tables.begin(), options.only_tables.end(), db + "." + table) ==
               options.only_tables.end())
@@ -152,4 +153,4 @@ CheckOutcome RunCheck(const config::Config& config, const CheckOptions& options,
   return different > 0 ? CheckOutcome::kDifferent : CheckOutcome::kEqual;
 }
 
-}  // namespace rowbridge::pipeline::check
+}  // namespace rowbridge::check

@@ -22,9 +22,9 @@
 #include "config/target_template.h"
 #include "mapping/converter.h"
 #include "mysql/connection.h"
-#include "pipeline/check/source_table.h"
+#include "check/source_table.h"
 
-namespace rowbridge::pipeline::check {
+namespace rowbridge::check {
 
 struct TableCheckSpec {
   std::vector<SourceTable> sources;  // one, or several merged into one target
@@ -68,4 +68,4 @@ TableCheckResult CheckTable(const TableCheckSpec& spec, mysql::Connection& sourc
 
 const char* DifferenceKindName(Difference::Kind kind);
 
-}  // namespace rowbridge::pipeline::check
+}  // namespace rowbridge::check

@@ -20,7 +20,7 @@
 #include "binlog/cell.h"
 #include "binlog/table_map.h"
 
-namespace rowbridge::pipeline::check {
+namespace rowbridge::check {
 
 // `quoted_name` is the column as it appears in SQL (backticks included).
 std::string SourceSelectExpression(const binlog::ColumnDef& column, std::string_view quoted_name);
@@ -40,4 +40,4 @@ class TextCellEncoder {
   uint8_t buf_[64];
 };
 
-}  // namespace rowbridge::pipeline::check
+}  // namespace rowbridge::check

@@ -1,4 +1,4 @@
-#include "pipeline/target_tables.h"
+#include "tables/target_tables.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -10,7 +10,7 @@
 #include "common/error.h"
 #include "mapping/sql_quote.h"
 
-namespace rowbridge::pipeline {
+namespace rowbridge::tables {
 
 namespace {
 
@@ -154,4 +154,4 @@ void TargetCatalog::WaitForInserts(const std::string& prefix, std::chrono::milli
   }
 }
 
-}  // namespace rowbridge::pipeline
+}  // namespace rowbridge::tables

@@ -9,7 +9,7 @@
 
 #include "config/config.h"
 
-namespace rowbridge::pipeline::check {
+namespace rowbridge::check {
 
 struct CheckOptions {
   uint64_t chunk_rows = 10000;  // source rows per checksummed key range
@@ -24,4 +24,4 @@ enum class CheckOutcome { kEqual = 0, kDifferent = 1, kError = 2 };
 // outcome kError; the remaining tables are still checked when the connections are usable.
 CheckOutcome RunCheck(const config::Config& config, const CheckOptions& options, std::FILE* out);
 
-}  // namespace rowbridge::pipeline::check
+}  // namespace rowbridge::check

@@ -8,22 +8,22 @@
 #include "server/pipeline_metrics.h"
 #include "server/status.h"
 
-namespace rowbridge::pipeline {
+namespace rowbridge::server {
 
 struct TableStats {
-  TableStats(server::PipelineMetrics& metrics, server::StatusBoard& status,
+  TableStats(PipelineMetrics& metrics, StatusBoard& status,
              const std::string& source_database, const std::string& source_table,
              const std::string& target_database, const std::string& target_table);
 
-  server::TableStatus& status;
-  server::Counter& inserted;
-  server::Counter& updated;
-  server::Counter& deleted;
-  server::Counter& bytes;
-  server::Histogram& flush_seconds;
-  server::Histogram& flush_rows;
-  server::Gauge& lag;
-  server::Gauge& last_flush_time;
+  TableStatus& status;
+  Counter& inserted;
+  Counter& updated;
+  Counter& deleted;
+  Counter& bytes;
+  Histogram& flush_seconds;
+  Histogram& flush_rows;
+  Gauge& lag;
+  Gauge& last_flush_time;
 };
 
-}  // namespace rowbridge::pipeline
+}  // namespace rowbridge::server

@@ -12,7 +12,7 @@
 #include "binlog/table_map.h"
 #include "mysql/connection.h"
 
-namespace rowbridge::pipeline::check {
+namespace rowbridge::check {
 
 struct SourceTable {
   std::string database;
@@ -26,9 +26,6 @@ struct SourceTable {
 SourceTable ReadSourceTable(mysql::Connection& conn, std::string_view database,
                             std::string_view table);
 
-// Every base table of the server outside the system databases, as (database, table).
-std::vector<std::pair<std::string, std::string>> ListSourceTables(mysql::Connection& conn);
-
 // `name` quoted for MySQL (`a``b`).
 std::string QuoteMysqlName(std::string_view name);
 // A string literal for MySQL ('it''s', backslashes doubled).
@@ -38,4 +35,4 @@ std::string QuoteMysqlString(std::string_view text);
 // the text is not a quoted list.
 std::vector<std::string> ParseEnumLabels(std::string_view column_type);
 
-}  // namespace rowbridge::pipeline::check
+}  // namespace rowbridge::check

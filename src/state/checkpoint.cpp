@@ -1,4 +1,4 @@
-#include "pipeline/checkpoint.h"
+#include "state/checkpoint.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 
 #include "common/error.h"
 
-namespace rowbridge::pipeline {
+namespace rowbridge::state {
 
 const char* GtidFlavorName(GtidFlavor flavor) {
   switch (flavor) {
@@ -111,4 +111,4 @@ Checkpoint Checkpoint::FromJson(std::string_view text, std::string_view origin) 
   return c;
 }
 
-}  // namespace rowbridge::pipeline
+}  // namespace rowbridge::state

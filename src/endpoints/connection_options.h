@@ -6,7 +6,7 @@
 #include "mysql/binlog_stream.h"
 #include "mysql/connection.h"
 
-namespace rowbridge::pipeline {
+namespace rowbridge::endpoints {
 
 TlsOptions ToTlsOptions(const config::TlsConfig& tls);
 // host, port, user, password, TLS, connect and read timeouts.
@@ -20,4 +20,4 @@ clickhouse::CompressionMethod TargetCompression(const config::TargetConfig& targ
 // 127.0.0.0/8, ::1 (bracketed or not) and "localhost" (any case).
 bool IsLoopbackHost(std::string_view host);
 
-}  // namespace rowbridge::pipeline
+}  // namespace rowbridge::endpoints

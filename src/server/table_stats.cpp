@@ -1,8 +1,8 @@
-#include "pipeline/table_stats.h"
+#include "server/table_stats.h"
 
-namespace rowbridge::pipeline {
+namespace rowbridge::server {
 
-TableStats::TableStats(server::PipelineMetrics& metrics, server::StatusBoard& board,
+TableStats::TableStats(PipelineMetrics& metrics, StatusBoard& board,
                        const std::string& source_database, const std::string& source_table,
                        const std::string& target_database, const std::string& target_table)
     : status(board.Table(source_database, source_table, target_database, target_table)),
@@ -15,4 +15,4 @@ TableStats::TableStats(server::PipelineMetrics& metrics, server::StatusBoard& bo
       lag(metrics.lag.WithLabels({source_database, source_table})),
       last_flush_time(metrics.last_flush_time.WithLabels({source_database, source_table})) {}
 
-}  // namespace rowbridge::pipeline
+}  // namespace rowbridge::server

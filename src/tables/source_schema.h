@@ -18,7 +18,7 @@
 #include "binlog/table_map.h"
 #include "mysql/connection.h"
 
-namespace rowbridge::pipeline {
+namespace rowbridge::tables {
 
 struct SourceTableName {
   std::string database;
@@ -61,4 +61,4 @@ std::optional<std::string> SchemaDifference(const std::vector<binlog::ColumnDef>
 void EnrichFromSchema(const std::vector<binlog::ColumnDef>& known,
                       std::vector<binlog::ColumnDef>& columns);
 
-}  // namespace rowbridge::pipeline
+}  // namespace rowbridge::tables

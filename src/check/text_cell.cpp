@@ -1,4 +1,4 @@
-#include "pipeline/check/text_cell.h"
+#include "check/text_cell.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include "binlog/decimal.h"
 #include "common/error.h"
 
-namespace rowbridge::pipeline::check {
+namespace rowbridge::check {
 
 using binlog::ColumnDef;
 using binlog::ColumnType;
@@ -321,4 +321,4 @@ binlog::Cell TextCellEncoder::Encode(const ColumnDef& column, uint32_t index,
   return cell;
 }
 
-}  // namespace rowbridge::pipeline::check
+}  // namespace rowbridge::check

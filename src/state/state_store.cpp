@@ -1,4 +1,4 @@
-#include "pipeline/state_store.h"
+#include "state/state_store.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -13,9 +13,9 @@
 #include "clickhouse/columns/string.h"
 #include "common/error.h"
 #include "mapping/sql_quote.h"
-#include "pipeline/connection_options.h"
+#include "endpoints/connection_options.h"
 
-namespace rowbridge::pipeline {
+namespace rowbridge::state {
 
 namespace {
 
@@ -179,8 +179,8 @@ std::unique_ptr<StateStore> MakeStateStore(const config::Config& config) {
     database = table.substr(0, dot);
     table = table.substr(dot + 1);
   }
-  return std::make_unique<ClickHouseStateStore>(TargetClientOptions(config.target), database, table,
+  return std::make_unique<ClickHouseStateStore>(endpoints::TargetClientOptions(config.target), database, table,
                                                 job);
 }
 
-}  // namespace rowbridge::pipeline
+}  // namespace rowbridge::state

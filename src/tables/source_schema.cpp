@@ -1,4 +1,4 @@
-#include "pipeline/source_schema.h"
+#include "tables/source_schema.h"
 
 #include <fmt/format.h>
 
@@ -6,9 +6,9 @@
 #include <charconv>
 
 #include "common/error.h"
-#include "pipeline/sql_text.h"
+#include "mysql/sql_quote.h"
 
-namespace rowbridge::pipeline {
+namespace rowbridge::tables {
 
 using binlog::ColumnDef;
 using binlog::ColumnType;
@@ -238,14 +238,14 @@ std::optional<SourceTableSchema> LoadSourceTableSchema(mysql::Connection& connec
                                                        std::string_view database,
                                                        std::string_view table) {
   const std::string where = fmt::format("TABLE_SCHEMA = {} AND TABLE_NAME = {}",
-                                        QuoteString(database), QuoteString(table));
+                                        mysql::QuoteString(database), mysql::QuoteString(table));
   auto rows = connection.QueryRows(fmt::format(
       "SELECT c.COLUMN_NAME, c.DATA_TYPE, c.COLUMN_TYPE, c.IS_NULLABLE, "
       "c.CHARACTER_OCTET_LENGTH, c.NUMERIC_PRECISION, c.NUMERIC_SCALE, c.DATETIME_PRECISION, "
       "co.ID FROM information_schema.COLUMNS c LEFT JOIN information_schema.COLLATIONS co ON "
       "co.COLLATION_NAME = c.COLLATION_NAME WHERE c.{} ORDER BY c.ORDINAL_POSITION",
-      fmt::format("TABLE_SCHEMA = {} AND c.TABLE_NAME = {}", QuoteString(database),
-                  QuoteString(table))));
+      fmt::format("TABLE_SCHEMA = {} AND c.TABLE_NAME = {}", mysql::QuoteString(database),
+                  mysql::QuoteString(table))));
   if (rows.empty()) return std::nullopt;
   SourceTableSchema schema;
   schema.name = {std::string(database), std::string(table)};
@@ -334,4 +334,4 @@ void EnrichFromSchema(const std::vector<ColumnDef>& known, std::vector<ColumnDef
   }
 }
 
-}  // namespace rowbridge::pipeline
+}  // namespace rowbridge::tables

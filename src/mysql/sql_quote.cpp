@@ -1,6 +1,6 @@
-#include "pipeline/sql_text.h"
+#include "mysql/sql_quote.h"
 
-namespace rowbridge::pipeline {
+namespace rowbridge::mysql {
 
 std::string QuoteIdentifier(std::string_view name) {
   std::string out;
@@ -47,4 +47,4 @@ std::string QuoteString(std::string_view text) {
   return out;
 }
 
-}  // namespace rowbridge::pipeline
+}  // namespace rowbridge::mysql

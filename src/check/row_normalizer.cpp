@@ -1,4 +1,4 @@
-#include "pipeline/check/row_normalizer.h"
+#include "check/row_normalizer.h"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include "common/error.h"
 #include "mapping/mysql_text.h"
 
-namespace rowbridge::pipeline::check {
+namespace rowbridge::check {
 
 namespace {
 
@@ -168,4 +168,4 @@ void RowNormalizer::Finish(NormalizedRow& out) const {
   out.hash = h;
 }
 
-}  // namespace rowbridge::pipeline::check
+}  // namespace rowbridge::check

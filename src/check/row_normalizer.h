@@ -24,10 +24,10 @@
 #include "clickhouse/columns/column.h"
 #include "mapping/converter.h"
 #include "mysql/connection.h"
-#include "pipeline/check/source_table.h"
-#include "pipeline/check/text_cell.h"
+#include "check/source_table.h"
+#include "check/text_cell.h"
 
-namespace rowbridge::pipeline::check {
+namespace rowbridge::check {
 
 struct TargetColumn {
   std::string name;
@@ -88,4 +88,4 @@ class RowNormalizer {
 // `name` quoted for ClickHouse (`a\`b`).
 std::string QuoteClickHouseName(std::string_view name);
 
-}  // namespace rowbridge::pipeline::check
+}  // namespace rowbridge::check

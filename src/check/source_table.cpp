@@ -1,4 +1,4 @@
-#include "pipeline/check/source_table.h"
+#include "check/source_table.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 
 #include "common/error.h"
 
-namespace rowbridge::pipeline::check {
+namespace rowbridge::check {
 
 using binlog::ColumnDef;
 using binlog::ColumnType;
@@ -200,15 +200,4 @@ SourceTable ReadSourceTable(mysql::Connection& conn, std::string_view database,
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> ListSourceTables(mysql::Connection& conn) {
-  std::vector<std::pair<std::string, std::string>> tables;
-  for (const auto& row : conn.QueryRows(
-           "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = "
-           "'BASE TABLE' AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', "
-           "'performance_schema', 'sys') ORDER BY TABLE_SCHEMA, TABLE_NAME")) {
-    if (row[0] && row[1]) tables.emplace_back(*row[0], *row[1]);
-  }
-  return tables;
-}
-
-}  // namespace rowbridge::pipeline::check
+}  // namespace rowbridge::check

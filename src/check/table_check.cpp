@@ -1,4 +1,4 @@
-#include "pipeline/check/table_check.h"
+#include "check/table_check.h"
 
 #include <fmt/format.h>
 
@@ -9,9 +9,9 @@
 #include "binlog/column_type.h"
 #include "clickhouse/columns/wide_int.h"
 #include "common/error.h"
-#include "pipeline/check/row_normalizer.h"
+#include "check/row_normalizer.h"
 
-namespace rowbridge::pipeline::check {
+namespace rowbridge::check {
 
 namespace {
 
@@ -303,4 +303,4 @@ TableCheckResult CheckTable(const TableCheckSpec& spec, mysql::Connection& sourc
   return result;
 }
 
-}  // namespace rowbridge::pipeline::check
+}  // namespace rowbridge::check

@@ -1,4 +1,4 @@
-#include "pipeline/connection_options.h"
+#include "endpoints/connection_options.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -6,7 +6,7 @@
 #include <cctype>
 #include <string>
 
-namespace rowbridge::pipeline {
+namespace rowbridge::endpoints {
 
 TlsOptions ToTlsOptions(const config::TlsConfig& tls) {
   TlsOptions out;
@@ -91,4 +91,4 @@ bool IsLoopbackHost(std::string_view host) {
   return false;
 }
 
-}  // namespace rowbridge::pipeline
+}  // namespace rowbridge::endpoints

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace rowbridge::pipeline {
+namespace rowbridge::mysql {
 
 // `name` with backticks doubled inside (valid for both MySQL and ClickHouse).
 std::string QuoteIdentifier(std::string_view name);
@@ -16,4 +16,4 @@ std::string QuoteQualified(std::string_view database, std::string_view table);
 // ClickHouse).
 std::string QuoteString(std::string_view text);
 
-}  // namespace rowbridge::pipeline
+}  // namespace rowbridge::mysql

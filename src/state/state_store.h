@@ -22,9 +22,9 @@
 
 #include "clickhouse/client.h"
 #include "config/config.h"
-#include "pipeline/checkpoint.h"
+#include "state/checkpoint.h"
 
-namespace rowbridge::pipeline {
+namespace rowbridge::state {
 
 class StateStore {
  public:
@@ -75,4 +75,4 @@ class ClickHouseStateStore : public StateStore {
 std::string JobName(const config::Config& config);
 std::unique_ptr<StateStore> MakeStateStore(const config::Config& config);
 
-}  // namespace rowbridge::pipeline
+}  // namespace rowbridge::state

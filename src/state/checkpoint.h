@@ -26,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-namespace rowbridge::pipeline {
+namespace rowbridge::state {
 
 enum class GtidFlavor : uint8_t { kNone, kMysql, kMariadb };
 
@@ -85,4 +85,4 @@ struct Checkpoint {
 
 const char* GtidFlavorName(GtidFlavor flavor);
 
-}  // namespace rowbridge::pipeline
+}  // namespace rowbridge::state

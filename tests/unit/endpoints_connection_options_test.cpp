@@ -4,9 +4,9 @@
 #include <string>
 
 #include "config/config.h"
-#include "pipeline/connection_options.h"
+#include "endpoints/connection_options.h"
 
-namespace rowbridge::pipeline {
+namespace rowbridge::endpoints {
 namespace {
 
 using clickhouse::CompressionMethod;
@@ -44,4 +44,4 @@ TEST(PipelineConnectionOptions, CompressionAutoIsNoneOnlyOnLoopback) {
 }
 
 }  // namespace
-}  // namespace rowbridge::pipeline
+}  // namespace rowbridge::endpoints

@@ -1,0 +1,229 @@
+#include "tables/table_resolver.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "mapping/ddl.h"
+
+namespace rowbridge::tables {
+
+TableResolver::TableResolver(const config::Config& config, TargetCatalog& catalog,
+                             ResolverOptions options)
+    : config_(config), catalog_(catalog), options_(std::move(options)), matcher_(config.tables) {}
+
+ReplicatedTable TableResolver::Describe(const SourceTableName& name, int rule_index) const {
+  ReplicatedTable table;
+  table.name = name;
+  table.rule_index = rule_index;
+  table.rule = &Rule(rule_index);
+  return table;
+}
+
+std::string TableResolver::TargetLabel(const SourceTableName& name, int rule_index) const {
+  const config::QualifiedName qn = config::ExpandTarget(
+      Rule(rule_index).target, config_.target.database, name.database, name.table);
+  return qn.database + "." + qn.table;
+}
+
+bool TableResolver::TargetExists(const SourceTableName& name, int rule_index) {
+  const config::QualifiedName qn = config::ExpandTarget(
+      Rule(rule_index).target, config_.target.database, name.database, name.table);
+  return targets_.count(qn.database + "." + qn.table) != 0 ||
+         catalog_.ReadColumns(qn.database, qn.table).has_value();
+}
+
+TargetTable* TableResolver::FindTarget(const std::string& label) {
+  auto it = targets_.find(label);
+  return it == targets_.end() ? nullptr : it->second.get();
+}
+
+std::vector<TargetTable*> TableResolver::targets() {
+  std::vector<TargetTable*> out;
+  for (auto& [label, target] : targets_) out.push_back(target.get());
+  return out;
+}
+
+void TableResolver::RereadColumns(TargetTable& target) {
+  auto columns = catalog_.ReadColumns(target.database, target.table);
+  if (!columns) Fail(ErrorCode::kUnsupported, "target table {} vanished", target.label);
+  target.columns = std::move(*columns);
+}
+
+void TableResolver::Retire(TargetTable& target) {
+  auto it = targets_.find(target.label);
+  if (it == targets_.end() || it->second.get() != &target) return;
+  retired_.push_back(std::move(it->second));
+  targets_.erase(it);
+}
+
+bool TableResolver::AppliesSchemaChanges(const ReplicatedTable& table) const {
+  if (table.rule == nullptr || table.target == nullptr) return false;
+  switch (table.rule->schema_changes) {
+    case config::SchemaChanges::kApply:
+      return true;
+    case config::SchemaChanges::kStop:
+      return false;
+    case config::SchemaChanges::kAuto:
+      break;
+  }
+  const auto& created = options_.created_targets;
+  return std::find(created.begin(), created.end(), table.target->label) != created.end();
+}
+
+void TableResolver::LoadZone(const ReplicatedTable& table, std::vector<std::string>& problems) {
+  const std::string& zone_name = table.rule->conversion.datetime_timezone;
+  if (zones_.count(zone_name) != 0) return;
+  try {
+    zones_[zone_name] = mapping::TimeZone::Load(zone_name);
+  } catch (const Error& e) {
+    problems.push_back(
+        fmt::format("{}: conversion.datetime_timezone: {}", table.name.ToString(), e.what()));
+  }
+}
+
+mapping::PlanOptions TableResolver::PlanOptionsFor(const ReplicatedTable& table,
+                                                   std::vector<std::string> keys) {
+  const config::TableRule& rule = *table.rule;
+  mapping::PlanOptions o;
+  o.source_database = table.name.database;
+  o.source_table = table.name.table;
+  o.mode = PlanMode(rule.mode);
+  o.meta = MetaNames(rule.meta_columns);
+  o.include_columns = rule.include_columns;
+  o.exclude_columns = rule.exclude_columns;
+  o.key_columns = std::move(keys);
+  auto zone = zones_.find(rule.conversion.datetime_timezone);
+  if (zone == zones_.end()) {
+    zone = zones_.emplace(rule.conversion.datetime_timezone,
+                          mapping::TimeZone::Load(rule.conversion.datetime_timezone))
+               .first;
+  }
+  o.converter.zone = zone->second;
+  o.converter.policies = rule.conversion.on_out_of_range == config::OutOfRange::kError
+                             ? mapping::RangePolicies::AllError()
+                             : mapping::RangePolicies();
+  o.converter.counters = options_.conversion_counters;
+  return o;
+}
+
+TargetTable* TableResolver::ResolveTarget(const ReplicatedTable& table,
+                                          std::vector<std::string>& problems) {
+  const config::TableRule& rule = *table.rule;
+  const config::QualifiedName qn = config::ExpandTarget(rule.target, config_.target.database,
+                                                        table.name.database, table.name.table);
+  const std::string label = qn.database + "." + qn.table;
+  if (TargetTable* existing = FindTarget(label)) {
+    if (existing->mode != PlanMode(rule.mode)) {
+      problems.push_back(fmt::format(
+          "{}: target {} also receives {} rows from another rule; one target takes one mode",
+          table.name.ToString(), label, config::TableModeName(rule.mode)));
+      return nullptr;
+    }
+    return existing;
+  }
+  auto columns = catalog_.ReadColumns(qn.database, qn.table);
+  if (!columns) {
+    columns = CreateTarget(table, qn, problems);
+    if (!columns) return nullptr;
+  }
+  auto target = std::make_unique<TargetTable>();
+  target->database = qn.database;
+  target->table = qn.table;
+  target->label = label;
+  target->mode = PlanMode(rule.mode);
+  target->version_column = rule.meta_columns.version;
+  target->columns = std::move(*columns);
+  TargetTable* raw = target.get();
+  targets_[label] = std::move(target);
+  return raw;
+}
+
+std::optional<std::vector<mapping::TargetColumn>> TableResolver::CreateTarget(
+    const ReplicatedTable& table, const config::QualifiedName& qn,
+    std::vector<std::string>& problems) {
+  const config::TableRule& rule = *table.rule;
+  const std::string label = qn.database + "." + qn.table;
+  if (!rule.create_table) {
+    problems.push_back(
+        fmt::format("{}: target table {} does not exist and the rule says create_table: false",
+                    table.name.ToString(), label));
+    return std::nullopt;
+  }
+  if (!table.known) {
+    problems.push_back(fmt::format(
+        "{}: cannot create target table {}: the source table's columns are unknown (not in "
+        "information_schema)",
+        table.name.ToString(), label));
+    return std::nullopt;
+  }
+  const std::vector<binlog::ColumnDef> replicated = ReplicatedColumns(table);
+  try {
+    std::vector<std::string> pk;
+    for (uint32_t i : table.known->primary_key) pk.push_back(table.known->columns[i].name);
+    const std::vector<std::string> key =
+        mapping::ChooseTableKey(table.name.ToString(), replicated, pk, {}, rule.key);
+    mapping::DdlOptions ddl;
+    ddl.mode = PlanMode(rule.mode);
+    ddl.meta = MetaNames(rule.meta_columns);
+    ddl.types.time_zone = rule.conversion.datetime_timezone;
+    ddl.partition_by = rule.partition_by;
+    ddl.cluster = config_.target.cluster;
+    const auto& features = catalog_.features();
+    if (options_.dry_run) {
+      // Fails like CREATE TABLE would on a type or name problem.
+      mapping::CreateTableStatements(qn.database, qn.table, replicated, key, ddl, features);
+      return mapping::CreatedColumns(replicated, key, ddl, features);
+    }
+    catalog_.Execute(mapping::CreateDatabaseStatement(qn.database, ddl));
+    for (const std::string& sql :
+         mapping::CreateTableStatements(qn.database, qn.table, replicated, key, ddl, features)) {
+      catalog_.Execute(sql);
+    }
+    spdlog::info("created ClickHouse table {} for {} ({} mode)", label, table.name.ToString(),
+                 config::TableModeName(rule.mode));
+    auto& created = options_.created_targets;
+    if (std::find(created.begin(), created.end(), label) == created.end()) created.push_back(label);
+    if (options_.on_created) options_.on_created(label);
+  } catch (const Error& e) {
+    if (e.IsTransient()) throw;
+    problems.push_back(fmt::format("{}: cannot create target table {}: {}", table.name.ToString(),
+                                   label, e.what()));
+    return std::nullopt;
+  }
+  auto columns = catalog_.ReadColumns(qn.database, qn.table);
+  if (!columns) {
+    problems.push_back(fmt::format("{}: target table {} is missing right after CREATE TABLE",
+                                   table.name.ToString(), label));
+  }
+  return columns;
+}
+
+std::vector<ReplicatedTable> TableResolver::ResolveAll(mysql::Connection& source,
+                                                       std::vector<std::string>& problems) {
+  std::vector<ReplicatedTable> out;
+  for (const SourceTableName& name : ListSourceTables(source)) {
+    const int rule = Match(name);
+    if (rule == config::TableMatcher::kNoRule) continue;
+    ReplicatedTable table = Describe(name, rule);
+    const size_t before = problems.size();
+    LoadZone(table, problems);
+    try {
+      table.known = LoadSourceTableSchema(source, name.database, name.table);
+    } catch (const Error& e) {
+      if (e.IsTransient()) throw;
+      problems.push_back(fmt::format("{}: {}", name.ToString(), e.what()));
+    }
+    if (problems.size() != before) continue;
+    table.target = ResolveTarget(table, problems);
+    if (table.target == nullptr || !table.known) continue;
+    mapping::ConversionPlan::Build(table.known->columns, table.target->columns,
+                                   PlanOptionsFor(table, KeyNames(table)), problems);
+    if (problems.size() != before) continue;
+    out.push_back(std::move(table));
+  }
+  return out;
+}
+
+}  // namespace rowbridge::tables
