@@ -6,16 +6,16 @@
 #include <map>
 #include <memory>
 
+#include "check/source_table.h"
+#include "check/table_check.h"
 #include "clickhouse/client.h"
 #include "common/error.h"
 #include "config/table_matcher.h"
 #include "config/target_template.h"
+#include "endpoints/connection_options.h"
 #include "mapping/time_zone.h"
 #include "mysql/connection.h"
-#include "check/source_table.h"
-#include "check/table_check.h"
 #include "tables/source_schema.h"
-#include "endpoints/connection_options.h"
 
 namespace rowbridge::check {
 

@@ -20,12 +20,12 @@
 #include <string_view>
 #include <vector>
 
+#include "check/source_table.h"
+#include "check/text_cell.h"
 #include "clickhouse/block.h"
 #include "clickhouse/columns/column.h"
 #include "mapping/converter.h"
 #include "mysql/connection.h"
-#include "check/source_table.h"
-#include "check/text_cell.h"
 
 namespace rowbridge::check {
 

@@ -7,9 +7,9 @@
 #include <optional>
 
 #include "binlog/column_type.h"
+#include "check/row_normalizer.h"
 #include "clickhouse/columns/wide_int.h"
 #include "common/error.h"
-#include "check/row_normalizer.h"
 
 namespace rowbridge::check {
 

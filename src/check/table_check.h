@@ -17,12 +17,12 @@
 #include <string>
 #include <vector>
 
+#include "check/source_table.h"
 #include "clickhouse/client.h"
 #include "config/config.h"
 #include "config/target_template.h"
 #include "mapping/converter.h"
 #include "mysql/connection.h"
-#include "check/source_table.h"
 
 namespace rowbridge::check {
 

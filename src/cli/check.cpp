@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "check/check_runner.h"
 #include "common/error.h"
 #include "config/loader.h"
-#include "check/check_runner.h"
 
 namespace rowbridge::cli {
 
@@ -42,8 +42,7 @@ void RegisterCheck(CLI::App& app) {
       outcome = check::CheckOutcome::kError;
     }
     std::fflush(stdout);
-    if (outcome != check::CheckOutcome::kEqual)
-      throw CLI::RuntimeError(static_cast<int>(outcome));
+    if (outcome != check::CheckOutcome::kEqual) throw CLI::RuntimeError(static_cast<int>(outcome));
   });
 }
 

@@ -8,17 +8,20 @@
 #include <atomic>
 #include <chrono>
 #include <ctime>
+#include <mutex>
 #include <thread>
 
 #include "cli/logging.h"
 #include "common/error.h"
+#include "common/write_fence.h"
 #include "config/effective_config.h"
 #include "config/loader.h"
+#include "ha/leader_lock.h"
 #include "pipeline/pipeline.h"
-#include "state/state_store.h"
 #include "server/admin_server.h"
 #include "snapshot/newly_matched.h"
 #include "snapshot/snapshot_runner.h"
+#include "state/state_store.h"
 
 namespace rowbridge::cli {
 
@@ -81,7 +84,6 @@ void RunCommand(const std::string& config_file) {
   server::MetricsRegistry registry;
   server::StatusBoard status;
   status.SetConfig(config::EffectiveConfigJson(config));
-  pipeline::Pipeline pipeline(config, registry, status);
 
   std::unique_ptr<server::AdminServer> admin;
   if (config.http.enabled) {
@@ -91,8 +93,16 @@ void RunCommand(const std::string& config_file) {
                  admin->port());
   }
 
-  std::atomic<bool> done{false};
+  // The pipeline of the current leadership term; a stop (signal, lost lock) goes to it.
+  std::mutex pipeline_mutex;
+  pipeline::Pipeline* current = nullptr;
   std::atomic<bool> stop_requested{false};
+  auto stop_pipeline = [&] {
+    std::lock_guard lock(pipeline_mutex);
+    if (current != nullptr) current->RequestStop();
+  };
+
+  std::atomic<bool> done{false};
   std::thread signal_thread([&] {
     const timespec tick{0, 200 * 1000 * 1000};
     while (!done) {
@@ -100,7 +110,7 @@ void RunCommand(const std::string& config_file) {
       if (sig == SIGINT || sig == SIGTERM) {
         spdlog::info("received {}; stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
         stop_requested = true;
-        pipeline.RequestStop();
+        stop_pipeline();
       }
     }
   });
@@ -116,10 +126,55 @@ void RunCommand(const std::string& config_file) {
   spdlog::info("rowbridge {} replicating {}:{} (server_id {}) into ClickHouse {}:{}",
                ROWBRIDGE_VERSION, config.source.host, config.source.port, config.source.server_id,
                config.target.host, config.target.port);
-  if (CopyBeforeStreaming(config, registry, status, stop_requested)) {
-    pipeline.Run();
+  // One term: the copy (if any) and the stream, until a stop or an error.
+  auto replicate = [&] {
+    pipeline::Pipeline pipeline(config, registry, status);
+    {
+      std::lock_guard lock(pipeline_mutex);
+      current = &pipeline;
+    }
+    struct Forget {
+      std::mutex& mutex;
+      pipeline::Pipeline*& current;
+      ~Forget() {
+        std::lock_guard lock(mutex);
+        current = nullptr;
+      }
+    } forget{pipeline_mutex, current};
+    if (stop_requested) return;
+    if (CopyBeforeStreaming(config, registry, status, stop_requested)) {
+      pipeline.Run();
+    } else {
+      spdlog::info("stopped during the copy; the next start resumes it");
+    }
+  };
+
+  if (config.ha.lock == config::HaLock::kNone) {
+    replicate();
   } else {
-    spdlog::info("stopped during the copy; the next start resumes it");
+    ha::LeaderLock lock(config, state::JobName(config));
+    lock.OnLost([&](const std::string&) { stop_pipeline(); });
+    while (!stop_requested) {
+      status.SetState(server::PipelineState::kStandby, "waiting for the leader lock");
+      if (!lock.Acquire(stop_requested, [&](const std::string& what) {
+            status.SetState(server::PipelineState::kStandby, what);
+          })) {
+        break;
+      }
+      InstallWriteFence(&lock);
+      try {
+        replicate();
+      } catch (const Error& e) {
+        InstallWriteFence(nullptr);
+        if (e.code() != ErrorCode::kFenced && lock.held()) throw;
+        spdlog::warn("leader: {}", e.what());
+      }
+      InstallWriteFence(nullptr);
+      const bool lost = !lock.held();
+      lock.Release();
+      if (!lost) break;  // stopped by a signal
+      spdlog::warn("leader: stepped down after losing the lock; standing by");
+    }
   }
   if (admin) admin->Stop();
 }

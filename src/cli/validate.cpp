@@ -8,8 +8,8 @@
 
 #include "cli/logging.h"
 #include "config/loader.h"
-#include "mysql/source_check.h"
 #include "endpoints/connection_options.h"
+#include "mysql/source_check.h"
 #include "tables/table_resolver.h"
 #include "tables/target_tables.h"
 
@@ -77,8 +77,8 @@ void Validate(const std::string& config_file) {
     try {
       const std::vector<tables::ReplicatedTable> matched = resolver.ResolveAll(*source, problems);
       for (const tables::ReplicatedTable& table : matched) {
-        std::printf("  %s -> %s (%s)\n", table.name.ToString().c_str(),
-                    table.target->label.c_str(), config::TableModeName(table.rule->mode));
+        std::printf("  %s -> %s (%s)\n", table.name.ToString().c_str(), table.target->label.c_str(),
+                    config::TableModeName(table.rule->mode));
       }
       std::printf("%zu source table(s) matched\n", matched.size());
     } catch (const Error& e) {

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "common/write_fence.h"
 
 namespace rowbridge::clickhouse {
 namespace {
@@ -408,6 +409,7 @@ void Client::Ping() {
 
 QueryResult Client::Execute(std::string_view sql, const QueryOptions& options) {
   RequireIdle("Execute");
+  CheckWriteFence();
   return Guarded([&] {
     SendQuery(sql, options);
     return ReadResult({}, true);
@@ -431,6 +433,7 @@ Block Client::BeginInsert(std::string_view insert_sql, const QueryOptions& optio
          insert_sql.substr(0, 200));
   }
   RequireIdle("BeginInsert");
+  CheckWriteFence();
   return Guarded([&] {
     SendQuery(insert_sql, options);
     insert_result_ = QueryResult();

@@ -113,6 +113,9 @@ class Client {
   // Ping -> Pong round trip (only between queries).
   void Ping();
 
+  // Execute and BeginInsert write: both pass the process's write fence first
+  // (common/write_fence.h).
+  //
   // Runs a statement and discards any rows it returns (DDL, OPTIMIZE, INSERT ... SELECT). Not
   // for an INSERT that expects data from us (that is BeginInsert): the server would wait for
   // it until the read timeout.

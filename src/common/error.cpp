@@ -24,6 +24,8 @@ const char* ErrorCodeName(ErrorCode code) {
       return "conversion error";
     case ErrorCode::kIo:
       return "I/O error";
+    case ErrorCode::kFenced:
+      return "fenced";
     case ErrorCode::kInternal:
       return "internal error";
   }

@@ -27,6 +27,7 @@ enum class ErrorCode {
   kConversion,       // a value cannot be carried into the target type under the chosen policy
   kIo,               // local file system
   kInternal,         // a broken invariant in rowbridge itself
+  kFenced,           // this process lost its leader lock and may not write (common/write_fence.h)
 };
 
 const char* ErrorCodeName(ErrorCode code);

@@ -76,6 +76,16 @@ const char* StateStoreName(StateStore store) {
   return "?";
 }
 
+const char* HaLockName(HaLock lock) {
+  switch (lock) {
+    case HaLock::kNone:
+      return "none";
+    case HaLock::kSource:
+      return "source";
+  }
+  return "none";
+}
+
 const char* LogLevelName(LogLevel level) {
   switch (level) {
     case LogLevel::kTrace:

@@ -152,6 +152,18 @@ struct HttpConfig {
   HealthConfig health;
 };
 
+// High availability: several `rowbridge run` of one job, of which one (the leader) replicates
+// and the others wait as standbys (ha/leader_lock.h).
+enum class HaLock { kNone, kSource };
+
+struct HaConfig {
+  HaLock lock = HaLock::kNone;
+  // A leader writes only within `lease` of its last confirmation that it holds the lock. The
+  // source releases the lock of a leader silent for twice as long (paused, cut off), so a
+  // standby takes over only after the old leader stopped writing.
+  Duration lease{2000};
+};
+
 enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError };
 enum class LogFormat { kText, kJson };
 
@@ -169,6 +181,7 @@ struct Config {
   MemoryConfig memory;
   StateConfig state;
   HttpConfig http;
+  HaConfig ha;
   LogConfig log;
 };
 
@@ -180,6 +193,7 @@ const char* TableModeName(TableMode mode);
 const char* OutOfRangeName(OutOfRange policy);
 const char* StateStoreName(StateStore store);
 const char* LogLevelName(LogLevel level);
+const char* HaLockName(HaLock lock);
 const char* LogFormatName(LogFormat format);
 
 // host:port split of HttpConfig::listen (validated by the loader).

@@ -61,6 +61,7 @@ class Loader {
     ReadMemory(root.Map("memory"), config);
     ReadState(root.Map("state"), config.state);
     ReadHttp(root.Map("http"), config);
+    ReadHa(root.Map("ha"), config.ha);
     ReadLog(root.Map("log"), config.log);
     root.Finish();
     return config;
@@ -544,6 +545,12 @@ class Loader {
       }
     }
     s.path = ResolvePath(s.path);
+    m.Finish();
+  }
+
+  void ReadHa(MapReader m, HaConfig& ha) {
+    m.Enum("lock", ha.lock, {{"none", HaLock::kNone}, {"source", HaLock::kSource}});
+    m.Duration("lease", ha.lease, milliseconds(500), seconds(600));
     m.Finish();
   }
 

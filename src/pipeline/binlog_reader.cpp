@@ -13,8 +13,8 @@
 #include "binlog/query_event.h"
 #include "binlog/rows_event.h"
 #include "common/byte_reader.h"
-#include "mysql/source_check.h"
 #include "endpoints/connection_options.h"
+#include "mysql/source_check.h"
 
 namespace rowbridge::pipeline {
 

@@ -32,11 +32,11 @@
 #include "mysql/binlog_stream.h"
 #include "mysql/connection.h"
 #include "pipeline/batch_buffers.h"
-#include "state/checkpoint.h"
 #include "pipeline/checkpoint_tracker.h"
 #include "pipeline/table_router.h"
 #include "server/pipeline_metrics.h"
 #include "server/status.h"
+#include "state/checkpoint.h"
 
 namespace rowbridge::pipeline {
 

@@ -88,8 +88,9 @@ bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
     moved = true;
   }
   if (gtids_changed) {
-    checkpoint_.gtid = checkpoint_.gtid_flavor == state::GtidFlavor::kMysql ? mysql_gtids_.ToString()
-                                                                     : mariadb_gtids_.ToString();
+    checkpoint_.gtid = checkpoint_.gtid_flavor == state::GtidFlavor::kMysql
+                           ? mysql_gtids_.ToString()
+                           : mariadb_gtids_.ToString();
   }
   if (moved && !checkpoint_.table_starts.empty()) {
     const schema::BinlogPosition at{checkpoint_.file, checkpoint_.position};

@@ -81,7 +81,7 @@ class CheckpointTracker {
   std::vector<std::string> files_;  // interned file names; boundaries refer by index
   std::deque<Boundary> boundaries_;
   std::deque<state::StoppedTable> stops_;  // not yet in checkpoint_
-  size_t stops_applied_ = 0;        // stops_ entries popped so far (for stops_end offsets)
+  size_t stops_applied_ = 0;               // stops_ entries popped so far (for stops_end offsets)
   size_t stops_added_ = 0;
   std::deque<std::string> schemas_;  // not yet in checkpoint_
   size_t schemas_applied_ = 0;

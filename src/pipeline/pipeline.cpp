@@ -7,15 +7,16 @@
 #include <algorithm>
 #include <thread>
 
+#include "common/write_fence.h"
+#include "endpoints/connection_options.h"
 #include "mysql/source_check.h"
 #include "pipeline/batch_buffers.h"
 #include "pipeline/binlog_reader.h"
 #include "pipeline/checkpoint_tracker.h"
-#include "endpoints/connection_options.h"
 #include "pipeline/table_router.h"
-#include "tables/target_tables.h"
 #include "pipeline/writer_pool.h"
 #include "schema/schema_history.h"
+#include "tables/target_tables.h"
 
 namespace rowbridge::pipeline {
 
@@ -231,6 +232,9 @@ void Pipeline::Run() {
 }
 
 void Pipeline::RunSession() {
+  // A process that lost its leader lock (config `ha`) must not even reconnect: its binlog dump
+  // would kick the new leader's (same server_id).
+  CheckWriteFence();
   ++session_;
   if (session_ > 1) metrics_.source_reconnects.Increment();
   status_.SetState(server::PipelineState::kStarting);
@@ -278,7 +282,7 @@ void Pipeline::RunSession() {
   };
   rc.make_stats = [this](const tables::SourceTableName& name, const tables::TargetTable& target) {
     return std::make_unique<server::TableStats>(metrics_, status_, name.database, name.table,
-                                        target.database, target.table);
+                                                target.database, target.table);
   };
   rc.on_stop = [&](const state::StoppedTable& stopped) {
     metrics_.errors.WithLabels({"table_stopped"}).Increment();
@@ -431,8 +435,8 @@ void Pipeline::RunSession() {
   reader_context.metrics = &metrics_;
   BinlogReader reader(reader_context);
 
-  WriterPool writers(config_.target.writers, endpoints::TargetClientOptions(config_.target), buffers,
-                     fmt::format("{}{}-{}-", insert_prefix, ::getpid(), session_),
+  WriterPool writers(config_.target.writers, endpoints::TargetClientOptions(config_.target),
+                     buffers, fmt::format("{}{}-{}-", insert_prefix, ::getpid(), session_),
                      run_metrics_->batches);
   writers.Start();
 

@@ -34,11 +34,11 @@
 #include <string>
 
 #include "config/config.h"
-#include "state/checkpoint.h"
-#include "state/state_store.h"
 #include "server/metrics.h"
 #include "server/pipeline_metrics.h"
 #include "server/status.h"
+#include "state/checkpoint.h"
+#include "state/state_store.h"
 
 namespace rowbridge::pipeline {
 

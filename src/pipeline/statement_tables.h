@@ -30,8 +30,8 @@ namespace rowbridge::pipeline {
 
 struct StatementTables {
   std::vector<tables::SourceTableName> tables;  // every table named
-  bool changes = false;                 // the named tables may have changed columns or rows unseen
-  std::string verb;  // "ALTER TABLE", "DROP TABLE", ... for messages; empty if none
+  bool changes = false;  // the named tables may have changed columns or rows unseen
+  std::string verb;      // "ALTER TABLE", "DROP TABLE", ... for messages; empty if none
 };
 
 StatementTables ClassifyStatement(std::string_view sql, std::string_view default_database);

@@ -45,7 +45,8 @@ schema::TableRef RefOf(const tables::SourceTableName& name) {
   return {name.database, name.table};
 }
 
-tables::SourceTableSchema FromHistory(const schema::TableSchema& table, const tables::SourceTableName& name) {
+tables::SourceTableSchema FromHistory(const schema::TableSchema& table,
+                                      const tables::SourceTableName& name) {
   tables::SourceTableSchema out;
   out.name = name;
   out.columns = table.columns;
@@ -130,8 +131,7 @@ std::map<std::string, std::string> AddedDefaults(const schema::DdlStatement& sta
 
 }  // namespace
 
-TableRouter::TableRouter(RouterContext context)
-    : ctx_(std::move(context)) {}
+TableRouter::TableRouter(RouterContext context) : ctx_(std::move(context)) {}
 
 void TableRouter::AddStopped(const state::StoppedTable& stopped) {
   tables::SourceTableName name{stopped.database, stopped.table};
@@ -163,7 +163,8 @@ void TableRouter::Prepare(mysql::Connection& source, std::vector<std::string>& p
       // those after them. Not a problem here: the first TABLE_MAP reconciles the target's columns
       // (Reconcile) before the plan that writes rows is built, and that plan skips nothing.
       mapping::PlanOptions options = ctx_.resolver->PlanOptionsFor(table, KeyNames(table));
-      options.skip_missing_target_columns = ctx_.have_checkpoint && ctx_.resolver->AppliesSchemaChanges(table);
+      options.skip_missing_target_columns =
+          ctx_.have_checkpoint && ctx_.resolver->AppliesSchemaChanges(table);
       mapping::ConversionPlan::Build(table.known->columns, table.target->columns, options,
                                      table_problems);
     }
@@ -184,9 +185,9 @@ std::vector<std::string> TableRouter::KeyNames(const StreamedTable& table) const
   return tables::KeyNames(table, table.decoded ? &table.decoded->map : nullptr);
 }
 
-std::optional<tables::SourceTableSchema> TableRouter::SchemaOf(const tables::SourceTableName& name,
-                                                       const schema::BinlogPosition& position,
-                                                       mysql::Connection& source) {
+std::optional<tables::SourceTableSchema> TableRouter::SchemaOf(
+    const tables::SourceTableName& name, const schema::BinlogPosition& position,
+    mysql::Connection& source) {
   const schema::SchemaVersion* v = ctx_.history->SchemaAt(RefOf(name), position);
   if (v != nullptr && v->state == schema::TableState::kKnown) return FromHistory(v->schema, name);
   std::optional<tables::SourceTableSchema> loaded =
@@ -214,8 +215,9 @@ std::optional<tables::SourceTableSchema> TableRouter::SchemaOf(const tables::Sou
 }
 
 StreamedTable& TableRouter::GetOrCreate(const tables::SourceTableName& name, int rule_index,
-                                      std::vector<std::string>* problems,
-                                      const schema::BinlogPosition& at, mysql::Connection* source) {
+                                        std::vector<std::string>* problems,
+                                        const schema::BinlogPosition& at,
+                                        mysql::Connection* source) {
   const std::string position = at.ToString();
   auto it = tables_.find(name);
   if (it != tables_.end()) return *it->second;
@@ -230,8 +232,7 @@ StreamedTable& TableRouter::GetOrCreate(const tables::SourceTableName& name, int
   const size_t before = out.size();
   ctx_.resolver->LoadZone(table, out);
   try {
-    const schema::SchemaVersion* version =
-        ctx_.history->SchemaAt(RefOf(name), at);
+    const schema::SchemaVersion* version = ctx_.history->SchemaAt(RefOf(name), at);
     if (version != nullptr && version->state == schema::TableState::kKnown) {
       table.known = FromHistory(version->schema, name);  // no connection needed
     } else {
@@ -512,7 +513,8 @@ void TableRouter::Reconcile(StreamedTable& table, const std::vector<binlog::Colu
   }
   if (before != nullptr) {
     for (const binlog::ColumnDef& old : *before) {
-      if (!tables::IsReplicatedColumn(old, rule) || FindColumn(after, old.name) != nullptr) continue;
+      if (!tables::IsReplicatedColumn(old, rule) || FindColumn(after, old.name) != nullptr)
+        continue;
       if (std::any_of(renames.begin(), renames.end(),
                       [&](const auto& r) { return tables::SameColumnName(r.first, old.name); })) {
         continue;
@@ -690,7 +692,8 @@ void TableRouter::OnNewName(const schema::TableChange& change,
   // columns of this position, so it follows its columns even before its first row.
   // The table that had this name just before (gh-ost's RENAME t TO _t_del, _t_gho TO t):
   // columns it had and the new one lacks are dropped from the target.
-  const schema::SchemaVersion* previous = ctx_.history->SchemaAt(change.table, JustBefore(position));
+  const schema::SchemaVersion* previous =
+      ctx_.history->SchemaAt(change.table, JustBefore(position));
   std::optional<std::vector<binlog::ColumnDef>> previous_columns;
   if (previous != nullptr && previous->state == schema::TableState::kKnown)
     previous_columns = previous->schema.columns;
@@ -799,7 +802,8 @@ void TableRouter::OnTruncated(StreamedTable& table, const std::string& where) {
                table.target->label);
 }
 
-void TableRouter::Stop(StreamedTable& table, const std::string& position, const std::string& reason) {
+void TableRouter::Stop(StreamedTable& table, const std::string& position,
+                       const std::string& reason) {
   if (table.stopped) return;
   table.stopped = true;
   table.stop_reason = reason;

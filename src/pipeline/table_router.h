@@ -49,14 +49,14 @@
 #include "mapping/out_of_range.h"
 #include "mysql/connection.h"
 #include "pipeline/batch_buffers.h"
-#include "state/checkpoint.h"
-#include "tables/source_schema.h"
-#include "server/table_stats.h"
 #include "pipeline/target_state.h"
+#include "schema/schema_history.h"
+#include "server/table_stats.h"
+#include "state/checkpoint.h"
 #include "tables/replicated_table.h"
+#include "tables/source_schema.h"
 #include "tables/table_resolver.h"
 #include "tables/target_tables.h"
-#include "schema/schema_history.h"
 
 namespace rowbridge::pipeline {
 
@@ -98,7 +98,8 @@ struct RouterContext {
   // Opens a short-lived connection to the source for information_schema.
   std::function<std::unique_ptr<mysql::Connection>()> connect_source;
   // Makes the metric/status handles of a table.
-  std::function<std::unique_ptr<server::TableStats>(const tables::SourceTableName&, const tables::TargetTable&)>
+  std::function<std::unique_ptr<server::TableStats>(const tables::SourceTableName&,
+                                                    const tables::TargetTable&)>
       make_stats;
   // Called (buffer lock NOT held) when a table stops; records it for the checkpoint.
   std::function<void(const state::StoppedTable&)> on_stop;
@@ -152,7 +153,8 @@ class TableRouter {
   void ResetRoutes() { routes_.clear(); }
 
   // Whether `name`'s changes at `position` are still in its copy (see above).
-  bool BeforeStart(const tables::SourceTableName& name, const schema::BinlogPosition& position) const {
+  bool BeforeStart(const tables::SourceTableName& name,
+                   const schema::BinlogPosition& position) const {
     auto it = ctx_.table_starts.find(name);
     return it != ctx_.table_starts.end() && position < it->second;
   }
@@ -160,7 +162,9 @@ class TableRouter {
   // Stops a table (idempotent).
   void Stop(StreamedTable& table, const std::string& position, const std::string& reason);
 
-  const std::map<tables::SourceTableName, std::unique_ptr<StreamedTable>>& tables() const { return tables_; }
+  const std::map<tables::SourceTableName, std::unique_ptr<StreamedTable>>& tables() const {
+    return tables_;
+  }
   // Target tables rowbridge created, in this session or earlier ones.
   const std::vector<std::string>& created_targets() const {
     return ctx_.resolver->created_targets();
@@ -169,13 +173,13 @@ class TableRouter {
  private:
   // `problems` null: mid-stream, problems stop the table; `source` null: opens a connection.
   StreamedTable& GetOrCreate(const tables::SourceTableName& name, int rule_index,
-                           std::vector<std::string>* problems,
-                           const schema::BinlogPosition& position, mysql::Connection* source);
+                             std::vector<std::string>* problems,
+                             const schema::BinlogPosition& position, mysql::Connection* source);
   // The table's columns at `position`: from the history, else (and then seeded into it) from
   // the source's information_schema.
   std::optional<tables::SourceTableSchema> SchemaOf(const tables::SourceTableName& name,
-                                            const schema::BinlogPosition& position,
-                                            mysql::Connection& source);
+                                                    const schema::BinlogPosition& position,
+                                                    mysql::Connection& source);
   // One table's part of a DDL, by kind of change.
   void OnChange(const schema::TableChange& change, const schema::DdlStatement& statement,
                 const schema::BinlogPosition& position, std::string_view sql);

@@ -42,6 +42,8 @@ std::string Seconds(int64_t ms) {
 
 const char* PipelineStateName(PipelineState state) {
   switch (state) {
+    case PipelineState::kStandby:
+      return "standby";
     case PipelineState::kStarting:
       return "starting";
     case PipelineState::kSnapshot:
@@ -187,6 +189,9 @@ Health StatusBoard::CheckHealth(const config::HealthConfig& policy) const {
   const TimePoint now = clock_();
   std::lock_guard lock(mutex_);
   switch (state_) {
+    case PipelineState::kStandby:
+      // Healthy as what it is: ready to take over. /status and the page say "standby".
+      return {true, StateText(now)};
     case PipelineState::kWaiting:
     case PipelineState::kStopping:
     case PipelineState::kStopped:

@@ -29,6 +29,7 @@ using TimePoint = std::chrono::system_clock::time_point;
 using Clock = std::function<TimePoint()>;
 
 enum class PipelineState {
+  kStandby,   // another process of the job holds the leader lock (config `ha`); waiting for it
   kStarting,  // connecting, checking the source and target, creating tables
   kSnapshot,  // copying existing rows
   kRunning,   // streaming changes

@@ -11,9 +11,9 @@
 namespace rowbridge::server {
 
 struct TableStats {
-  TableStats(PipelineMetrics& metrics, StatusBoard& status,
-             const std::string& source_database, const std::string& source_table,
-             const std::string& target_database, const std::string& target_table);
+  TableStats(PipelineMetrics& metrics, StatusBoard& status, const std::string& source_database,
+             const std::string& source_table, const std::string& target_database,
+             const std::string& target_table);
 
   TableStatus& status;
   Counter& inserted;

@@ -9,12 +9,12 @@
 #include "common/error.h"
 #include "config/table_matcher.h"
 #include "config/target_template.h"
-#include "mysql/connection.h"
 #include "endpoints/connection_options.h"
-#include "tables/source_schema.h"
-#include "tables/target_tables.h"
+#include "mysql/connection.h"
 #include "snapshot/snapshot_runner.h"
 #include "snapshot/snapshot_state.h"
+#include "tables/source_schema.h"
+#include "tables/target_tables.h"
 
 namespace rowbridge::snapshot {
 

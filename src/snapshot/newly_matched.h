@@ -13,19 +13,20 @@
 // when ClickHouse holds no change after C (a clean stop, or a crash during this very copy): that
 // is checked, and a target holding versions >= V stops the start with a message saying what to do.
 //
-// Durability: before the first chunk the checkpoint records the copy (state::Checkpoint::table_copy:
-// the tables and V) together with the moved next_version; the copy's own progress is kept like the
-// initial copy's (job "<job>-tables-<V>"), so a crash resumes it; when it is done, one checkpoint
-// save records the table starts, adds the tables to replicated_tables and clears table_copy.
+// Durability: before the first chunk the checkpoint records the copy
+// (state::Checkpoint::table_copy: the tables and V) together with the moved next_version; the
+// copy's own progress is kept like the initial copy's (job "<job>-tables-<V>"), so a crash resumes
+// it; when it is done, one checkpoint save records the table starts, adds the tables to
+// replicated_tables and clears table_copy.
 #pragma once
 
 #include <atomic>
 
 #include "config/config.h"
-#include "state/checkpoint.h"
-#include "state/state_store.h"
 #include "server/metrics.h"
 #include "server/status.h"
+#include "state/checkpoint.h"
+#include "state/state_store.h"
 
 namespace rowbridge::snapshot {
 

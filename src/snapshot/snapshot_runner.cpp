@@ -17,6 +17,7 @@
 #include "clickhouse/client.h"
 #include "clickhouse/columns/numeric.h"
 #include "common/error.h"
+#include "endpoints/connection_options.h"
 #include "mapping/binary_cell.h"
 #include "mapping/conversion_plan.h"
 #include "mapping/sql_quote.h"
@@ -25,12 +26,8 @@
 #include "mysql/connection.h"
 #include "mysql/prepared_statement.h"
 #include "mysql/source_check.h"
-#include "endpoints/connection_options.h"
-#include "state/state_store.h"
 #include "server/pipeline_metrics.h"
 #include "server/table_stats.h"
-#include "tables/table_resolver.h"
-#include "tables/target_tables.h"
 #include "snapshot/binary_rows.h"
 #include "snapshot/binlog_window.h"
 #include "snapshot/chunk_sql.h"
@@ -38,6 +35,9 @@
 #include "snapshot/progress.h"
 #include "snapshot/reconcile.h"
 #include "snapshot/row_arena.h"
+#include "state/state_store.h"
+#include "tables/table_resolver.h"
+#include "tables/target_tables.h"
 
 namespace rowbridge::snapshot {
 
@@ -299,9 +299,8 @@ void SnapshotRunner::Impl::Prepare() {
     }
     auto t = std::make_unique<CopiedTable>();
     t->source = &source;
-    t->stats = std::make_unique<server::TableStats>(pipeline_metrics, runner.status_,
-                                                    name.database, name.table,
-                                                    source.target->database,
+    t->stats = std::make_unique<server::TableStats>(pipeline_metrics, runner.status_, name.database,
+                                                    name.table, source.target->database,
                                                     source.target->table);
     t->label = name.ToString();
     const tables::SourceTableSchema& schema = *source.known;
@@ -474,7 +473,8 @@ void SnapshotRunner::Impl::Writer(uint32_t number) {
     try {
       if (error) Fail(ErrorCode::kInternal, "the copy is stopping after an error");
       if (!client)
-        client = std::make_unique<clickhouse::Client>(endpoints::TargetClientOptions(config.target));
+        client =
+            std::make_unique<clickhouse::Client>(endpoints::TargetClientOptions(config.target));
       clickhouse::QueryOptions qo;
       qo.query_id = fmt::format("{}{}-{}-{}", insert_prefix,
                                 std::hash<std::thread::id>{}(std::this_thread::get_id()) % 100000,
@@ -1043,9 +1043,9 @@ SnapshotResult SnapshotRunner::Run() {
 }
 
 std::optional<state::Checkpoint> CopyBeforeStream(const config::Config& config,
-                                                     server::MetricsRegistry& metrics,
-                                                     server::StatusBoard& status,
-                                                     const std::atomic<bool>* stop) {
+                                                  server::MetricsRegistry& metrics,
+                                                  server::StatusBoard& status,
+                                                  const std::atomic<bool>* stop) {
   SnapshotOptions options;
   options.external_stop = stop;
   options.progress_interval = std::chrono::seconds(10);

@@ -32,10 +32,10 @@
 #include <vector>
 
 #include "config/config.h"
-#include "state/checkpoint.h"
 #include "server/metrics.h"
 #include "server/status.h"
 #include "snapshot/snapshot_state.h"
+#include "state/checkpoint.h"
 
 namespace rowbridge::snapshot {
 
@@ -93,8 +93,8 @@ class SnapshotRunner {
 // E, next_version = base + 2^48, no GTID (the reader starts by file:pos). nullopt when `stop` was
 // set before the copy finished; the next start resumes the copy.
 std::optional<state::Checkpoint> CopyBeforeStream(const config::Config& config,
-                                                     server::MetricsRegistry& metrics,
-                                                     server::StatusBoard& status,
-                                                     const std::atomic<bool>* stop);
+                                                  server::MetricsRegistry& metrics,
+                                                  server::StatusBoard& status,
+                                                  const std::atomic<bool>* stop);
 
 }  // namespace rowbridge::snapshot

@@ -14,8 +14,9 @@
 #include "clickhouse/columns/numeric.h"
 #include "clickhouse/columns/string.h"
 #include "common/error.h"
-#include "mapping/sql_quote.h"
+#include "common/write_fence.h"
 #include "endpoints/connection_options.h"
+#include "mapping/sql_quote.h"
 
 namespace rowbridge::snapshot {
 
@@ -84,6 +85,7 @@ class FileStore : public SnapshotStateStore {
     }
   }
   void Write() {
+    CheckWriteFence();
     Json j;
     if (run_) j["run"] = Json::parse(run_->ToJson());
     Json tables = Json::array();

@@ -80,8 +80,8 @@ struct RunRecord {
   // The band's first version; 0 while the band is not reserved yet (the record then only keeps
   // created_targets, saved the moment each target is created).
   uint64_t version_base = 0;
-  BinlogPoint start;          // position when the copy started
-  BinlogPoint end;            // where every table was brought to (set when the copy is done)
+  BinlogPoint start;  // position when the copy started
+  BinlogPoint end;    // where every table was brought to (set when the copy is done)
   bool done = false;
   // Target tables the copy created ("db.table", sorted): rowbridge's own, whose schema follows the
   // source's under `schema_changes: auto`.

@@ -12,8 +12,9 @@
 #include "clickhouse/columns/numeric.h"
 #include "clickhouse/columns/string.h"
 #include "common/error.h"
-#include "mapping/sql_quote.h"
+#include "common/write_fence.h"
 #include "endpoints/connection_options.h"
+#include "mapping/sql_quote.h"
 
 namespace rowbridge::state {
 
@@ -79,6 +80,7 @@ std::optional<Checkpoint> FileStateStore::Load() {
 }
 
 void FileStateStore::Save(const Checkpoint& checkpoint) {
+  CheckWriteFence();
   if (::mkdir(directory_.c_str(), 0755) != 0 && errno != EEXIST) {
     FailErrno("cannot create the state directory " + directory_);
   }
@@ -179,8 +181,8 @@ std::unique_ptr<StateStore> MakeStateStore(const config::Config& config) {
     database = table.substr(0, dot);
     table = table.substr(dot + 1);
   }
-  return std::make_unique<ClickHouseStateStore>(endpoints::TargetClientOptions(config.target), database, table,
-                                                job);
+  return std::make_unique<ClickHouseStateStore>(endpoints::TargetClientOptions(config.target),
+                                                database, table, job);
 }
 
 }  // namespace rowbridge::state

@@ -96,8 +96,9 @@ mapping::PlanOptions TableResolver::PlanOptionsFor(const ReplicatedTable& table,
   o.key_columns = std::move(keys);
   auto zone = zones_.find(rule.conversion.datetime_timezone);
   if (zone == zones_.end()) {
-    zone = zones_.emplace(rule.conversion.datetime_timezone,
-                          mapping::TimeZone::Load(rule.conversion.datetime_timezone))
+    zone = zones_
+               .emplace(rule.conversion.datetime_timezone,
+                        mapping::TimeZone::Load(rule.conversion.datetime_timezone))
                .first;
   }
   o.converter.zone = zone->second;

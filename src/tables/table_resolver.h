@@ -82,8 +82,7 @@ class TableResolver {
 
   // The conversion of `table`'s rows into its target, with `keys` as the key columns. The rule's
   // time zone is loaded once per zone; a zone that cannot be loaded throws Error(kConfig).
-  mapping::PlanOptions PlanOptionsFor(const ReplicatedTable& table,
-                                      std::vector<std::string> keys);
+  mapping::PlanOptions PlanOptionsFor(const ReplicatedTable& table, std::vector<std::string> keys);
   // The rule's time zone, loaded (once); an unloadable zone is appended to `problems`.
   void LoadZone(const ReplicatedTable& table, std::vector<std::string>& problems);
 

@@ -9,9 +9,9 @@
 
 #include "binlog/decimal.h"
 #include "binlog/table_map.h"
-#include "common/error.h"
 #include "check/source_table.h"
 #include "check/text_cell.h"
+#include "common/error.h"
 
 using rowbridge::binlog::ColumnType;
 

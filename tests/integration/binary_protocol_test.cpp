@@ -16,9 +16,9 @@
 #include "mysql/binary_row.h"
 #include "mysql/connection.h"
 #include "mysql/prepared_statement.h"
-#include "tables/source_schema.h"
 #include "support/mysql_options.h"
 #include "support/test_servers.h"
+#include "tables/source_schema.h"
 
 namespace rowbridge::mysql {
 namespace {

@@ -19,6 +19,7 @@
 #include "binlog/event_type.h"
 #include "binlog/row_cursor.h"
 #include "binlog/rows_event.h"
+#include "check/source_table.h"
 #include "clickhouse/client.h"
 #include "clickhouse/columns/factory.h"
 #include "clickhouse/columns/nullable.h"
@@ -27,7 +28,6 @@
 #include "clickhouse/type_name.h"
 #include "mapping/converter.h"
 #include "mysql/connection.h"
-#include "check/source_table.h"
 #include "support/paths.h"
 #include "support/subprocess.h"
 #include "support/test_servers.h"
@@ -325,8 +325,7 @@ TEST_F(CheckCommandTest, EqualTablesPassAndChangedMissingExtraRowsAreListedByKey
   {
     auto conn = Connect(src);
     clickhouse::Client ch(ChOptions(ch_address_));
-    MiniReplicator(check::ReadSourceTable(*conn, db_, "wide"), ch, db_ + ".wide")
-        .Replicate(files);
+    MiniReplicator(check::ReadSourceTable(*conn, db_, "wide"), ch, db_ + ".wide").Replicate(files);
     MiniReplicator(check::ReadSourceTable(*conn, db_, "binlog_field_test_1"), ch,
                    db_ + ".seed_changelog")
         .Replicate(files);

@@ -205,6 +205,10 @@ void RowbridgeProcess::Kill() {
   pid_ = -1;
 }
 
+void RowbridgeProcess::Signal(int signal) {
+  if (pid_ > 0) ::kill(pid_, signal);
+}
+
 int RowbridgeProcess::Wait(std::chrono::seconds timeout) {
   if (pid_ <= 0) return -1;
   const auto deadline = std::chrono::steady_clock::now() + timeout;

@@ -67,6 +67,8 @@ class RowbridgeProcess {
   void Start();
   // SIGKILL, then reaps it.
   void Kill();
+  // Sends `signal` (e.g. SIGSTOP, SIGCONT) without waiting.
+  void Signal(int signal);
   // SIGTERM and wait; returns the exit status (128+signal if a signal ended it).
   int Terminate(std::chrono::seconds timeout = std::chrono::seconds(60));
   // Waits for the process to exit by itself; returns its status.

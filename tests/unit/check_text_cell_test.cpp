@@ -5,9 +5,9 @@
 #include "binlog/decimal.h"
 #include "binlog/temporal.h"
 #include "binlog/value_decoder.h"
-#include "common/error.h"
 #include "check/source_table.h"
 #include "check/text_cell.h"
+#include "common/error.h"
 
 namespace rowbridge::check {
 namespace {

@@ -88,6 +88,8 @@ TEST(ConfigLoader, FillsEveryDefault) {
   EXPECT_FALSE(c.http.health.max_lag.has_value());
   EXPECT_EQ(c.log.level, LogLevel::kInfo);
   EXPECT_EQ(c.log.format, LogFormat::kText);
+  EXPECT_EQ(c.ha.lock, HaLock::kNone);
+  EXPECT_EQ(c.ha.lease, milliseconds(2000));
 }
 
 TEST(ConfigLoader, ReadsEveryKey) {
@@ -174,6 +176,23 @@ TEST(ConfigLoader, ProblemsAreOneConfigError) {
               "c.yaml: 2 configuration problems:\n"
               "  c.yaml:1:48: source.port: expected an integer from 1 to 65535, got \"x\"\n"
               "  c.yaml:4:7: log.lvl: unknown key (did you mean level?)");
+  }
+}
+
+TEST(ConfigLoader, HaSectionIsReadAndChecked) {
+  const std::string base =
+      "source: {host: h, user: u, server_id: 1}\ntarget: {host: h}\ntables: [{match: a.b}]\n";
+  Config c = ParseConfig(base + "ha: {lock: source, lease: 1500ms}\n", "c.yaml", WithEnv({}));
+  EXPECT_EQ(c.ha.lock, HaLock::kSource);
+  EXPECT_EQ(c.ha.lease, milliseconds(1500));
+  try {
+    ParseConfig(base + "ha: {lock: zookeper, lease: 100ms}\n", "c.yaml", WithEnv({}));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kConfig);
+    const std::string message = e.what();
+    EXPECT_NE(message.find("ha.lock"), std::string::npos) << message;
+    EXPECT_NE(message.find("ha.lease"), std::string::npos) << message;
   }
 }
 

@@ -5,10 +5,10 @@
 #include <fstream>
 
 #include "common/error.h"
-#include "state/checkpoint.h"
 #include "pipeline/checkpoint_tracker.h"
-#include "state/state_store.h"
 #include "schema/schema_history.h"
+#include "state/checkpoint.h"
+#include "state/state_store.h"
 
 namespace rowbridge::pipeline {
 namespace {

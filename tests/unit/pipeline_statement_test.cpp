@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
-#include "tables/source_schema.h"
 #include "pipeline/statement_tables.h"
+#include "tables/source_schema.h"
 
 namespace rowbridge::pipeline {
 namespace {
@@ -60,7 +60,8 @@ TEST(PipelineStatementTables, StatementDmlAndOthers) {
 }
 
 TEST(PipelineSourceSchema, ParsesLabelLists) {
-  EXPECT_EQ(tables::ParseLabelList("enum('a','b''c','')"), (std::vector<std::string>{"a", "b'c", ""}));
+  EXPECT_EQ(tables::ParseLabelList("enum('a','b''c','')"),
+            (std::vector<std::string>{"a", "b'c", ""}));
   EXPECT_EQ(tables::ParseLabelList("set('x,y','z')"), (std::vector<std::string>{"x,y", "z"}));
   EXPECT_THROW(tables::ParseLabelList("enum('a"), Error);
   EXPECT_THROW(tables::ParseLabelList("enum"), Error);
@@ -85,7 +86,8 @@ TEST(PipelineSourceSchema, SchemaDifference) {
   EXPECT_EQ(*tables::SchemaDifference(known, map), "the binlog has 4 columns, 3 are known");
   map.pop_back();
   map[1] = Column(ColumnType::kDouble);
-  EXPECT_EQ(*tables::SchemaDifference(known, map), "column 2 (d) is DOUBLE in the binlog, DATE known");
+  EXPECT_EQ(*tables::SchemaDifference(known, map),
+            "column 2 (d) is DOUBLE in the binlog, DATE known");
   map[1] = Column(ColumnType::kDate, "e");
   EXPECT_EQ(*tables::SchemaDifference(known, map), "column 2 (d) is named e in the binlog");
   map[1] = Column(ColumnType::kDate, "D");  // names are case-insensitive
