@@ -341,6 +341,9 @@ http:
   listen: 127.0.0.1:9480
   health:
     max_silence: 1m
+ha:
+  lock: none
+  lease: 2s
 log:
   level: info
   format: text
