@@ -148,7 +148,7 @@ void ReadStrValues(ByteReader& r, TableMap& map, ColumnType type) {
   }
 }
 
-void ReadOptionalMetadata(ByteReader& r, TableMap& map, bool mariadb) {
+void ReadOptionalMetadata(ByteReader& r, TableMap& map) {
   while (!r.AtEnd()) {
     uint8_t field = r.U8("optional metadata type");
     uint64_t len = r.LengthEncoded("optional metadata length");
@@ -162,10 +162,12 @@ void ReadOptionalMetadata(ByteReader& r, TableMap& map, bool mariadb) {
       case kSignedness: {
         size_t n = 0;
         for (auto& c : map.columns) {
-          if (!IsNumericColumnType(c.type, mariadb)) continue;
+          if (!IsNumericColumnType(c.type)) continue;
           if (n / 8 >= value.size()) f.Corrupt("SIGNEDNESS bitmap too short");
+          const bool is_unsigned = MsbBit(value, n++);
+          if (c.type == ColumnType::kYear) continue;  // its bit, but no signedness
           c.signedness_known = true;
-          c.is_unsigned = MsbBit(value, n++);
+          c.is_unsigned = is_unsigned;
         }
         break;
       }
@@ -236,10 +238,9 @@ void ReadOptionalMetadata(ByteReader& r, TableMap& map, bool mariadb) {
 
 }  // namespace
 
-bool IsNumericColumnType(ColumnType t, bool mariadb) {
+bool IsNumericColumnType(ColumnType t) {
   switch (t) {
     case ColumnType::kYear:
-      return mariadb;
     case ColumnType::kTiny:
     case ColumnType::kShort:
     case ColumnType::kInt24:
@@ -308,7 +309,7 @@ TableMap ParseTableMap(const Event& event, const FormatDescription& format) {
   for (size_t i = 0; i < map.columns.size(); ++i) {
     map.columns[i].nullable = (static_cast<uint8_t>(nulls[i / 8]) >> (i % 8)) & 1;
   }
-  ReadOptionalMetadata(r, map, format.is_mariadb);
+  ReadOptionalMetadata(r, map);
   return map;
 }
 

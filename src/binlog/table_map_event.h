@@ -12,9 +12,11 @@ namespace rowbridge::binlog {
 // metadata layout is unknown; both name the binlog, offset and db.table.
 TableMap ParseTableMap(const Event& event, const FormatDescription& format);
 
-// True for types whose signedness the SIGNEDNESS metadata lists. MariaDB lists YEAR too (its
-// YEAR is an integer field class there); MySQL does not.
-bool IsNumericColumnType(ColumnType real_type, bool mariadb);
+// True for types the SIGNEDNESS metadata has a bit for: the integers, DECIMAL, FLOAT, DOUBLE and
+// YEAR. Both flavors give YEAR a bit (always "unsigned": YEAR is an unsigned integer field inside
+// both servers; seen on MySQL 9.7, MariaDB 10.11 and 11.8). YEAR has no signedness in SQL, so the
+// parser consumes its bit without recording it (signedness_known stays false).
+bool IsNumericColumnType(ColumnType real_type);
 // True for types the (DEFAULT_)CHARSET metadata covers: CHAR, VARCHAR, TEXT/BLOB and the
 // BLOB-derived GEOMETRY and VECTOR; not ENUM/SET.
 bool IsCharacterColumnType(ColumnType real_type);

@@ -170,7 +170,8 @@ std::string SourceSelectExpression(const ColumnDef& column, std::string_view quo
     case ColumnType::kBit:
     case ColumnType::kEnum:
     case ColumnType::kSet:
-      return fmt::format("{} + 0", quoted_name);
+      // Not `c + 0`: a DOUBLE on MySQL, and negative for a 64-member SET on every server.
+      return fmt::format("CAST({} AS UNSIGNED)", quoted_name);
     default:
       return std::string(quoted_name);
   }

@@ -2,9 +2,9 @@
 // the pipeline's converters, which take binlog Cells. This file bridges the two: for each source
 // column it names the SELECT expression whose text is exact (FLOAT/DOUBLE as `col + 0e0`, which
 // prints every significant digit; TIMESTAMP as UNIX_TIMESTAMP(col), which does not depend on the
-// session time zone; BIT/ENUM/SET as `col + 0`, their number), and it encodes that text into the
-// bytes a row event stores for the column, so converters see exactly what the binlog would give
-// them.
+// session time zone; BIT/ENUM/SET as `CAST(col AS UNSIGNED)`, their number), and it encodes that
+// text into the bytes a row event stores for the column, so converters see exactly what the binlog
+// would give them.
 //
 // Supported: every integer type, FLOAT, DOUBLE, DECIMAL, DATE, TIME(fsp), DATETIME(fsp),
 // TIMESTAMP(fsp) (the "2" storage formats), YEAR, BIT, ENUM, SET, CHAR/VARCHAR/BINARY/VARBINARY,

@@ -283,7 +283,9 @@ std::string BinarySelectExpression(const ColumnDef& column, std::string_view quo
   switch (column.type) {
     case ColumnType::kEnum:
     case ColumnType::kSet:
-      return fmt::format("({} + 0) AS {}", quoted_name, quoted_name);
+      // Not `c + 0`: MySQL types that DOUBLE, and on every server a 64-member SET's mask goes
+      // negative through `+ 0`. CAST AS UNSIGNED is a BIGINT UNSIGNED on both flavors.
+      return fmt::format("CAST({} AS UNSIGNED) AS {}", quoted_name, quoted_name);
     default:
       return std::string(quoted_name);
   }
@@ -349,7 +351,7 @@ void CheckWireColumn(const ColumnDef& column, WireColumn wire, std::string_view 
          "{}: the source sends this {} column as {} in binary rows, which cannot be its value{}",
          context, binlog::ColumnTypeName(column.type), WireName(w),
          column.type == ColumnType::kEnum || column.type == ColumnType::kSet
-             ? " (select ENUM and SET columns as `c` + 0)"
+             ? " (select ENUM and SET columns as CAST(`c` AS UNSIGNED))"
              : "");
   }
 }

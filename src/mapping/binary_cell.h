@@ -13,8 +13,9 @@
 //                   the UTC wall time of a TIMESTAMP)
 //   TIME            the sign/days/h:m:s.us struct -> TIME2
 //   BIT             its big-endian bytes as sent
-//   ENUM, SET       selected as `c` + 0 (BinarySelectExpression): the index or bitmask as an
-//                   integer (the binary protocol would send the label)
+//   ENUM, SET       selected as CAST(`c` AS UNSIGNED) (BinarySelectExpression): the index or
+//                   bitmask as an integer (the binary protocol would send the label; `c` + 0 is
+//                   a DOUBLE on MySQL and negative for a 64-member SET everywhere)
 //   strings         bytes as stored (character_set_results must be binary); BINARY(n) without
 //                   its trailing 0x00 bytes, as in row events
 // A value the wire type cannot carry for the column, or outside the column's range, throws
@@ -44,7 +45,7 @@ struct WireColumn {
 };
 
 // The SELECT list item for `column` (`quoted_name` is its backtick-quoted name) in a binary-
-// protocol read: the column itself, or for ENUM and SET `(c + 0) AS c`.
+// protocol read: the column itself, or for ENUM and SET `CAST(c AS UNSIGNED) AS c`.
 std::string BinarySelectExpression(const binlog::ColumnDef& column, std::string_view quoted_name);
 
 // Throws Error(kProtocol) naming `context` if values sent as `wire` cannot be `column`'s values.

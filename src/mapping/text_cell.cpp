@@ -178,7 +178,7 @@ void EncodeFixed(const ColumnDef& column, std::string_view text, Buffer& buffer,
     case ColumnType::kBit: {
       uint64_t v = 0;
       if (!ParseNumber(text, v))
-        BadText(context, column, text, "not a BIT number (select `c` + 0)");
+        BadText(context, column, text, "not a BIT number (select CAST(`c` AS UNSIGNED))");
       const size_t bytes = (column.meta + 7) / 8;
       if (bytes == 0 || bytes > 8 || (column.meta < 64 && v >> column.meta != 0))
         BadText(context, column, text, "too large for the BIT width");
@@ -190,7 +190,7 @@ void EncodeFixed(const ColumnDef& column, std::string_view text, Buffer& buffer,
     case ColumnType::kSet: {
       uint64_t v = 0;
       if (!ParseNumber(text, v))
-        BadText(context, column, text, "not an index or bitmask (select `c` + 0)");
+        BadText(context, column, text, "not an index or bitmask (select CAST(`c` AS UNSIGNED))");
       const size_t bytes = column.meta;
       if (bytes == 0 || bytes > 8 || (bytes < 8 && v >> (8 * bytes) != 0))
         BadText(context, column, text, "too large for the column");
@@ -239,7 +239,8 @@ std::string TextSelectExpression(const ColumnDef& column, std::string_view quote
     case ColumnType::kBit:
     case ColumnType::kEnum:
     case ColumnType::kSet:
-      return fmt::format("({} + 0) AS {}", quoted_name, quoted_name);
+      // Not `c + 0`: a DOUBLE on MySQL, and negative for a 64-member SET on every server.
+      return fmt::format("CAST({} AS UNSIGNED) AS {}", quoted_name, quoted_name);
     case ColumnType::kFloat:
     // DOUBLE(M,D) is sent as text rounded to D decimals, not as the double it stores (which the
     // binlog carries); `+ 0e0` makes the server print the stored value in full.

@@ -6,7 +6,8 @@
 // value, by construction.
 //
 // The SELECT must ask for a few columns in a form whose text is exact (TextSelectExpression):
-//   BIT, ENUM, SET   `c` + 0: the number (BIT value, ENUM index, SET bitmask)
+//   BIT, ENUM, SET   CAST(`c` AS UNSIGNED): the number (BIT value, ENUM index, SET bitmask);
+//                    not `c` + 0, a DOUBLE on MySQL and negative for a 64-member SET
 //   FLOAT            `c` + 0e0: the float widened to a double, printed as the shortest text that
 //                    reads back as that double (a FLOAT column itself prints only 6 digits)
 //   DOUBLE           `c` + 0e0 likewise (a DOUBLE(M,D) column prints its value rounded to D

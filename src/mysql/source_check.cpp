@@ -42,7 +42,29 @@ std::string Var(Connection& c, const char* name) {
   return c.QueryValue(fmt::format("SELECT @@global.{}", name)).value_or("");
 }
 
+// The index of the column called `name` in any letter case (MySQL's SHOW REPLICAS says
+// "Server_Id" where SHOW SLAVE HOSTS says "Server_id").
+size_t ColumnIndexNoCase(const ResultSet& rs, std::string_view name) {
+  for (size_t i = 0; i < rs.columns().size(); ++i) {
+    if (Upper(rs.columns()[i].name) == Upper(name)) return i;
+  }
+  return rs.ColumnIndex(name);  // throws, naming the column
+}
+
 }  // namespace
+
+bool MysqlVersionAtLeast(std::string_view version, int major, int minor, int patch) {
+  int v[3] = {0, 0, 0};
+  std::sscanf(std::string(version).c_str(), "%d.%d.%d", &v[0], &v[1], &v[2]);
+  const int want[3] = {major, minor, patch};
+  return std::lexicographical_compare(want, want + 3, v, v + 3) || std::equal(want, want + 3, v);
+}
+
+const char* ReplicaHostsStatement(bool mariadb, std::string_view version) {
+  // MySQL 8.0.22 named it SHOW REPLICAS and 8.4 removed SHOW SLAVE HOSTS; MariaDB knows the old
+  // name in every version (and SHOW REPLICA HOSTS only from 10.5).
+  return !mariadb && MysqlVersionAtLeast(version, 8, 0, 22) ? "SHOW REPLICAS" : "SHOW SLAVE HOSTS";
+}
 
 const char* FlavorName(Flavor flavor) {
   return flavor == Flavor::kMariaDb ? "MariaDB" : "MySQL";
@@ -70,9 +92,9 @@ SourceFacts GatherSourceFacts(Connection& c) {
     if (!row.empty() && row[0]) f.grants.push_back(*row[0]);
   }
   try {
-    ResultSet rs = c.Query("SHOW SLAVE HOSTS");
-    size_t id_column = rs.ColumnIndex("Server_id");
-    size_t host_column = rs.ColumnIndex("Host");
+    ResultSet rs = c.Query(ReplicaHostsStatement(c.is_mariadb(), f.version));
+    size_t id_column = ColumnIndexNoCase(rs, "Server_id");
+    size_t host_column = ColumnIndexNoCase(rs, "Host");
     std::vector<SourceFacts::Replica> replicas;
     while (rs.Next()) {
       if (rs.IsNull(id_column)) continue;
@@ -197,10 +219,7 @@ BinlogPosition CurrentBinlogPosition(Connection& c) {
   BinlogPosition pos;
   const bool mariadb = c.is_mariadb();
   // MySQL 8.2 renamed the statement and 8.4 removed the old name.
-  const std::string version = c.server_version();
-  int major = 0, minor = 0;
-  std::sscanf(version.c_str(), "%d.%d", &major, &minor);
-  const bool new_syntax = !mariadb && (major > 8 || (major == 8 && minor >= 2));
+  const bool new_syntax = !mariadb && MysqlVersionAtLeast(c.server_version(), 8, 2, 0);
   ResultSet rs = c.Query(new_syntax ? "SHOW BINARY LOG STATUS" : "SHOW MASTER STATUS");
   if (!rs.Next()) {
     Fail(ErrorCode::kConfig,

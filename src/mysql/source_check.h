@@ -30,7 +30,7 @@ struct SourceFacts {
   std::string binlog_checksum;   // CRC32, NONE
   uint32_t source_server_id = 0;
   std::vector<std::string> grants;  // SHOW GRANTS lines for the current user
-  // Replicas the source lists (SHOW SLAVE HOSTS); nullopt if we may not look.
+  // Replicas the source lists (ReplicaHostsStatement()); nullopt if we may not look.
   struct Replica {
     uint32_t server_id = 0;
     std::string host;  // what the replica reported (our BinlogStreamOptions::report_host)
@@ -59,6 +59,12 @@ SourceCheckResult RequireSourceReady(Connection& connection, uint32_t our_server
                                      std::string_view our_report_host = "rowbridge");
 
 Flavor DetectFlavor(const Connection& connection);
+
+// True if `version` (a server's VERSION(), e.g. "8.0.36-log") is at least major.minor.patch.
+bool MysqlVersionAtLeast(std::string_view version, int major, int minor, int patch);
+// The statement that lists a source's replicas: SHOW REPLICAS on MySQL 8.0.22 and later (8.4
+// removed SHOW SLAVE HOSTS), SHOW SLAVE HOSTS on older MySQL and on MariaDB.
+const char* ReplicaHostsStatement(bool mariadb, std::string_view version);
 
 // The source's current end of binlog: file and position, and its GTID state (MySQL
 // @@gtid_executed, MariaDB @@gtid_binlog_pos). Throws Error(kConfig) if binary logging is off.

@@ -383,6 +383,38 @@ TEST_F(RowsTest, TableMapWithOptionalMetadata) {
   EXPECT_FALSE(m.columns[12].visible);
 }
 
+// MySQL 9.7 and MariaDB 10.11/11.8 alike give YEAR a bit of the SIGNEDNESS bitmap (always 1),
+// as captured from live servers; the columns after it get theirs from the next bits. Before the
+// fix, the MySQL parse skipped YEAR and handed its 1 to the next integer (a signed BOOL read as
+// UNSIGNED), and MariaDB's recorded YEAR "UNSIGNED", which the schema history never says.
+TEST_F(RowsTest, YearTakesABitOfTheSignednessBitmapButHasNoSignedness) {
+  const std::vector<ColSpec> cols = {
+      {13, ""},                       // YEAR
+      {1, ""},                        // BOOL (TINYINT), signed
+      {246, Bytes().u8(10).u8(3).s},  // DECIMAL(10,3) UNSIGNED
+      {1, ""},                        // TINYINT UNSIGNED
+      {16, Bytes().u8(5).u8(0).s},    // BIT(5): no bit
+      {5, Bytes().u8(8).s},           // DOUBLE, signed
+  };
+  const std::string optional = Opt(1, Bytes().u8(0b10110000).s);
+  for (const char* version : {"9.7.4", "10.11.6-MariaDB-log"}) {
+    EventDecoder decoder;
+    decoder.Decode(MakeFde(version, ChecksumAlgorithm::kCrc32), 4);
+    Event ev = decoder.Decode(
+        MakeEvent(EventType::kTableMap, TableMapBody(5, "d", "t", cols, optional), true), 1000);
+    TableMap m = ParseTableMap(ev, decoder.format());
+    ASSERT_EQ(m.columns.size(), 6u) << version;
+    EXPECT_FALSE(m.columns[0].signedness_known) << version;
+    EXPECT_TRUE(m.columns[1].signedness_known) << version;
+    EXPECT_FALSE(m.columns[1].is_unsigned) << version;
+    EXPECT_TRUE(m.columns[2].is_unsigned) << version;
+    EXPECT_TRUE(m.columns[3].is_unsigned) << version;
+    EXPECT_FALSE(m.columns[4].signedness_known) << version;
+    EXPECT_TRUE(m.columns[5].signedness_known) << version;
+    EXPECT_FALSE(m.columns[5].is_unsigned) << version;
+  }
+}
+
 std::string SampleRow(bool with_nulls) {
   Bytes r;
   // NULL bitmap over 14 present columns: 2 bytes. Column 7 (TEXT) NULL when asked.

@@ -220,9 +220,9 @@ TEST(BinaryCell, RowEncoderBindsAndEncodes) {
 
 TEST(BinaryCell, SelectExpressions) {
   EXPECT_EQ(BinarySelectExpression(rowbridge::testing::ParseMysqlType("ENUM('a')"), "`e`"),
-            "(`e` + 0) AS `e`");
+            "CAST(`e` AS UNSIGNED) AS `e`");
   EXPECT_EQ(BinarySelectExpression(rowbridge::testing::ParseMysqlType("SET('a')"), "`s`"),
-            "(`s` + 0) AS `s`");
+            "CAST(`s` AS UNSIGNED) AS `s`");
   EXPECT_EQ(BinarySelectExpression(rowbridge::testing::ParseMysqlType("DOUBLE(9,2)"), "`d`"),
             "`d`");
   EXPECT_EQ(BinarySelectExpression(rowbridge::testing::ParseMysqlType("FLOAT"), "`f`"), "`f`");

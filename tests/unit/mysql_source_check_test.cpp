@@ -73,5 +73,24 @@ TEST(MysqlSourceCheck, ServerIdClashes) {
   EXPECT_NE(unknown.notes.at(0).find("could not check"), std::string::npos);
 }
 
+TEST(MysqlSourceCheck, ListsReplicasWithTheStatementTheServerKnows) {
+  EXPECT_STREQ(ReplicaHostsStatement(false, "9.7.4-2"), "SHOW REPLICAS");
+  EXPECT_STREQ(ReplicaHostsStatement(false, "8.4.0"), "SHOW REPLICAS");
+  EXPECT_STREQ(ReplicaHostsStatement(false, "8.0.22-log"), "SHOW REPLICAS");
+  EXPECT_STREQ(ReplicaHostsStatement(false, "8.0.21"), "SHOW SLAVE HOSTS");
+  EXPECT_STREQ(ReplicaHostsStatement(false, "5.7.44-log"), "SHOW SLAVE HOSTS");
+  EXPECT_STREQ(ReplicaHostsStatement(true, "11.8.9-MariaDB"), "SHOW SLAVE HOSTS");
+  EXPECT_STREQ(ReplicaHostsStatement(true, "10.11.6-MariaDB-log"), "SHOW SLAVE HOSTS");
+}
+
+TEST(MysqlSourceCheck, VersionComparisonReadsMajorMinorPatch) {
+  EXPECT_TRUE(MysqlVersionAtLeast("8.2.0", 8, 2, 0));
+  EXPECT_TRUE(MysqlVersionAtLeast("10.0.1", 8, 2, 0));
+  EXPECT_TRUE(MysqlVersionAtLeast("8.0.36-log", 8, 0, 22));
+  EXPECT_FALSE(MysqlVersionAtLeast("8.0.9", 8, 0, 22));
+  EXPECT_FALSE(MysqlVersionAtLeast("8.1.99", 8, 2, 0));
+  EXPECT_FALSE(MysqlVersionAtLeast("", 8, 2, 0));
+}
+
 }  // namespace
 }  // namespace rowbridge::mysql

@@ -142,9 +142,9 @@ TEST(TextCell, BadTextNamesTheColumn) {
 
 TEST(TextCell, SelectExpressions) {
   EXPECT_EQ(TextSelectExpression(rowbridge::testing::ParseMysqlType("BIT(3)"), "`b`"),
-            "(`b` + 0) AS `b`");
+            "CAST(`b` AS UNSIGNED) AS `b`");
   EXPECT_EQ(TextSelectExpression(rowbridge::testing::ParseMysqlType("ENUM('a')"), "`e`"),
-            "(`e` + 0) AS `e`");
+            "CAST(`e` AS UNSIGNED) AS `e`");
   EXPECT_EQ(TextSelectExpression(rowbridge::testing::ParseMysqlType("FLOAT"), "`f`"),
             "(`f` + 0e0) AS `f`");
   EXPECT_EQ(TextSelectExpression(rowbridge::testing::ParseMysqlType("DOUBLE(9,2)"), "`d`"),
