@@ -11,7 +11,9 @@
 #   with `rowbridge check`, whose verdict is the demo's exit status. Everything it started is
 #   stopped on exit, also on failure or Ctrl-C.
 #
-#   bash scripts/demo.sh [--seconds N] [--existing N] [--keep]
+#   bash scripts/demo.sh [--source mariadb|mysql|mariadb11] [--seconds N] [--existing N] [--keep]
+#     --source F    the source server: MariaDB 10.11 from Debian 12 (default), MySQL 9.x or
+#                   MariaDB 11.8 from a Debian chroot built once by scripts/source-chroots.sh
 #     --seconds N   how long the load runs (default 30)
 #     --existing N  rows per table written before rowbridge starts, copied by the snapshot (50000)
 #     --keep        keep the temporary directory (config, logs) for a look afterwards
@@ -21,14 +23,18 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds=30
 existing=50000
 keep=0
+source_flavor=mariadb
+usage="usage: $0 [--source mariadb|mysql|mariadb11] [--seconds N] [--existing N] [--keep]"
 while (($#)); do
   case "$1" in
+    --source) source_flavor="$2"; shift 2 ;;
+    --source=*) source_flavor="${1#*=}"; shift ;;
     --seconds) seconds="$2"; shift 2 ;;
     --seconds=*) seconds="${1#*=}"; shift ;;
     --existing) existing="$2"; shift 2 ;;
     --existing=*) existing="${1#*=}"; shift ;;
     --keep) keep=1; shift ;;
-    *) echo "usage: $0 [--seconds N] [--existing N] [--keep]" >&2; exit 2 ;;
+    *) echo "$usage" >&2; exit 2 ;;
   esac
 done
 
@@ -76,10 +82,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-say "3/9 starting MariaDB and ClickHouse in $work/servers"
-# The server's defaults (binlog_row_metadata=NO_LOG): rowbridge reads column names and types from
-# information_schema when it first sees a table.
-bash "$ROOT/tests/servers/testservers.sh" start --owner-pid=$$ "$work/servers"
+say "3/9 starting the source ($source_flavor) and ClickHouse in $work/servers"
+# The server's defaults (binlog_row_metadata=NO_LOG on MariaDB, MINIMAL on MySQL): rowbridge
+# reads column names and types from information_schema when it first sees a table.
+bash "$ROOT/tests/servers/testservers.sh" start --source="$source_flavor" --owner-pid=$$ \
+  "$work/servers"
+echo "source: $(bash "$ROOT/tests/servers/testservers.sh" mariadb "$work/servers" -N -e \
+  'SELECT VERSION()')"
 eval "$(bash "$ROOT/tests/servers/testservers.sh" env "$work/servers")"
 sql() { bash "$ROOT/tests/servers/testservers.sh" mariadb "$work/servers" "$@"; }
 ch() { bash "$ROOT/tests/servers/testservers.sh" clickhouse "$work/servers" "$@"; }
@@ -89,7 +98,7 @@ sql <"$ROOT/tests/data/seed/mysql_schema.sql"
 sql -e "CREATE TABLE bifrost_test.binlog_field_test_2 LIKE bifrost_test.binlog_field_test_1;
         CREATE TABLE bifrost_test.binlog_field_test_3 LIKE bifrost_test.binlog_field_test_1;"
 ch --multiquery <"$ROOT/tests/data/seed/clickhouse_schema.sql"
-echo "MariaDB: bifrost_test.binlog_field_test_1, _2, _3 (the seed's schema)"
+echo "source: bifrost_test.binlog_field_test_1, _2, _3 (the seed's schema)"
 echo "ClickHouse: bifrost_test.binlog_field_test_1 (the seed's table, changelog of table 1);"
 echo "            bifrost_test.binlog_field_test_2, _3 are created by rowbridge (replica)"
 
@@ -219,7 +228,10 @@ say "8/9 waiting until rowbridge has caught up"
 # Caught up: rowbridge's saved checkpoint (rowbridge_checkpoint_file_number/_position_bytes in
 # /metrics) has reached the source's binlog end as it was when the load stopped, i.e. every change
 # before it is in ClickHouse.
-read -r end_file end_pos _ < <(sql -N -e "SHOW MASTER STATUS")
+# MySQL 8.2 renamed SHOW MASTER STATUS, and 8.4 removed the old name.
+status_sql="SHOW MASTER STATUS"
+[[ "$source_flavor" == mysql ]] && status_sql="SHOW BINARY LOG STATUS"
+read -r end_file end_pos _ < <(sql -N -e "$status_sql")
 end_number="$((10#${end_file##*.}))"
 checkpoint() {
   http_get /metrics | awk '/^rowbridge_checkpoint_file_number / {f = $NF} /^rowbridge_checkpoint_position_bytes / {p = $NF}

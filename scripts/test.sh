@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # The test command: installs what is needed, checks the formatting, builds rowbridge with
 # ASan+UBSan, starts throwaway MariaDB and ClickHouse servers, runs every unit and integration test
-# and the benchmark scripts in smoke mode (bench/*.sh --smoke) against them, builds the libFuzzer
-# targets with clang and runs each for a bounded time, and stops the servers again, also when a
-# test fails. Prints a summary; exits non-zero if any step failed.
+# and the benchmark scripts in smoke mode (bench/*.sh --smoke) against them, then the integration
+# tests again against each other source flavor (MySQL 9.x: all of them; MariaDB 11.8: the
+# pipeline, copy, check and test-server tests), builds the libFuzzer targets with clang and runs
+# each for a bounded time, and stops the servers again, also when a test fails. Prints a summary;
+# exits non-zero if any step failed.
+#
+# Tests that only one flavor can run say so in their name: *MariaDbOnly* (e.g. comparisons with
+# mariadb-binlog, MariaDB-only authentication) and *MySqlOnly*.
 #
 # Knobs (environment):
 #   ROWBRIDGE_TEST_BUILD   the ASan build directory             (default build/asan)
@@ -12,6 +17,8 @@
 #   ROWBRIDGE_TEST_JOBS    parallel ctest jobs                   (default 2 x cores)
 #   ROWBRIDGE_CTEST_ARGS   extra ctest arguments, e.g. "-R Binlog"
 #   ROWBRIDGE_SKIP_DEPS=1  do not run scripts/install-deps.sh
+#   ROWBRIDGE_TEST_SOURCES the other source flavors to run the integration tests against
+#                          (default "mysql mariadb11"; "" runs MariaDB 10.11 only)
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT" || exit 1
@@ -20,6 +27,7 @@ BUILD="${ROWBRIDGE_TEST_BUILD:-$ROOT/build/asan}"
 FUZZ_BUILD="${ROWBRIDGE_FUZZ_BUILD:-$ROOT/build/fuzz}"
 FUZZ_SECONDS="${ROWBRIDGE_FUZZ_SECONDS:-20}"
 CORES="$(nproc)"
+read -r -a OTHER_SOURCES <<<"${ROWBRIDGE_TEST_SOURCES-mysql mariadb11}"
 JOBS="${ROWBRIDGE_TEST_JOBS:-$((CORES * 2))}"
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/rowbridge-ccache}"
 # Fresh clones in other directories (CI) still hit the cache.
@@ -97,14 +105,16 @@ stop_servers() {
   if ((FAILED)); then echo "test servers' logs are kept in $dir"; else rm -rf "$dir"; fi
 }
 
+# run_ctest [LOG_NAME [CTEST_SELECTION...]]: runs ctest (every test by default).
 run_ctest() {
   # CI must never skip a server test: a missing server fails the test instead.
   export ROWBRIDGE_REQUIRE_SERVERS=1
   export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-  local log="$BUILD/ctest.log" rc=0
+  local log="$BUILD/${1:-ctest}.log" rc=0
+  shift || true
   # shellcheck disable=SC2086
-  ctest --test-dir "$BUILD" --output-on-failure --timeout 600 -j "$JOBS" \
+  ctest --test-dir "$BUILD" --output-on-failure --timeout 600 -j "$JOBS" "$@" \
     ${ROWBRIDGE_CTEST_ARGS:-} 2>&1 | tee "$log" || rc=1
   local failed
   failed="$(sed -n '/The following tests FAILED/,$p' "$log" | grep -E '^[[:space:]]+[0-9]+ - ' |
@@ -137,6 +147,32 @@ bench_smoke() {
       DETAILS+=("         failed: bench/$script.sh --smoke")
     }
   done
+  return "$rc"
+}
+
+# The source chroots (MySQL 9.x, MariaDB 11.8) are built in the background while the code
+# compiles: the time goes to downloads. Their output waits in a log until the flavor runs.
+CHROOTS_PID=""
+
+# Swaps the shared source server for one of another flavor (ClickHouse stays), then runs the
+# integration tests that flavor runs.
+SOURCE_DIR=""
+run_flavor() {
+  local flavor="$1" rc=0
+  local -a selection=(-L integration)
+  case "$flavor" in
+    mysql) selection+=(-E 'MariaDbOnly') ;;
+    mariadb11) selection+=(-R 'Pipeline|Snapshot|Check|TestServers' -E 'MariaDbOnly|MySqlOnly') ;;
+  esac
+  if [[ -n "$SOURCE_DIR" ]]; then
+    bash "$ROOT/tests/servers/testservers.sh" stop --remove "$SOURCE_DIR" || return 1
+  fi
+  SOURCE_DIR="$(mktemp -d "${TMPDIR:-/tmp}/rowbridge-test-$flavor.XXXXXX")" &&
+    bash "$ROOT/tests/servers/testservers.sh" start --source="$flavor" --no-clickhouse \
+      --owner-pid=$$ "$SOURCE_DIR" &&
+    eval "$(bash "$ROOT/tests/servers/testservers.sh" env "$SOURCE_DIR")" || return 1
+  echo "source: $ROWBRIDGE_TEST_MYSQL_VERSION"
+  run_ctest "ctest-$flavor" "${selection[@]}" || rc=1
   return "$rc"
 }
 
@@ -194,10 +230,31 @@ if [[ "${ROWBRIDGE_SKIP_DEPS:-0}" != 1 ]]; then
 fi
 # Formatting does not stop the run: the tests still say whether the code works.
 step "format (scripts/check-format.sh)" "$ROOT/scripts/check-format.sh"
+if ((${#OTHER_SOURCES[@]})); then
+  bash "$ROOT/scripts/source-chroots.sh" all >"${TMPDIR:-/tmp}/rowbridge-source-chroots.log" 2>&1 &
+  CHROOTS_PID=$!
+fi
 step "build (ASan+UBSan)" build_asan || exit 1
 step "start test servers" start_servers || exit 1
-step "unit and integration tests (ctest)" run_ctest
+step "unit and integration tests, MariaDB 10.11 (ctest)" run_ctest
 step "benchmark scripts, smoke mode (bench/*.sh --smoke)" bench_smoke
+if [[ -n "$CHROOTS_PID" ]]; then
+  chroots() {
+    wait "$CHROOTS_PID" && return 0
+    cat "${TMPDIR:-/tmp}/rowbridge-source-chroots.log"
+    return 1
+  }
+  if step "source chroots (scripts/source-chroots.sh)" chroots; then
+    # The shared MariaDB 10.11 makes way for each other flavor in turn.
+    bash "$ROOT/tests/servers/testservers.sh" stop --only=mariadb "$SERVERS_DIR" || FAILED=1
+    for flavor in "${OTHER_SOURCES[@]}"; do
+      step "integration tests, source $flavor (ctest)" run_flavor "$flavor"
+    done
+    if [[ -n "$SOURCE_DIR" ]]; then
+      bash "$ROOT/tests/servers/testservers.sh" stop --remove "$SOURCE_DIR" || FAILED=1
+    fi
+  fi
+fi
 # The fuzzers need no servers; stop them now (finish() stops them if anything above failed).
 step "stop test servers" stop_servers
 

@@ -1,24 +1,36 @@
 #include "mysql/replication_event_source.h"
 
+#include "binlog/event_header.h"
 #include "common/byte_reader.h"
 
 namespace rowbridge::mysql {
 
 ReplicationEventSource::ReplicationEventSource(std::unique_ptr<BinlogStream> stream)
-    : stream_(std::move(stream)) {}
+    : owned_(std::move(stream)), stream_(owned_.get()) {}
+
+ReplicationEventSource::ReplicationEventSource(BinlogStream& stream) : stream_(&stream) {}
 
 bool ReplicationEventSource::Next(binlog::RawEvent& event) {
   std::optional<std::string_view> bytes = stream_->Next();
   if (!bytes) return false;
-  uint64_t log_pos = 0;
-  if (bytes->size() >= 19) {
-    // Common header: timestamp(4) type(1) server_id(4) event_size(4) log_pos(4) flags(2).
-    ByteReader header(*bytes, 0, "replication event header");
-    header.Skip(13);
-    log_pos = header.U32();
-  }
   event.bytes = *bytes;
-  event.offset = log_pos >= bytes->size() ? log_pos - bytes->size() : 0;
+  event.offset = 0;
+  // A header too short to read is the decoder's to report, with its context.
+  if (bytes->size() < binlog::kEventHeaderSize) return true;
+  ByteReader reader(*bytes, 0, "replication event header");
+  const binlog::EventHeader header = binlog::ReadEventHeader(reader);
+  if (header.log_pos != 0) {
+    event.offset = header.log_pos >= bytes->size() ? header.log_pos - bytes->size() : 0;
+    next_offset_ = header.log_pos;
+  } else if ((header.flags & binlog::kEventFlagArtificial) == 0 && next_offset_ != 0 &&
+             header.type != binlog::EventType::kRotate &&
+             header.type != binlog::EventType::kFormatDescription &&
+             header.type != binlog::EventType::kHeartbeat &&
+             header.type != binlog::EventType::kHeartbeatV2) {
+    event.offset = next_offset_;
+    next_offset_ += bytes->size();
+  }
+  if (header.type == binlog::EventType::kRotate) next_offset_ = 0;
   return true;
 }
 

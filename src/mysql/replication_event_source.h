@@ -1,7 +1,11 @@
 // ReplicationEventSource: a live replication stream (BinlogStream) seen as a binlog::EventSource,
-// so that the same BinlogEventReader decodes files and live streams. Each event's file offset is
-// derived from its header's end position (log_pos - size); artificial events the source makes up
-// (the first ROTATE, FORMAT_DESCRIPTION re-sent at dump start) have log_pos 0 and get offset 0.
+// so that the same BinlogEventReader decodes files and live streams.
+//
+// Each event's file offset is derived from its header's end position (log_pos - size).
+// Artificial events the source makes up (the first ROTATE, FORMAT_DESCRIPTION re-sent at dump
+// start) have log_pos 0 and get offset 0. MariaDB 11.4+ (binlog_legacy_event_pos=OFF, its
+// default) also writes log_pos 0 on the events inside a transaction, which are real: such an event
+// is placed right after the one before it, as it lies in the file.
 // Heartbeats are passed on: the decoder knows them and the caller uses them to measure lag.
 #pragma once
 
@@ -17,6 +21,8 @@ namespace rowbridge::mysql {
 class ReplicationEventSource : public binlog::EventSource {
  public:
   explicit ReplicationEventSource(std::unique_ptr<BinlogStream> stream);
+  // Reads a stream the caller keeps; it must outlive this source.
+  explicit ReplicationEventSource(BinlogStream& stream);
 
   // False when a non-blocking dump reached the end of the source's binlog.
   bool Next(binlog::RawEvent& event) override;
@@ -29,7 +35,10 @@ class ReplicationEventSource : public binlog::EventSource {
   BinlogStream& stream() { return *stream_; }
 
  private:
-  std::unique_ptr<BinlogStream> stream_;
+  std::unique_ptr<BinlogStream> owned_;
+  BinlogStream* stream_;
+  // Where the event after the last placed one starts (0 until one was placed).
+  uint64_t next_offset_ = 0;
 };
 
 }  // namespace rowbridge::mysql

@@ -1,6 +1,5 @@
 #include "pipeline/binlog_reader.h"
 
-#include <endian.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -14,6 +13,7 @@
 #include "binlog/rows_event.h"
 #include "common/byte_reader.h"
 #include "endpoints/connection_options.h"
+#include "mysql/replication_event_source.h"
 #include "mysql/source_check.h"
 
 namespace rowbridge::pipeline {
@@ -21,30 +21,6 @@ namespace rowbridge::pipeline {
 using binlog::EventType;
 
 namespace {
-
-// Frames the replication stream's events for BinlogEventReader. A live event's offset is its end
-// position (header log_pos) minus its size; artificial events (log_pos 0) get offset 0.
-class StreamEventSource : public binlog::EventSource {
- public:
-  explicit StreamEventSource(mysql::BinlogStream& stream) : stream_(stream) {}
-  bool Next(binlog::RawEvent& event) override {
-    std::optional<std::string_view> bytes = stream_.Next();
-    if (!bytes) return false;
-    uint64_t log_pos = 0;
-    if (bytes->size() >= binlog::kEventHeaderSize) {
-      uint32_t v;
-      std::memcpy(&v, bytes->data() + 13, 4);
-      log_pos = le32toh(v);
-    }
-    event.bytes = *bytes;
-    event.offset = log_pos >= bytes->size() ? log_pos - bytes->size() : 0;
-    return true;
-  }
-  std::string_view file_name() const override { return {}; }
-
- private:
-  mysql::BinlogStream& stream_;
-};
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (std::isspace(static_cast<unsigned char>(s.front())) || s.front() == ';'))
@@ -169,11 +145,9 @@ void BinlogReader::Run() {
   ctx_.metrics->source_connected.Set(1);
   spdlog::info("reading the binlog of {} from {} (next version {})", peer, how, next_version_);
 
-  StreamEventSource events_source(*stream);
+  mysql::ReplicationEventSource events_source(*stream);
   binlog::BinlogEventReader events(events_source);
-  events.decoder().SetChecksumBeforeFormat(stream->checksum() == "CRC32"
-                                               ? binlog::ChecksumAlgorithm::kCrc32
-                                               : binlog::ChecksumAlgorithm::kOff);
+  events.decoder().SetChecksumBeforeFormat(events_source.checksum());
   binlog::Event event;
   while (!stopping_) {
     if (!events.Next(event)) break;
@@ -230,6 +204,25 @@ void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader&
     }
     case EventType::kAnonymousGtid:
       transaction_gtid_ = {};
+      break;
+    case EventType::kPreviousGtids:
+      if (!event.in_payload) {
+        std::string whole = binlog::FormatGtidSet(binlog::ParsePreviousGtids(event));
+        std::lock_guard lock(ctx_.buffers->mutex());
+        ctx_.tracker->SetFileGtidState(state::GtidFlavor::kMysql, std::move(whole));
+      }
+      break;
+    case EventType::kMariaGtidList:
+      if ((event.header.flags & binlog::kEventFlagArtificial) == 0) {
+        // The last GTID of each domain and server; a domain's position is its newest one.
+        mysql::MariadbGtidPosition whole;
+        for (const binlog::MariaGtid& g : binlog::ParseMariaGtidList(event)) {
+          const auto known = whole.Find(g.domain_id);
+          if (!known || known->sequence < g.seq_no) whole.Update({g.domain_id, g.server_id, g.seq_no});
+        }
+        std::lock_guard lock(ctx_.buffers->mutex());
+        ctx_.tracker->SetFileGtidState(state::GtidFlavor::kMariadb, whole.ToString());
+      }
       break;
     case EventType::kMariaGtid: {
       binlog::MariaGtidEvent g = binlog::ParseMariaGtidEvent(event);

@@ -8,6 +8,7 @@ namespace rowbridge::pipeline {
 
 CheckpointTracker::CheckpointTracker(const state::Checkpoint& start) : checkpoint_(start) {
   files_.push_back(start.file);
+  gtids_whole_ = start.gtid_flavor != state::GtidFlavor::kNone;
   if (start.gtid_flavor == state::GtidFlavor::kMysql) {
     mysql_gtids_ = mysql::MysqlGtidSet::Parse(start.gtid);
   } else if (start.gtid_flavor == state::GtidFlavor::kMariadb) {
@@ -22,7 +23,12 @@ void CheckpointTracker::SetFile(std::string_view file) {
 void CheckpointTracker::AddBoundary(uint64_t position, uint64_t next_version,
                                     const TransactionGtid& gtid) {
   boundaries_.push_back({static_cast<uint32_t>(files_.size() - 1), position, next_version, gtid,
-                         stops_added_, schemas_added_});
+                         stops_added_, schemas_added_, file_states_added_});
+}
+
+void CheckpointTracker::SetFileGtidState(state::GtidFlavor flavor, std::string state) {
+  file_states_.push_back({flavor, std::move(state)});
+  ++file_states_added_;
 }
 
 void CheckpointTracker::AddStop(state::StoppedTable stop) {
@@ -65,7 +71,25 @@ bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
     checkpoint_.position = b.position;
     checkpoint_.next_version = b.next_version;
     checkpoint_.file = files_[b.file_index];
-    if (b.gtid.flavor == state::GtidFlavor::kMysql) {
+    while (file_states_applied_ < b.file_states_end) {
+      // A whole state we have already is exact; the file's own adds nothing to it.
+      if (!gtids_whole_) {
+        const FileGtidState& f = file_states_.front();
+        if (f.flavor == state::GtidFlavor::kMysql) {
+          mysql_gtids_ = mysql::MysqlGtidSet::Parse(f.state);
+        } else {
+          mariadb_gtids_ = mysql::MariadbGtidPosition::Parse(f.state);
+        }
+        checkpoint_.gtid_flavor = f.flavor;
+        gtids_whole_ = true;
+        gtids_changed = true;
+      }
+      file_states_.pop_front();
+      ++file_states_applied_;
+    }
+    if (!gtids_whole_) {
+      // No GTID state to add to: the checkpoint resumes by file:pos.
+    } else if (b.gtid.flavor == state::GtidFlavor::kMysql) {
       mysql_gtids_.Add(b.gtid.uuid, b.gtid.tag, b.gtid.gno);
       checkpoint_.gtid_flavor = state::GtidFlavor::kMysql;
       gtids_changed = true;

@@ -7,6 +7,13 @@
 // version still buffered or in flight (`lowest_unflushed`). Advance() applies the safe boundaries
 // in order, accumulating GTIDs into the executed set (MySQL) or position (MariaDB).
 //
+// GTIDs are only ever added to a whole GTID state: a set that holds only the transactions read
+// since some position would make a resume by GTID replay everything before them (MySQL sends
+// every transaction not in the set). A tracker that starts without a GTID state (after an initial
+// copy, which hands over a binlog position) therefore leaves the checkpoint without one, to
+// resume by file:pos, until a binlog file starts: its PREVIOUS_GTIDS (MySQL) or GTID_LIST
+// (MariaDB) event states the whole state there, and GTIDs are added to it from then on.
+//
 // Tables stopped by a schema change are attached to the next boundary, so a checkpoint lists a
 // table as stopped only when its position is past the stop (replaying from an earlier checkpoint
 // must still apply the table's rows before the stop).
@@ -49,6 +56,8 @@ class CheckpointTracker {
   // The binlog file following boundaries are in (after a ROTATE).
   void SetFile(std::string_view file);
   void AddBoundary(uint64_t position, uint64_t next_version, const TransactionGtid& gtid);
+  // The whole GTID state at the start of a binlog file (before the next boundary); see above.
+  void SetFileGtidState(state::GtidFlavor flavor, std::string state);
   // Records a stopped table; it joins the checkpoint with the next boundary.
   void AddStop(state::StoppedTable stop);
   // The schema history as of the position of the next boundary (SchemaHistory::ToJson()).
@@ -73,11 +82,21 @@ class CheckpointTracker {
     TransactionGtid gtid;
     size_t stops_end;  // stops_[0, stops_end) belong to this or earlier boundaries
     size_t schemas_end;
+    size_t file_states_end;
+  };
+
+  struct FileGtidState {
+    state::GtidFlavor flavor;
+    std::string state;
   };
 
   state::Checkpoint checkpoint_;
   mysql::MysqlGtidSet mysql_gtids_;
   mysql::MariadbGtidPosition mariadb_gtids_;
+  bool gtids_whole_ = false;  // the sets above hold a whole GTID state
+  std::deque<FileGtidState> file_states_;  // not yet applied
+  size_t file_states_applied_ = 0;
+  size_t file_states_added_ = 0;
   std::vector<std::string> files_;  // interned file names; boundaries refer by index
   std::deque<Boundary> boundaries_;
   std::deque<state::StoppedTable> stops_;  // not yet in checkpoint_

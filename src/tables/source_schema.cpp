@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "common/error.h"
+#include "schema/charsets.h"
 #include "mysql/sql_quote.h"
 
 namespace rowbridge::tables {
@@ -242,7 +243,8 @@ std::optional<SourceTableSchema> LoadSourceTableSchema(mysql::Connection& connec
   auto rows = connection.QueryRows(fmt::format(
       "SELECT c.COLUMN_NAME, c.DATA_TYPE, c.COLUMN_TYPE, c.IS_NULLABLE, "
       "c.CHARACTER_OCTET_LENGTH, c.NUMERIC_PRECISION, c.NUMERIC_SCALE, c.DATETIME_PRECISION, "
-      "co.ID FROM information_schema.COLUMNS c LEFT JOIN information_schema.COLLATIONS co ON "
+      "co.ID, c.COLLATION_NAME FROM information_schema.COLUMNS c "
+      "LEFT JOIN information_schema.COLLATIONS co ON "
       "co.COLLATION_NAME = c.COLLATION_NAME WHERE c.{} ORDER BY c.ORDINAL_POSITION",
       fmt::format("TABLE_SCHEMA = {} AND c.TABLE_NAME = {}", mysql::QuoteString(database),
                   mysql::QuoteString(table))));
@@ -251,12 +253,26 @@ std::optional<SourceTableSchema> LoadSourceTableSchema(mysql::Connection& connec
   schema.name = {std::string(database), std::string(table)};
   const std::string qualified = schema.name.ToString();
   for (auto& row : rows) {
-    if (row.size() < 9 || !row[0] || !row[1] || !row[2]) {
+    if (row.size() < 10 || !row[0] || !row[1] || !row[2]) {
       Fail(ErrorCode::kProtocol, "information_schema.COLUMNS of {} returned an incomplete row",
            qualified);
     }
     std::optional<uint64_t> collation;
-    if (row[8]) collation = ToNumber(row[8]);
+    if (row[8]) {
+      collation = ToNumber(row[8]);
+    } else if (row[9]) {
+      // MariaDB 10.10+ lists its uca1400 collations in COLLATIONS without their character set
+      // ("uca1400_ai_ci") while COLUMNS names them in full ("utf8mb4_uca1400_ai_ci"): the join
+      // finds no id, and a text column would be taken for a binary one.
+      const auto known = schema::CollationByName(
+          *row[9], connection.is_mariadb() ? schema::ServerFlavor::kMariadb
+                                           : schema::ServerFlavor::kMysql);
+      if (!known) {
+        Fail(ErrorCode::kProtocol, "{}.{}: the source names an unknown collation {}", qualified,
+             *row[0], *row[9]);
+      }
+      collation = known->id;
+    }
     schema.columns.push_back(ColumnFromInformationSchema(
         qualified, *row[0], *row[1], *row[2], row[3] && *row[3] == "YES", ToNumber(row[4]),
         ToNumber(row[5]), ToNumber(row[6]), ToNumber(row[7]), collation));

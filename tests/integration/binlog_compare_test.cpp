@@ -234,40 +234,40 @@ void CompareAllCases(const std::vector<std::string>& options) {
 
 // Every combination of row image and row metadata, and the event-level variations: no
 // checksums, compressed events, and all of them at once.
-TEST(BinlogCompare, ImageFullMetadataNoLog) {
+TEST(BinlogCompareMariaDbOnly, ImageFullMetadataNoLog) {
   CompareAllCases({"--binlog-row-image=FULL", "--binlog-row-metadata=NO_LOG"});
 }
-TEST(BinlogCompare, ImageFullMetadataMinimal) {
+TEST(BinlogCompareMariaDbOnly, ImageFullMetadataMinimal) {
   CompareAllCases({"--binlog-row-image=FULL", "--binlog-row-metadata=MINIMAL"});
 }
-TEST(BinlogCompare, ImageFullMetadataFull) {
+TEST(BinlogCompareMariaDbOnly, ImageFullMetadataFull) {
   CompareAllCases({"--binlog-row-image=FULL", "--binlog-row-metadata=FULL"});
 }
-TEST(BinlogCompare, ImageMinimalMetadataNoLog) {
+TEST(BinlogCompareMariaDbOnly, ImageMinimalMetadataNoLog) {
   CompareAllCases({"--binlog-row-image=MINIMAL", "--binlog-row-metadata=NO_LOG"});
 }
-TEST(BinlogCompare, ImageMinimalMetadataMinimal) {
+TEST(BinlogCompareMariaDbOnly, ImageMinimalMetadataMinimal) {
   CompareAllCases({"--binlog-row-image=MINIMAL", "--binlog-row-metadata=MINIMAL"});
 }
-TEST(BinlogCompare, ImageMinimalMetadataFull) {
+TEST(BinlogCompareMariaDbOnly, ImageMinimalMetadataFull) {
   CompareAllCases({"--binlog-row-image=MINIMAL", "--binlog-row-metadata=FULL"});
 }
-TEST(BinlogCompare, ImageNoblobMetadataNoLog) {
+TEST(BinlogCompareMariaDbOnly, ImageNoblobMetadataNoLog) {
   CompareAllCases({"--binlog-row-image=NOBLOB", "--binlog-row-metadata=NO_LOG"});
 }
-TEST(BinlogCompare, ImageNoblobMetadataMinimal) {
+TEST(BinlogCompareMariaDbOnly, ImageNoblobMetadataMinimal) {
   CompareAllCases({"--binlog-row-image=NOBLOB", "--binlog-row-metadata=MINIMAL"});
 }
-TEST(BinlogCompare, ImageNoblobMetadataFull) {
+TEST(BinlogCompareMariaDbOnly, ImageNoblobMetadataFull) {
   CompareAllCases({"--binlog-row-image=NOBLOB", "--binlog-row-metadata=FULL"});
 }
-TEST(BinlogCompare, ChecksumNone) {
+TEST(BinlogCompareMariaDbOnly, ChecksumNone) {
   CompareAllCases({"--binlog-checksum=NONE"});
 }
-TEST(BinlogCompare, Compressed) {
+TEST(BinlogCompareMariaDbOnly, Compressed) {
   CompareAllCases({"--log-bin-compress=ON", "--log-bin-compress-min-len=10"});
 }
-TEST(BinlogCompare, CompressedNoChecksumMinimalImageFullMetadata) {
+TEST(BinlogCompareMariaDbOnly, CompressedNoChecksumMinimalImageFullMetadata) {
   CompareAllCases({"--log-bin-compress=ON", "--log-bin-compress-min-len=10",
                    "--binlog-checksum=NONE", "--binlog-row-image=MINIMAL",
                    "--binlog-row-metadata=FULL"});
@@ -275,7 +275,7 @@ TEST(BinlogCompare, CompressedNoChecksumMinimalImageFullMetadata) {
 
 // The comparison itself: every case yields rows in mariadb-binlog, an identical dump passes, and
 // a dumper that prints nothing, prints something else, or fails is caught.
-TEST(BinlogCompareDriver, CatchesEveryKindOfDifference) {
+TEST(BinlogCompareDriverMariaDbOnly, CatchesEveryKindOfDifference) {
   const auto cases = LoadCases();
   ASSERT_FALSE(cases.empty());
   for (const BinlogCase& c : cases) {

@@ -224,7 +224,7 @@ class CheckCommandTest : public ::testing::Test {
 TEST_F(CheckCommandTest, EqualTablesPassAndChangedMissingExtraRowsAreListedByKey) {
   const auto& src = source_->address();
   source_->Sql("FLUSH BINARY LOGS");
-  const std::string status = Trim(source_->Sql("SHOW MASTER STATUS"));
+  const std::string status = Trim(source_->Sql(BinlogStatusSql(src)));
   const std::string first_file = status.substr(0, status.find('\t'));
 
   // A table of many column types with edge values, and the seed table written by the load

@@ -21,7 +21,7 @@ TEST(DumpBinlogLive, MatchesOfflineDecodingOfTheSameFile) {
       "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(20), x DECIMAL(10,3));"
       "INSERT INTO d.t VALUES (1, 'one', -1.5), (2, 'zwei', 2.25);"
       "UPDATE d.t SET v = 'deux' WHERE id = 2; DELETE FROM d.t WHERE id = 1;");
-  std::string file = server.Sql("SHOW MASTER STATUS");
+  std::string file = server.Sql(BinlogStatusSql(db));
   file = file.substr(0, file.find('\t'));
   ASSERT_FALSE(file.empty());
 
@@ -36,7 +36,7 @@ TEST(DumpBinlogLive, MatchesOfflineDecodingOfTheSameFile) {
   EXPECT_EQ(live.out, offline.out);
 }
 
-TEST(DumpBinlogLive, StartsFromAMariadbGtid) {
+TEST(DumpBinlogLive, StartsFromAMariadbGtidMariaDbOnly) {
   ScopedMariaDb server;
   server.Sql(
       "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY);"

@@ -75,7 +75,7 @@ namespace {
 
 // Creates (once per process) a user authenticated by MariaDB's ed25519 plugin with a password
 // longer than 32 bytes, the case OpenSSL's Ed25519 cannot sign for.
-TEST(MysqlConnection, Ed25519Login) {
+TEST(MysqlConnection, Ed25519LoginMariaDbOnly) {
   ROWBRIDGE_REQUIRE_MYSQL();
   ConnectOptions o = testing::MysqlConnectOptions(testing::MysqlFromEnv());
   auto admin = Connection::Connect(o);

@@ -289,12 +289,12 @@ void RowbridgeProcess::WaitCaughtUp(std::chrono::seconds timeout) {
               "CREATE DATABASE IF NOT EXISTS rowbridge_test_marker; "
               "CREATE TABLE IF NOT EXISTS rowbridge_test_marker.m (id INT AUTO_INCREMENT PRIMARY "
               "KEY); INSERT INTO rowbridge_test_marker.m VALUES ();");
-  const std::string status = RunMysqlSql(config_.mysql, "SHOW MASTER STATUS");
+  const std::string status = RunMysqlSql(config_.mysql, BinlogStatusSql(config_.mysql));
   std::istringstream fields(status);
   std::string file;
   uint64_t position = 0;
   fields >> file >> position;
-  ASSERT_FALSE(file.empty()) << "SHOW MASTER STATUS said: " << status;
+  ASSERT_FALSE(file.empty()) << BinlogStatusSql(config_.mysql) << " said: " << status;
   std::string last;
   const bool done = WaitFor(
       [&] {

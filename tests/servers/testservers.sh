@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
-# Throwaway MariaDB 10.11 and ClickHouse 18.16 servers for rowbridge's tests.
+# Throwaway source (MariaDB or MySQL) and ClickHouse 18.16 servers for rowbridge's tests.
 #
 # Every server lives entirely inside one directory (DIR), listens on 127.0.0.1 only, on free ports
 # chosen at start, and is stopped by its own pid. System-wide servers and default ports are never
 # touched.
 #
 # As a command:
-#   testservers.sh start [--mariadb-opt=OPT]... [--no-mariadb] [--no-clickhouse]
-#                        [--owner-pid=PID] DIR
+#   testservers.sh start [--source=FLAVOR] [--mariadb-opt=OPT]... [--no-mariadb]
+#                        [--no-clickhouse] [--owner-pid=PID] DIR
 #       Starts the servers and returns once each answers `SELECT 1`. Starting again on a DIR whose
 #       servers were stopped restarts them on the same data and ports (for restart tests); extra
 #       --mariadb-opt options of the first start are kept and new ones are appended. With
 #       --owner-pid, a watchdog stops the servers when that process exits, even if it crashed.
+#       The source server ("mariadb" in option and directory names, whatever its flavor) is:
+#         mariadb     MariaDB 10.11 from the host (the default)
+#         mysql       MySQL 9.x from a Debian sid chroot, GTIDs on
+#         mariadb11   MariaDB 11.8 from a Debian trixie chroot
+#       FLAVOR defaults to $ROWBRIDGE_TEST_SOURCE, which `env` prints, so servers a test starts
+#       for itself (ScopedMariaDb) have the flavor of the shared one. The chroots are built once by
+#       scripts/source-chroots.sh (called here if missing); a chroot server keeps its files
+#       inside the chroot (DIR/mariadb is a symbolic link to them) and is stopped by its own pid.
 #   testservers.sh stop [--kill] [--only=mariadb|clickhouse] [--remove] DIR
 #       TERM, wait, then KILL. --kill sends KILL at once (crash tests). --remove deletes DIR after.
 #   testservers.sh env DIR      prints `export ROWBRIDGE_TEST_...=...` lines, for eval.
@@ -25,6 +33,9 @@
 #
 # Environment printed by `env` (the contract with tests/support/test_servers.h):
 #   ROWBRIDGE_TEST_SERVERS_DIR
+#   ROWBRIDGE_TEST_SOURCE                              mariadb, mysql or mariadb11
+#   ROWBRIDGE_TEST_MYSQL_VERSION                       the source's SELECT VERSION()
+#   ROWBRIDGE_TEST_MYSQL_CHROOT                        the chroot it runs in ("" for the host's)
 #   ROWBRIDGE_TEST_MYSQL_HOST/PORT/USER/PASSWORD/DATADIR/SOCKET/SSL_CA/BINLOG_BASENAME/PID
 #   ROWBRIDGE_TEST_MYSQL_REPL_USER/REPL_PASSWORD       replication grants only
 #   ROWBRIDGE_TEST_MYSQL_NOREPL_USER/NOREPL_PASSWORD   SELECT only, no replication grant
@@ -119,7 +130,66 @@ _ts_abs_dir() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# MariaDB
+# Source flavors
+
+_TS_ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
+
+_ts_check_flavor() {
+  case "$1" in
+    mariadb | mysql | mariadb11) ;;
+    *) _ts_die "unknown source flavor '$1' (mariadb, mysql or mariadb11)" ;;
+  esac
+}
+
+# The flavor of the source server in DIR (recorded at its first start).
+_ts_flavor() { cat "$1/mariadb/flavor" 2>/dev/null || echo mariadb; }
+
+# The chroot a flavor runs from ("" for the host's MariaDB), built on first use.
+_ts_chroot() {
+  local flavor="$1" path
+  [[ "$flavor" == mariadb ]] && return 0
+  if ! path="$(bash "$_TS_ROOT/scripts/source-chroots.sh" --path "$flavor")"; then
+    bash "$_TS_ROOT/scripts/source-chroots.sh" "$flavor" >&2 ||
+      _ts_die "could not build the $flavor chroot (scripts/source-chroots.sh $flavor)"
+    path="$(bash "$_TS_ROOT/scripts/source-chroots.sh" --path "$flavor")" ||
+      _ts_die "scripts/source-chroots.sh built no $flavor chroot"
+  fi
+  echo "$path"
+}
+
+# Runs a command of the source's flavor: inside its chroot, or on the host.
+_ts_source_run() {
+  local chroot="$1"
+  shift
+  if [[ -n "$chroot" ]]; then
+    chroot "$chroot" "$@"
+  else
+    "$@"
+  fi
+}
+
+# A host path as the server sees it (inside its chroot).
+_ts_server_path() {
+  local chroot="$1" path="$2"
+  if [[ -n "$chroot" ]]; then echo "${path#"$chroot"}"; else echo "$path"; fi
+}
+
+# The server and client programs of a flavor.
+_ts_server_program() {
+  case "$1" in
+    mysql) echo /usr/sbin/mysqld ;;
+    *) echo mariadbd ;;
+  esac
+}
+_ts_client_program() {
+  case "$1" in
+    mysql) echo mysql ;;
+    *) echo mariadb ;;
+  esac
+}
+
+# ---------------------------------------------------------------------------------------------
+# MariaDB (and the other source flavors)
 
 # A throwaway CA and a server certificate for 127.0.0.1/localhost, signed by it. EC P-256 keys:
 # generating them takes milliseconds where RSA takes most of a second on a busy machine.
@@ -142,13 +212,22 @@ _ts_make_certs() {
 }
 
 _ts_install_db() {
-  local datadir="$1" log="$2"
+  local flavor="$1" chroot="$2" datadir="$3" log="$4"
   local -a user=()
   [[ "$(id -u)" == 0 ]] && user=(--user=root)
-  mariadb-install-db --no-defaults --datadir="$datadir" --auth-root-authentication-method=normal \
-    --skip-test-db "${user[@]}" >"$log" 2>&1 || {
+  local server_datadir
+  server_datadir="$(_ts_server_path "$chroot" "$datadir")"
+  if [[ "$flavor" == mysql ]]; then
+    # root@localhost with no password; the first start sets one over the socket.
+    _ts_source_run "$chroot" /usr/sbin/mysqld --no-defaults --initialize-insecure \
+      --datadir="$server_datadir" "${user[@]}" >"$log" 2>&1
+  else
+    _ts_source_run "$chroot" mariadb-install-db --no-defaults --datadir="$server_datadir" \
+      --auth-root-authentication-method=normal --skip-test-db --skip-name-resolve "${user[@]}" \
+      >"$log" 2>&1
+  fi || {
     tail -n 30 "$log" >&2
-    _ts_die "mariadb-install-db failed for $datadir (see $log)"
+    _ts_die "initializing the $flavor data directory $datadir failed (see $log)"
   }
 }
 
@@ -159,17 +238,23 @@ _ts_install_db() {
 # wait for its result, and the finished template appears by an atomic rename, so no start ever
 # copies a half-written one (a start killed mid-install leaves only its own temp directory).
 _ts_mariadb_datadir() {
-  local m="$1" version cache template
-  version="$(mariadbd --version | awk '{print $3}')"
-  cache="${TESTSERVERS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rowbridge-testservers}"
-  template="$cache/mariadb-datadir-$version-uid$(id -u)"
+  local m="$1" flavor="$2" chroot="$3" version cache template
+  version="$(_ts_source_run "$chroot" "$(_ts_server_program "$flavor")" --version |
+    grep -oE '[0-9]+\.[0-9]+\.[0-9]+[^ ]*' | head -n 1)"
+  # A chroot's server can only read a template inside its chroot.
+  if [[ -n "$chroot" ]]; then
+    cache="$chroot/var/cache/rowbridge-testservers"
+  else
+    cache="${TESTSERVERS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rowbridge-testservers}"
+  fi
+  template="$cache/$flavor-datadir-$version-uid$(id -u)"
   if [[ ! -f "$template/.complete" ]] && mkdir -p "$cache" 2>/dev/null; then
     (
       flock -w "$TESTSERVERS_START_TIMEOUT" 9 ||
         _ts_die "waited ${TESTSERVERS_START_TIMEOUT}s for the lock $template.lock"
       [[ -f "$template/.complete" ]] && exit 0
       tmp="$(mktemp -d "$cache/.install.XXXXXX")"
-      _ts_install_db "$tmp/data" "$m/install.log"
+      _ts_install_db "$flavor" "$chroot" "$tmp/data" "$m/install.log"
       touch "$tmp/data/.complete"
       rm -rf "$template"  # only a template without .complete, i.e. never a usable one
       mv -T "$tmp/data" "$template"
@@ -180,22 +265,27 @@ _ts_mariadb_datadir() {
     cp -a --sparse=always "$template" "$m/data"
     rm -f "$m/data/.complete"
   else
-    _ts_install_db "$m/data" "$m/install.log"
+    _ts_install_db "$flavor" "$chroot" "$m/data" "$m/install.log"
   fi
 }
 
 # Runs the mariadb client against the server in DIR. Before the root password is set (first
 # start), connect with _TS_ROOT_NOPASS=1 over the socket.
+# The client is the flavor's own (from its chroot), so it speaks the server's authentication.
 _ts_mariadb_client() {
   local dir="$1"
   shift
-  local m="$dir/mariadb"
+  local m="$dir/mariadb" flavor chroot
+  flavor="$(_ts_flavor "$dir")"
+  chroot="$(cat "$m/chroot" 2>/dev/null || true)"
+  local -a client=("$(_ts_client_program "$flavor")" --no-defaults --default-character-set=utf8mb4
+    --connect-timeout=5 -uroot)
   if [[ "${_TS_ROOT_NOPASS:-0}" == 1 ]]; then
-    mariadb --no-defaults --default-character-set=utf8mb4 --connect-timeout=5 -uroot \
-      --socket="$(cat "$m/socket")" "$@"
+    _ts_source_run "$chroot" "${client[@]}" \
+      --socket="$(_ts_server_path "$chroot" "$(cat "$m/socket")")" "$@"
   else
-    mariadb --no-defaults --default-character-set=utf8mb4 --connect-timeout=5 -uroot \
-      -p"$(cat "$m/password")" \
+    # The password by environment: MySQL's client warns about one on the command line.
+    _ts_source_run "$chroot" env MYSQL_PWD="$(cat "$m/password")" "${client[@]}" \
       --protocol=TCP -h127.0.0.1 -P"$(cat "$m/port")" "$@"
   fi
 }
@@ -226,26 +316,29 @@ _ts_wait_mariadb() {
 
 _ts_launch_mariadb() {
   local dir="$1"
-  local m="$dir/mariadb"
+  local m="$dir/mariadb" flavor chroot sm
+  flavor="$(_ts_flavor "$dir")"
+  chroot="$(cat "$m/chroot" 2>/dev/null || true)"
+  # The same directory, as the server sees it.
+  sm="$(_ts_server_path "$chroot" "$(readlink -f "$m")")"
   local -a opts=(
     --no-defaults
-    --datadir="$m/data"
-    --tmpdir="$m/tmp"
-    --socket="$(cat "$m/socket")"
-    --pid-file="$m/mariadbd.pid"
-    --log-error="$m/error.log"
+    --datadir="$sm/data"
+    --tmpdir="$sm/tmp"
+    --socket="$(_ts_server_path "$chroot" "$(cat "$m/socket")")"
+    --pid-file="$sm/mariadbd.pid"
+    --log-error="$sm/error.log"
     --port="$(cat "$m/port")"
     --bind-address=127.0.0.1
     --skip-name-resolve
-    --log-bin="$m/data/mysql-bin"
+    --log-bin="$sm/data/mysql-bin"
     --binlog-format=ROW
     --server-id=1
     --character-set-server=utf8mb4
-    --collation-server=utf8mb4_general_ci
-    --ssl-ca="$m/ssl/ca.pem"
-    --ssl-cert="$m/ssl/server-cert.pem"
-    --ssl-key="$m/ssl/server-key.pem"
-    --secure-file-priv="$m/tmp"
+    --ssl-ca="$sm/ssl/ca.pem"
+    --ssl-cert="$sm/ssl/server-cert.pem"
+    --ssl-key="$sm/ssl/server-key.pem"
+    --secure-file-priv="$sm/tmp"
     --max-allowed-packet=256M
     --innodb-buffer-pool-size=128M
     --innodb-flush-log-at-trx-commit=2
@@ -253,18 +346,36 @@ _ts_launch_mariadb() {
     --performance-schema=OFF
     --max-connections=500
   )
+  if [[ "$flavor" == mysql ]]; then
+    # GTIDs on, as production MySQL runs; no X protocol listener (its fixed port 33060 would
+    # clash between servers).
+    opts+=(--gtid-mode=ON --enforce-gtid-consistency=ON --mysqlx=OFF)
+  else
+    opts+=(--collation-server=utf8mb4_general_ci)
+  fi
   [[ "$(id -u)" == 0 ]] && opts+=(--user=root)
   local -a extra=()
   if [[ -s "$m/extra_opts" ]]; then mapfile -t extra <"$m/extra_opts"; fi
   # The error log is appended to on restarts; remember where this start begins for bind checks.
   : >>"$m/error.log"
-  TZ=UTC mariadbd "${opts[@]}" "${extra[@]}" </dev/null >>"$m/stdout.log" 2>&1 &
+  # chroot(8) execs the server, so $! is the server's own pid.
+  TZ=UTC _ts_source_run "$chroot" "$(_ts_server_program "$flavor")" "${opts[@]}" "${extra[@]}" \
+    </dev/null >>"$m/stdout.log" 2>&1 &
   echo $! >"$m/pid"
+}
+
+# What a running source server's command line holds that no other process's does.
+_ts_mariadb_mark() {
+  local m="$1/mariadb" chroot
+  chroot="$(cat "$m/chroot" 2>/dev/null || true)"
+  echo "$(_ts_server_path "$chroot" "$(readlink -f "$m")")/data"
 }
 
 _ts_start_mariadb() {
   local dir="$1" exclude_port="$2"
-  local m="$dir/mariadb"
+  local m="$dir/mariadb" flavor chroot
+  flavor="$(_ts_flavor "$dir")"
+  chroot="$(cat "$m/chroot" 2>/dev/null || true)"
   if [[ -f "$m/initialized" ]]; then
     # Restart on the existing data and port; the users exist already.
     _ts_launch_mariadb "$dir"
@@ -275,15 +386,20 @@ _ts_start_mariadb() {
 
   mkdir -p "$m/tmp"
   local sock="$m/mariadbd.sock"
-  # A unix socket path must fit in 108 bytes; deep DIRs get a short one in /tmp instead.
-  if ((${#sock} > 100)); then sock="$(mktemp -d /tmp/rbsock.XXXXXX)/mariadbd.sock"; fi
+  # A unix socket path must fit in 108 bytes; deep DIRs get a short one in /tmp instead (the
+  # chroot's /tmp for a chroot's server).
+  if [[ -n "$chroot" ]]; then
+    sock="$(mktemp -d "$chroot/tmp/rbsock.XXXXXX")/mariadbd.sock"
+  elif ((${#sock} > 100)); then
+    sock="$(mktemp -d /tmp/rbsock.XXXXXX)/mariadbd.sock"
+  fi
   echo "$sock" >"$m/socket"
   _ts_random_password >"$m/password"
   _ts_random_password >"$m/repl_password"
   _ts_random_password >"$m/norepl_password"
   _ts_random_password >"$m/ssl_password"
   _ts_make_certs "$m/ssl"
-  _ts_mariadb_datadir "$m"
+  _ts_mariadb_datadir "$m" "$flavor" "$chroot"
 
   local attempt rc
   for ((attempt = 0; attempt < 5; attempt++)); do
@@ -295,7 +411,7 @@ _ts_start_mariadb() {
       _ts_log "port $(cat "$m/port") was taken; retrying on another"
       continue
     }
-    ((rc == 0)) || _ts_die "mariadbd did not start (datadir $m/data, log $m/error.log)"
+    ((rc == 0)) || _ts_die "the $flavor server did not start (datadir $m/data, log $m/error.log)"
     break
   done
   ((rc == 0)) || _ts_die "mariadbd found no free port after $attempt attempts"
@@ -318,7 +434,21 @@ _ts_start_mariadb() {
       *) sql+="DROP USER 'root'@'$h';" ;;
     esac
   done <<<"$hosts"
-  sql+="
+  if [[ "$flavor" == mysql ]]; then
+    # MySQL's installer makes root@localhost only, which a TCP login from 127.0.0.1 does not
+    # match under --skip-name-resolve; MySQL has no BINLOG MONITOR/SLAVE MONITOR privileges.
+    sql+="
+    CREATE USER 'root'@'127.0.0.1' IDENTIFIED BY '$pw';
+    GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;
+    CREATE USER 'repl'@'%' IDENTIFIED BY '$repl';
+    GRANT REPLICATION SLAVE, REPLICATION CLIENT, SELECT, RELOAD, SHOW VIEW ON *.* TO 'repl'@'%';
+    CREATE USER 'norepl'@'%' IDENTIFIED BY '$norepl';
+    GRANT SELECT ON *.* TO 'norepl'@'%';
+    CREATE USER 'ssluser'@'%' IDENTIFIED BY '$sslpw' REQUIRE SSL;
+    GRANT SELECT, REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'ssluser'@'%';
+    FLUSH PRIVILEGES;"
+  else
+    sql+="
     CREATE USER 'repl'@'%' IDENTIFIED BY '$repl';
     GRANT REPLICATION SLAVE, REPLICATION CLIENT, BINLOG MONITOR, REPLICATION MASTER ADMIN,
           SLAVE MONITOR, SELECT, RELOAD, SHOW VIEW ON *.* TO 'repl'@'%';
@@ -327,13 +457,17 @@ _ts_start_mariadb() {
     CREATE USER 'ssluser'@'%' IDENTIFIED BY '$sslpw' REQUIRE SSL;
     GRANT SELECT, REPLICATION SLAVE, BINLOG MONITOR ON *.* TO 'ssluser'@'%';
     FLUSH PRIVILEGES;"
+  fi
   _TS_ROOT_NOPASS=1 _ts_mariadb_client "$dir" -e "$sql" ||
     _ts_die "could not create the test users in $m"
   # Prove the password, TCP and TLS all work before declaring the server ready.
   _ts_mariadb_client "$dir" -N -e 'SELECT 1' >/dev/null ||
     _ts_die "root cannot log in over TCP to 127.0.0.1:$(cat "$m/port")"
-  local cipher
-  cipher="$(_ts_mariadb_client "$dir" --ssl --ssl-verify-server-cert --ssl-ca="$m/ssl/ca.pem" \
+  local cipher ca
+  ca="$(_ts_server_path "$chroot" "$(readlink -f "$m")/ssl/ca.pem")"
+  local -a tls=(--ssl --ssl-verify-server-cert --ssl-ca="$ca")
+  [[ "$flavor" == mysql ]] && tls=(--ssl-mode=VERIFY_IDENTITY --ssl-ca="$ca")
+  cipher="$(_ts_mariadb_client "$dir" "${tls[@]}" \
     -N -e "SHOW STATUS LIKE 'Ssl_cipher'" | awk '{print $2}')"
   [[ -n "$cipher" ]] || _ts_die "TLS to 127.0.0.1:$(cat "$m/port") did not work"
   touch "$m/initialized"
@@ -506,6 +640,10 @@ _ts_write_env() {
   {
     printf 'export ROWBRIDGE_TEST_SERVERS_DIR=%q\n' "$dir"
     if [[ -f "$m/initialized" ]]; then
+      printf 'export ROWBRIDGE_TEST_SOURCE=%q\n' "$(_ts_flavor "$dir")"
+      printf 'export ROWBRIDGE_TEST_MYSQL_VERSION=%q\n' \
+        "$(_ts_mariadb_client "$dir" -N -e 'SELECT VERSION()' 2>/dev/null || true)"
+      printf 'export ROWBRIDGE_TEST_MYSQL_CHROOT=%q\n' "$(cat "$m/chroot" 2>/dev/null || true)"
       printf 'export ROWBRIDGE_TEST_MYSQL_HOST=127.0.0.1\n'
       printf 'export ROWBRIDGE_TEST_MYSQL_PORT=%q\n' "$(cat "$m/port")"
       printf 'export ROWBRIDGE_TEST_MYSQL_USER=root\n'
@@ -553,10 +691,11 @@ _ts_start_watchdog() {
 
 testservers_start() (
   set -euo pipefail
-  local mariadb=1 clickhouse=1 owner="" dir="" arg
+  local mariadb=1 clickhouse=1 owner="" dir="" arg flavor="${ROWBRIDGE_TEST_SOURCE:-mariadb}"
   local -a new_opts=()
   for arg in "$@"; do
     case "$arg" in
+      --source=*) flavor="${arg#--source=}" ;;
       --mariadb-opt=*) new_opts+=("${arg#--mariadb-opt=}") ;;
       --no-mariadb) mariadb=0 ;;
       --no-clickhouse) clickhouse=0 ;;
@@ -567,13 +706,14 @@ testservers_start() (
   done
   [[ -n "$dir" ]] || _ts_die "start: DIR is required"
   ((mariadb || clickhouse)) || _ts_die "start: nothing to start"
+  _ts_check_flavor "$flavor"
   dir="$(_ts_abs_dir "$dir")"
   rm -f "$dir/stopped"
   local self
   self="$(readlink -f "${BASH_SOURCE[0]}")"
 
   # Refuse to start a server that runs already, before the trap below could stop it.
-  if ((mariadb)) && _ts_is_ours "$(cat "$dir/mariadb/pid" 2>/dev/null)" "$dir/mariadb/data"; then
+  if ((mariadb)) && _ts_is_ours "$(cat "$dir/mariadb/pid" 2>/dev/null)" "$(_ts_mariadb_mark "$dir")"; then
     _ts_die "mariadbd in $dir/mariadb is already running (pid $(cat "$dir/mariadb/pid"))"
   fi
   if ((clickhouse)) &&
@@ -592,7 +732,21 @@ testservers_start() (
 
   local t0=$SECONDS
   if ((mariadb)); then
-    mkdir -p "$dir/mariadb"
+    if [[ ! -e "$dir/mariadb" ]]; then
+      local chroot
+      chroot="$(_ts_chroot "$flavor")"
+      if [[ -n "$chroot" ]]; then
+        # The server only sees its chroot: its files live there, DIR/mariadb points at them.
+        mkdir -p "$chroot/var/tmp"
+        ln -s "$(mktemp -d "$chroot/var/tmp/rowbridge-testservers.XXXXXX")" "$dir/mariadb"
+      else
+        mkdir -p "$dir/mariadb"
+      fi
+      echo "$flavor" >"$dir/mariadb/flavor"
+      echo "$chroot" >"$dir/mariadb/chroot"
+    elif [[ "$(_ts_flavor "$dir")" != "$flavor" && " $* " == *" --source="* ]]; then
+      _ts_die "$dir holds a $(_ts_flavor "$dir") server; it cannot restart as $flavor"
+    fi
     if ((${#new_opts[@]})); then printf '%s\n' "${new_opts[@]}" >>"$dir/mariadb/extra_opts"; fi
     _ts_start_mariadb "$dir" ""
   fi
@@ -602,7 +756,7 @@ testservers_start() (
   _ts_write_env "$dir"
   if [[ -n "$owner" ]]; then _ts_start_watchdog "$dir" "$owner" "$self"; fi
   local what=()
-  ((mariadb)) && what+=("MariaDB on 127.0.0.1:$(cat "$dir/mariadb/port")")
+  ((mariadb)) && what+=("$(_ts_flavor "$dir") on 127.0.0.1:$(cat "$dir/mariadb/port")")
   ((clickhouse)) && what+=("ClickHouse on 127.0.0.1:$(cat "$dir/clickhouse/port")")
   _ts_log "started ${what[*]} in $((SECONDS - t0))s (dir $dir)"
 )
@@ -627,7 +781,8 @@ testservers_stop() (
       "$kill_now" || rc=1
   fi
   if [[ -z "$only" || "$only" == mariadb ]] && [[ -f "$dir/mariadb/pid" ]]; then
-    _ts_stop_pid mariadbd "$(cat "$dir/mariadb/pid")" "$dir/mariadb/data" "$kill_now" || rc=1
+    _ts_stop_pid "the $(_ts_flavor "$dir") server" "$(cat "$dir/mariadb/pid")" \
+      "$(_ts_mariadb_mark "$dir")" "$kill_now" || rc=1
   fi
   if [[ -z "$only" ]]; then
     touch "$dir/stopped"
@@ -641,7 +796,13 @@ testservers_stop() (
   if ((remove)) && ((rc == 0)) && [[ -z "$only" ]]; then
     local sock
     sock="$(cat "$dir/mariadb/socket" 2>/dev/null || true)"
-    [[ "$sock" == /tmp/rbsock.* ]] && rm -rf "$(dirname "$sock")"
+    [[ "$(basename "$(dirname "$sock")")" == rbsock.* ]] && rm -rf "$(dirname "$sock")"
+    # A chroot server's files are where DIR/mariadb points (nothing is ever mounted there).
+    if [[ -L "$dir/mariadb" ]]; then
+      local target
+      target="$(readlink -f "$dir/mariadb")"
+      [[ "$target" == */var/tmp/rowbridge-testservers.* ]] && rm -rf --one-file-system "$target"
+    fi
     rm -rf "$dir"
   fi
   exit "$rc"

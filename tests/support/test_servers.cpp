@@ -108,6 +108,8 @@ MysqlAddress MysqlFrom(const Lookup& get, const std::string& where) {
   a.ssl_password = get("ROWBRIDGE_TEST_MYSQL_SSL_PASSWORD");
   a.servers_dir = get("ROWBRIDGE_TEST_SERVERS_DIR");
   a.pid = PidFrom(get("ROWBRIDGE_TEST_MYSQL_PID"));
+  if (const std::string flavor = get("ROWBRIDGE_TEST_SOURCE"); !flavor.empty()) a.flavor = flavor;
+  a.chroot = get("ROWBRIDGE_TEST_MYSQL_CHROOT");
   if (a.host.empty() || a.user.empty() || a.datadir.empty()) {
     Fail(ErrorCode::kConfig, "{} lacks the MariaDB test server's host, user or datadir", where);
   }
@@ -285,6 +287,39 @@ std::string RunClickHouseSql(const ClickHouseAddress& server, std::string_view s
          server.host, server.port, result.exit_code, result.err, Abbreviated(sql));
   }
   return result.out;
+}
+
+std::string SequenceTable(uint64_t n) {
+  // Digits crossed with themselves, one derived table per decimal place n needs.
+  std::string digits = "(SELECT 0 AS d";
+  for (int d = 1; d < 10; ++d) digits += " UNION ALL SELECT " + std::to_string(d);
+  digits += ")";
+  std::string sum = "1";
+  std::string from;
+  uint64_t scale = 1;
+  int place = 0;
+  do {
+    const std::string alias = "p" + std::to_string(place++);
+    sum += fmt::format(" + {}.d * {}", alias, scale);
+    from += (from.empty() ? "" : " CROSS JOIN ") + digits + " AS " + alias;
+    scale *= 10;
+  } while (scale < n);
+  return fmt::format("(SELECT CAST({} AS SIGNED) AS seq FROM {} HAVING seq <= {}) AS seq_table",
+                     sum, from, n);
+}
+
+std::string ServerPath(const MysqlAddress& server, const std::string& host_path) {
+  std::error_code error;
+  std::string path = std::filesystem::weakly_canonical(host_path, error).string();
+  if (error) path = host_path;
+  if (!server.chroot.empty() && path.rfind(server.chroot + "/", 0) == 0) {
+    path.erase(0, server.chroot.size());
+  }
+  return path;
+}
+
+std::string BinlogStatusSql(const MysqlAddress& server) {
+  return server.is_mysql() ? "SHOW BINARY LOG STATUS" : "SHOW MASTER STATUS";
 }
 
 std::filesystem::path TestServersScript() {

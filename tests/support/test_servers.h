@@ -40,8 +40,17 @@ struct MysqlAddress {
   std::string ssl_user;  // may only log in over TLS
   std::string ssl_password;
   std::string servers_dir;  // the testservers.sh directory holding this server
-  int pid = 0;              // mariadbd's process id (0 if not known), e.g. for SIGSTOP
+  int pid = 0;              // the server's process id (0 if not known), e.g. for SIGSTOP
+  // testservers.sh --source: "mariadb" (10.11, the default), "mysql" (9.x) or "mariadb11".
+  std::string flavor = "mariadb";
+  std::string chroot;  // the chroot the server runs in ("" for the host's MariaDB)
+
+  bool is_mysql() const { return flavor == "mysql"; }
 };
+
+// A path of the test host as the server sees it (without its chroot's prefix, symbolic links
+// resolved), e.g. to compare with @@datadir.
+std::string ServerPath(const MysqlAddress& server, const std::string& host_path);
 
 struct ClickHouseAddress {
   std::string host;        // always 127.0.0.1
@@ -89,6 +98,15 @@ std::string RunMysqlSql(const MysqlAddress& server, std::string_view sql,
 
 // The same through clickhouse-client (--multiquery, TabSeparated output) as the default user.
 std::string RunClickHouseSql(const ClickHouseAddress& server, std::string_view sql);
+
+// A derived table (with its alias) of one BIGINT column `seq` holding 1..n, for
+// `INSERT ... SELECT ... FROM <it>` on every source flavor: MariaDB's seq_1_to_N tables do not
+// exist in MySQL, and a recursive CTE meets MySQL's recursion limit.
+std::string SequenceTable(uint64_t n);
+
+// The statement that shows the binlog's current file and position (File, Position, ...):
+// SHOW MASTER STATUS, which MySQL 8.4 removed for SHOW BINARY LOG STATUS.
+std::string BinlogStatusSql(const MysqlAddress& server);
 
 // tests/servers/testservers.sh in the source tree.
 std::filesystem::path TestServersScript();

@@ -147,6 +147,75 @@ TEST(PipelineCheckpointTracker, MysqlGtidsAccumulate) {
   EXPECT_EQ(t.checkpoint().gtid, "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-7");
 }
 
+// After an initial copy the stream starts from a position without a GTID state. A set built
+// from the GTIDs read since then would make a resume by GTID replay every older transaction, so
+// the checkpoint holds no GTID (it resumes by file:pos) until a file's PREVIOUS_GTIDS states the
+// whole set, which later GTIDs extend.
+TEST(PipelineCheckpointTracker, MysqlGtidsAreOnlyAddedToAWholeSet) {
+  state::Checkpoint start;
+  start.file = "binlog.000001";
+  start.position = 900;
+  CheckpointTracker t(start);
+  TransactionGtid g;
+  g.flavor = state::GtidFlavor::kMysql;
+  g.uuid = mysql::Uuid::Parse("3e11fa47-71ca-11e1-9e33-c80aa9429562");
+  g.gno = 4801;
+  t.AddBoundary(1000, 1, g);
+  EXPECT_TRUE(t.Advance(1));
+  EXPECT_EQ(t.checkpoint().position, 1000u);
+  EXPECT_EQ(t.checkpoint().gtid_flavor, state::GtidFlavor::kNone);
+  EXPECT_EQ(t.checkpoint().gtid, "");
+
+  t.SetFileGtidState(state::GtidFlavor::kMysql, "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-4802");
+  t.SetFile("binlog.000002");
+  g.gno = 4803;
+  t.AddBoundary(300, 2, g);
+  EXPECT_TRUE(t.Advance(2));
+  EXPECT_EQ(t.checkpoint().file, "binlog.000002");
+  EXPECT_EQ(t.checkpoint().gtid_flavor, state::GtidFlavor::kMysql);
+  EXPECT_EQ(t.checkpoint().gtid, "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-4803");
+}
+
+// A file's GTID state applies from the boundaries after it: a checkpoint still in the file before
+// must not claim that file's later transactions.
+TEST(PipelineCheckpointTracker, AFileGtidStateAppliesOnlyAfterItsPlace) {
+  state::Checkpoint start;
+  start.file = "bin.000001";
+  start.position = 4;
+  CheckpointTracker t(start);
+  TransactionGtid g;
+  g.flavor = state::GtidFlavor::kMariadb;
+  g.mariadb = {0, 1, 50};
+  t.AddBoundary(500, 5, g);
+  t.SetFileGtidState(state::GtidFlavor::kMariadb, "0-1-60");
+  t.SetFile("bin.000002");
+  g.mariadb = {0, 1, 61};
+  t.AddBoundary(300, 7, g);
+  EXPECT_TRUE(t.Advance(5));
+  EXPECT_EQ(t.checkpoint().position, 500u);
+  EXPECT_EQ(t.checkpoint().gtid, "");
+  EXPECT_TRUE(t.Advance(7));
+  EXPECT_EQ(t.checkpoint().gtid, "0-1-61");
+}
+
+// A tracker that has a whole state keeps it: a file's own state adds nothing.
+TEST(PipelineCheckpointTracker, AWholeStateIsKeptAcrossFiles) {
+  state::Checkpoint start;
+  start.file = "bin.000001";
+  start.position = 4;
+  start.gtid_flavor = state::GtidFlavor::kMariadb;
+  start.gtid = "0-1-10,1-2-3";
+  CheckpointTracker t(start);
+  t.SetFileGtidState(state::GtidFlavor::kMariadb, "0-1-10");
+  t.SetFile("bin.000002");
+  TransactionGtid g;
+  g.flavor = state::GtidFlavor::kMariadb;
+  g.mariadb = {0, 1, 11};
+  t.AddBoundary(300, 1, g);
+  EXPECT_TRUE(t.Advance(1));
+  EXPECT_EQ(t.checkpoint().gtid, "0-1-11,1-2-3");
+}
+
 TEST(PipelineCheckpointTracker, StopsJoinTheCheckpointWithTheNextBoundary) {
   state::Checkpoint start;
   start.file = "b.000001";
