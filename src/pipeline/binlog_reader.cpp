@@ -218,7 +218,8 @@ void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader&
         mysql::MariadbGtidPosition whole;
         for (const binlog::MariaGtid& g : binlog::ParseMariaGtidList(event)) {
           const auto known = whole.Find(g.domain_id);
-          if (!known || known->sequence < g.seq_no) whole.Update({g.domain_id, g.server_id, g.seq_no});
+          if (!known || known->sequence < g.seq_no)
+            whole.Update({g.domain_id, g.server_id, g.seq_no});
         }
         std::lock_guard lock(ctx_.buffers->mutex());
         ctx_.tracker->SetFileGtidState(state::GtidFlavor::kMariadb, whole.ToString());

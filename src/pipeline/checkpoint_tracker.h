@@ -93,7 +93,7 @@ class CheckpointTracker {
   state::Checkpoint checkpoint_;
   mysql::MysqlGtidSet mysql_gtids_;
   mysql::MariadbGtidPosition mariadb_gtids_;
-  bool gtids_whole_ = false;  // the sets above hold a whole GTID state
+  bool gtids_whole_ = false;               // the sets above hold a whole GTID state
   std::deque<FileGtidState> file_states_;  // not yet applied
   size_t file_states_applied_ = 0;
   size_t file_states_added_ = 0;

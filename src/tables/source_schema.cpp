@@ -6,8 +6,8 @@
 #include <charconv>
 
 #include "common/error.h"
-#include "schema/charsets.h"
 #include "mysql/sql_quote.h"
+#include "schema/charsets.h"
 
 namespace rowbridge::tables {
 
@@ -264,9 +264,9 @@ std::optional<SourceTableSchema> LoadSourceTableSchema(mysql::Connection& connec
       // MariaDB 10.10+ lists its uca1400 collations in COLLATIONS without their character set
       // ("uca1400_ai_ci") while COLUMNS names them in full ("utf8mb4_uca1400_ai_ci"): the join
       // finds no id, and a text column would be taken for a binary one.
-      const auto known = schema::CollationByName(
-          *row[9], connection.is_mariadb() ? schema::ServerFlavor::kMariadb
-                                           : schema::ServerFlavor::kMysql);
+      const auto known =
+          schema::CollationByName(*row[9], connection.is_mariadb() ? schema::ServerFlavor::kMariadb
+                                                                   : schema::ServerFlavor::kMysql);
       if (!known) {
         Fail(ErrorCode::kProtocol, "{}.{}: the source names an unknown collation {}", qualified,
              *row[0], *row[9]);

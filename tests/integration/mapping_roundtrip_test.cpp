@@ -70,7 +70,7 @@ class MappingRoundTrip : public ::testing::Test {
     while (std::getline(index, line)) {
       if (line.empty()) continue;
       std::filesystem::path p(line);
-      files.push_back(p.is_absolute() ? p.string()
+      files.push_back(p.is_absolute() ? HostPath(server, p.string())
                                       : (std::filesystem::path(server.datadir) / p).string());
     }
     ASSERT_FALSE(files.empty()) << "no binlogs listed in " << server.binlog_basename << ".index";

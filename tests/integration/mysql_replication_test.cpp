@@ -253,7 +253,8 @@ TEST_F(MysqlReplication, SourceCheckAcceptsAGoodSourceAndNamesBadSettings) {
   auto admin = Connect();
   SourceCheckResult good = CheckSource(*admin, 4242);
   EXPECT_TRUE(good.ok()) << fmt::format("{}", fmt::join(good.problems, "\n"));
-  EXPECT_EQ(good.facts.flavor, Flavor::kMariaDb);
+  EXPECT_EQ(good.facts.flavor,
+            testing::MysqlFromEnv().is_mysql() ? Flavor::kMysql : Flavor::kMariaDb);
 
   SourceCheckResult same = CheckSource(*admin, 1);
   ASSERT_FALSE(same.ok());
@@ -297,6 +298,7 @@ TEST_F(MysqlReplication, SourceCheckAcceptsAGoodSourceAndNamesBadSettings) {
 }
 
 TEST_F(MysqlReplication, UserWithoutGrantsIsToldWhichGrantsAreMissing) {
+  const bool mysql = testing::MysqlFromEnv().is_mysql();
   auto admin = Connect();
   admin->Execute("DROP USER IF EXISTS 'rb_nogrant'@'127.0.0.1'");
   admin->Execute("CREATE USER 'rb_nogrant'@'127.0.0.1' IDENTIFIED BY 'pw'");
@@ -309,7 +311,9 @@ TEST_F(MysqlReplication, UserWithoutGrantsIsToldWhichGrantsAreMissing) {
     ASSERT_EQ(r.problems.size(), 2u);
     EXPECT_NE(r.problems[0].find("GRANT REPLICATION SLAVE ON *.*"), std::string::npos)
         << r.problems[0];
-    EXPECT_NE(r.problems[1].find("GRANT BINLOG MONITOR ON *.*"), std::string::npos)
+    EXPECT_NE(r.problems[1].find(mysql ? "GRANT REPLICATION CLIENT ON *.*"
+                                       : "GRANT BINLOG MONITOR ON *.*"),
+              std::string::npos)
         << r.problems[1];
   }
   BinlogStreamOptions so = StreamOptions();
@@ -322,7 +326,8 @@ TEST_F(MysqlReplication, UserWithoutGrantsIsToldWhichGrantsAreMissing) {
     EXPECT_EQ(e.code(), ErrorCode::kServer) << e.what();
     EXPECT_EQ(e.server_code(), 1227) << e.what();
   }
-  admin->Execute("GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO 'rb_nogrant'@'127.0.0.1'");
+  admin->Execute(fmt::format("GRANT REPLICATION SLAVE, {} ON *.* TO 'rb_nogrant'@'127.0.0.1'",
+                             mysql ? "REPLICATION CLIENT" : "BINLOG MONITOR"));
   auto c = Connection::Connect(o);
   SourceCheckResult r = CheckSource(*c, 4242);
   EXPECT_TRUE(r.ok()) << (r.problems.empty() ? "" : r.problems[0]);
@@ -333,7 +338,8 @@ TEST_F(MysqlReplication, MillionRowQueryStreamsInSmallMemory) {
   // Warm up the packet buffer and allocator before measuring.
   c->Execute("SELECT seq, REPEAT('x', 100) FROM " + testing::SequenceTable(1000));
   long before = RssKiB();
-  ResultSet rs = c->Query("SELECT seq, REPEAT('x', 100), NULL FROM " + testing::SequenceTable(1000000));
+  ResultSet rs =
+      c->Query("SELECT seq, REPEAT('x', 100), NULL FROM " + testing::SequenceTable(1000000));
   uint64_t sum = 0, bytes = 0;
   while (rs.Next()) {
     sum += std::stoull(std::string(rs.Field(0)));

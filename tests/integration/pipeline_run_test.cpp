@@ -17,6 +17,8 @@
 #include "integration/pipeline_fixture.h"
 #include "integration/pipeline_harness.h"
 #include "integration/pipeline_workload.h"
+#include "mysql/gtid_set.h"
+#include "state/checkpoint.h"
 #include "support/test_servers.h"
 
 namespace rowbridge::testing {
@@ -61,6 +63,36 @@ void ExpectWorkloadReplicated(const MysqlAddress& mysql, const ClickHouseAddress
 class PipelineRunTest : public PipelineFixture {
  protected:
   PipelineRunTest() : PipelineFixture("rbp") {}
+
+  // The source's whole GTID state now: MySQL's executed set, MariaDB's binlog position.
+  std::string SourceGtidState() {
+    return Trimmed(RunMysqlSql(
+        mysql_, mysql_.is_mysql() ? "SELECT @@global.gtid_executed" : "SELECT @@gtid_binlog_pos"));
+  }
+
+  // A checkpoint's GTID state is absent (resume by file:pos) or holds every transaction of
+  // `at_least` (a state of the source at some earlier moment).
+  void ExpectWholeGtidStateOrNone(const std::optional<state::Checkpoint>& checkpoint,
+                                  const std::string& at_least) {
+    ASSERT_TRUE(checkpoint.has_value());
+    if (checkpoint->gtid_flavor == state::GtidFlavor::kNone) return;
+    if (mysql_.is_mysql()) {
+      EXPECT_EQ(Trimmed(RunMysqlSql(mysql_, "SELECT GTID_SUBSET('" + at_least + "', '" +
+                                                checkpoint->gtid + "')")),
+                "1")
+          << "checkpoint " << checkpoint->Describe() << " lacks GTIDs of " << at_least;
+    } else {
+      // Per domain, the checkpoint's sequence number is at least the earlier one.
+      const auto earlier = mysql::MariadbGtidPosition::Parse(at_least);
+      const auto saved = mysql::MariadbGtidPosition::Parse(checkpoint->gtid);
+      for (const mysql::MariadbGtid& g : earlier.gtids()) {
+        const auto found = saved.Find(g.domain_id);
+        ASSERT_TRUE(found.has_value())
+            << "checkpoint " << checkpoint->Describe() << " lacks domain " << g.domain_id;
+        EXPECT_GE(found->sequence, g.sequence) << checkpoint->Describe();
+      }
+    }
+  }
 };
 
 TEST_F(PipelineRunTest, ReplicaAndChangelogTablesMatchTheSource) {
@@ -326,6 +358,7 @@ TEST_F(PipelineRunTest, FirstStartCopiesExistingRowsThenStreams) {
   Workload workload(4711, source_db_);
   RunMysqlSql(mysql_, workload.Schema());
   for (int i = 0; i < 6; ++i) RunMysqlSql(mysql_, workload.Next(60));
+  const std::string gtids_before_copy = SourceGtidState();
   PipelineConfig config = Config("  - match: " + source_db_ + ".items\n    mode: replica\n" +
                                  "  - match: " + source_db_ + ".every_type\n    mode: replica\n" +
                                  "    conversion: {on_out_of_range: clamp}\n");
@@ -355,6 +388,10 @@ TEST_F(PipelineRunTest, FirstStartCopiesExistingRowsThenStreams) {
             MysqlRows(mysql_, source_db_, "items", Workload::ItemsColumns(), "id"));
   EXPECT_EQ(ReplicaRows(ch_, target_db_, "every_type", Workload::EveryTypeColumns(), "id"),
             MysqlRows(mysql_, source_db_, "every_type", Workload::EveryTypeColumns(), "id"));
+  // The copy hands the stream a position only. A GTID set of just the transactions read since
+  // would make a resume by GTID replay all older ones (MySQL sends what the set lacks): the
+  // checkpoint either has no GTID state or a whole one.
+  ExpectWholeGtidStateOrNone(rb.SavedCheckpoint(), gtids_before_copy);
   // A restart finds the checkpoint and does not copy again.
   EXPECT_EQ(rb.Terminate(), 0);
   const size_t first_run_log = rb.log().size();
@@ -365,6 +402,21 @@ TEST_F(PipelineRunTest, FirstStartCopiesExistingRowsThenStreams) {
             MysqlRows(mysql_, source_db_, "items", Workload::ItemsColumns(), "id"));
   const std::string log = rb.log().substr(first_run_log);
   EXPECT_EQ(log.find("copying the existing rows"), std::string::npos) << log;
+  // The next binlog file states the whole GTID state; from there on the checkpoint has it.
+  RunMysqlSql(mysql_, "FLUSH BINARY LOGS");
+  RunMysqlSql(mysql_, workload.Next(30));
+  rb.WaitCaughtUp();
+  const std::optional<state::Checkpoint> rotated = rb.SavedCheckpoint();
+  ASSERT_TRUE(rotated.has_value());
+  EXPECT_NE(rotated->gtid_flavor, state::GtidFlavor::kNone) << rotated->Describe();
+  ExpectWholeGtidStateOrNone(rotated, SourceGtidState());
+  EXPECT_EQ(rb.Terminate(), 0);
+  // A resume by that GTID state replays nothing old: the rows stay equal.
+  rb.Start();
+  RunMysqlSql(mysql_, workload.Next(30));
+  rb.WaitCaughtUp();
+  EXPECT_EQ(ReplicaRows(ch_, target_db_, "items", Workload::ItemsColumns(), "id"),
+            MysqlRows(mysql_, source_db_, "items", Workload::ItemsColumns(), "id"));
   EXPECT_EQ(rb.Terminate(), 0);
 }
 

@@ -87,11 +87,15 @@ class SnapshotTest : public ::testing::Test {
 
 TEST_F(SnapshotTest, KeysOfEveryShapeAndEmptyAndKeylessTables) {
   Sql("CREATE TABLE ints (id INT PRIMARY KEY, v VARCHAR(20)) ENGINE=InnoDB;"
-      "INSERT INTO ints SELECT seq, CONCAT('v', seq) FROM " + SequenceTable(103) + ";"
+      "INSERT INTO ints SELECT seq, CONCAT('v', seq) FROM " +
+      SequenceTable(103) +
+      ";"
       "CREATE TABLE composite (k1 VARCHAR(10) COLLATE utf8mb4_general_ci, k2 INT, v INT, "
       "PRIMARY KEY (k1, k2)) ENGINE=InnoDB;"
       "INSERT INTO composite SELECT CONCAT(IF(seq % 3 = 0, 'A', 'a'), seq % 7), seq, seq FROM "
-      "" + SequenceTable(150) + ";"
+      "" +
+      SequenceTable(150) +
+      ";"
       "CREATE TABLE strings (s VARCHAR(30) COLLATE utf8mb4_unicode_ci PRIMARY KEY, n INT) "
       "ENGINE=InnoDB;"
       "INSERT INTO strings VALUES ('apple',1),('Banana',2),('cherry',3),('Émile',4),('zeta',5),"
@@ -99,7 +103,9 @@ TEST_F(SnapshotTest, KeysOfEveryShapeAndEmptyAndKeylessTables) {
       "CREATE TABLE uniq (a INT NOT NULL, b DATE NOT NULL, c INT NULL, UNIQUE KEY u (a, b)) "
       "ENGINE=InnoDB;"
       "INSERT INTO uniq SELECT seq % 5, DATE_ADD('2020-01-01', INTERVAL seq DAY), seq FROM "
-      "" + SequenceTable(40) + ";"
+      "" +
+      SequenceTable(40) +
+      ";"
       "CREATE TABLE empty_t (id BIGINT UNSIGNED PRIMARY KEY) ENGINE=InnoDB;"
       "CREATE TABLE keyless (a INT, b INT) ENGINE=MyISAM; INSERT INTO keyless VALUES "
       "(1,1),(2,2),(3,3);");
@@ -136,7 +142,8 @@ TEST_F(SnapshotTest, ChangesDuringTheCopyAreReconciled) {
     SCOPED_TRACE(engine);
     const std::string t = std::string("live_") + engine;
     Sql("CREATE TABLE " + t + " (id INT PRIMARY KEY, v VARCHAR(40)) ENGINE=" + engine +
-        "; INSERT INTO " + t + " SELECT seq * 10, CONCAT('v', seq) FROM " + SequenceTable(100) + ";");
+        "; INSERT INTO " + t + " SELECT seq * 10, CONCAT('v', seq) FROM " + SequenceTable(100) +
+        ";");
   }
   for (const char* mode : {"replica", "changelog"}) {
     SCOPED_TRACE(mode);
@@ -190,8 +197,10 @@ TEST_F(SnapshotTest, ChangesDuringTheCopyAreReconciled) {
 TEST_F(SnapshotTest, WhileLoadgenWrites) {
   Sql("CREATE TABLE lg (id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, a INT, "
       "b VARCHAR(50), c DECIMAL(12,3), d DATETIME(3), e DOUBLE) ENGINE=InnoDB;"
-      "INSERT INTO lg (a, b, c, d, e) SELECT seq, LEFT(SHA2(seq, 256), 32), seq / 3, FROM_UNIXTIME(1600000000 + "
-      "seq), seq * 1.5 FROM " + SequenceTable(20000) + ";");
+      "INSERT INTO lg (a, b, c, d, e) SELECT seq, LEFT(SHA2(seq, 256), 32), seq / 3, "
+      "FROM_UNIXTIME(1600000000 + "
+      "seq), seq * 1.5 FROM " +
+      SequenceTable(20000) + ";");
   const std::string config = WriteConfig("  - match: " + db_ + ".lg\n", 500);
   std::atomic<pid_t> loadgen{-1};
   std::thread writer([&] {
@@ -279,7 +288,8 @@ TEST_F(SnapshotTest, TextRowsEqualBinlogRows) {
 
 TEST_F(SnapshotTest, KillNineMidCopyResumesWithoutDuplicates) {
   Sql("CREATE TABLE big (id INT PRIMARY KEY, v VARCHAR(64)) ENGINE=InnoDB;"
-      "INSERT INTO big SELECT seq, LEFT(SHA2(seq, 256), 32) FROM " + SequenceTable(60000) + ";");
+      "INSERT INTO big SELECT seq, LEFT(SHA2(seq, 256), 32) FROM " +
+      SequenceTable(60000) + ";");
   const std::string config =
       WriteConfig("  - match: " + db_ + ".big\n    mode: changelog\n", 1000, /*file_state=*/false);
   const std::string state = db_ + ".rowbridge_state";
@@ -323,7 +333,8 @@ TEST_F(SnapshotTest, KillNineMidCopyResumesWithoutDuplicates) {
 // from the target and copies that chunk again, once.
 TEST_F(SnapshotTest, UnitInFlightButNeverSentIsCopiedAgain) {
   Sql("CREATE TABLE f (id INT PRIMARY KEY, v INT) ENGINE=InnoDB;"
-      "INSERT INTO f SELECT seq, seq FROM " + SequenceTable(1000) + ";");
+      "INSERT INTO f SELECT seq, seq FROM " +
+      SequenceTable(1000) + ";");
   const std::string config = WriteConfig("  - match: " + db_ + ".f\n    mode: changelog\n", 100);
   SnapshotOptions failing;
   failing.before_insert = [](const std::string&, uint64_t chunk) {
@@ -337,7 +348,8 @@ TEST_F(SnapshotTest, UnitInFlightButNeverSentIsCopiedAgain) {
 
 TEST_F(SnapshotTest, AMillionRows) {
   Sql("CREATE TABLE million (id INT PRIMARY KEY, a INT, b CHAR(8)) ENGINE=InnoDB;"
-      "INSERT INTO million SELECT seq, seq % 1000, LPAD(seq, 8, '0') FROM " + SequenceTable(1000000) + ";");
+      "INSERT INTO million SELECT seq, seq % 1000, LPAD(seq, 8, '0') FROM " +
+      SequenceTable(1000000) + ";");
   const std::string config = WriteConfig("  - match: " + db_ + ".million\n", 100000);
   const SnapshotResult result = Copy(config);
   EXPECT_EQ(result.rows, 1000000u);

@@ -54,8 +54,8 @@ TEST(TestServers, MariaDbIsConfiguredForBinlogReplication) {
                              "', @@log_bin, @@binlog_format, @@server_id, "
                              "@@log_bin_basename, @@datadir, @@bind_address;");
   // A chroot's server names its files as it sees them.
-  EXPECT_EQ(Trimmed(settings), "1\t1\tROW\t1\t" + ServerPath(mysql, mysql.binlog_basename) +
-                                   "\t" + ServerPath(mysql, mysql.datadir) + "/\t127.0.0.1");
+  EXPECT_EQ(Trimmed(settings), "1\t1\tROW\t1\t" + ServerPath(mysql, mysql.binlog_basename) + "\t" +
+                                   ServerPath(mysql, mysql.datadir) + "/\t127.0.0.1");
   EXPECT_TRUE(std::filesystem::exists(mysql.binlog_basename + ".index"));
   EXPECT_TRUE(std::filesystem::exists(mysql.socket)) << mysql.socket;
 }

@@ -358,9 +358,11 @@ _ts_launch_mariadb() {
   if [[ -s "$m/extra_opts" ]]; then mapfile -t extra <"$m/extra_opts"; fi
   # The error log is appended to on restarts; remember where this start begins for bind checks.
   : >>"$m/error.log"
-  # chroot(8) execs the server, so $! is the server's own pid.
-  TZ=UTC _ts_source_run "$chroot" "$(_ts_server_program "$flavor")" "${opts[@]}" "${extra[@]}" \
-    </dev/null >>"$m/stdout.log" 2>&1 &
+  # A simple command, not a function, so that $! is the process bash execs; chroot(8) execs the
+  # server in turn, so $! is the server's own pid (the tests SIGSTOP it, stop kills it).
+  local -a server=("$(_ts_server_program "$flavor")")
+  [[ -n "$chroot" ]] && server=(chroot "$chroot" "${server[@]}")
+  TZ=UTC "${server[@]}" "${opts[@]}" "${extra[@]}" </dev/null >>"$m/stdout.log" 2>&1 &
   echo $! >"$m/pid"
 }
 

@@ -318,6 +318,10 @@ std::string ServerPath(const MysqlAddress& server, const std::string& host_path)
   return path;
 }
 
+std::string HostPath(const MysqlAddress& server, const std::string& server_path) {
+  return server.chroot + server_path;
+}
+
 std::string BinlogStatusSql(const MysqlAddress& server) {
   return server.is_mysql() ? "SHOW BINARY LOG STATUS" : "SHOW MASTER STATUS";
 }

@@ -51,6 +51,8 @@ struct MysqlAddress {
 // A path of the test host as the server sees it (without its chroot's prefix, symbolic links
 // resolved), e.g. to compare with @@datadir.
 std::string ServerPath(const MysqlAddress& server, const std::string& host_path);
+// The other way: an absolute path the server names (its binlog index, say) on the test host.
+std::string HostPath(const MysqlAddress& server, const std::string& server_path);
 
 struct ClickHouseAddress {
   std::string host;        // always 127.0.0.1
