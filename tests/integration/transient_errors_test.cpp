@@ -158,7 +158,8 @@ void LimitQueriesPerUser(const ScopedClickHouse& ch) {
   ASSERT_TRUE(WaitFor(
       [&] {
         try {
-          return Trimmed(ch.Sql("SELECT getSetting('max_concurrent_queries_for_user')")) ==
+          return Trimmed(ch.Sql("SELECT value FROM system.settings WHERE name = "
+                                "'max_concurrent_queries_for_user'")) ==
                  std::to_string(kQueriesPerUser);
         } catch (const Error&) {
           return false;
