@@ -34,7 +34,9 @@ TEST(ServerErrorTable, IsSortedWithoutDuplicatesAndNamesEveryCode) {
     ASSERT_FALSE(table.empty());
     for (size_t i = 0; i < table.size(); ++i) {
       EXPECT_FALSE(table[i].name.empty()) << table[i].code;
-      if (i > 0) EXPECT_LT(table[i - 1].code, table[i].code) << "the lookup is a binary search";
+      if (i > 0) {
+        EXPECT_LT(table[i - 1].code, table[i].code) << "the lookup is a binary search";
+      }
       EXPECT_TRUE(IsTransientServerError(kind, table[i].code)) << table[i].name;
     }
   }
