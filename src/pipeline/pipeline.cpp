@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "common/retry.h"
 #include "common/write_fence.h"
 #include "endpoints/connection_options.h"
 #include "mysql/source_check.h"
@@ -21,63 +22,6 @@
 namespace rowbridge::pipeline {
 
 namespace {
-
-// MySQL/MariaDB errors that go away by themselves: too many connections, shutdown in progress,
-// lock waits, interrupted or killed connections, network errors reported by the server.
-bool TransientMysqlError(int code) {
-  switch (code) {
-    case 1040:
-    case 1053:
-    case 1077:
-    case 1152:
-    case 1153:
-    case 1154:
-    case 1155:
-    case 1156:
-    case 1157:
-    case 1158:
-    case 1159:
-    case 1160:
-    case 1161:
-    case 1203:
-    case 1205:
-    case 1213:
-    case 1317:
-    case 1927:
-    case 2006:
-    case 2013:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// ClickHouse exception codes of a server that is overloaded, restarting or lost a connection.
-bool TransientClickHouseError(int code) {
-  switch (code) {
-    case 3:
-    case 23:
-    case 24:
-    case 32:
-    case 159:
-    case 164:
-    case 202:
-    case 203:
-    case 209:
-    case 210:
-    case 236:
-    case 241:
-    case 242:
-    case 252:
-    case 319:
-    case 394:
-    case 425:
-    case 999:
-      return true;
-    default:
-      return false;
-  }
-}
 
 double UnixSeconds(std::chrono::system_clock::time_point t) {
   return std::chrono::duration<double>(t.time_since_epoch()).count();
@@ -177,13 +121,6 @@ void Pipeline::SetLastCheckpoint(const state::Checkpoint& checkpoint) {
   status_.SetSourcePosition({checkpoint.file, checkpoint.position, checkpoint.gtid});
 }
 
-bool Pipeline::Recoverable(const Error& error, Side side) const {
-  if (error.IsTransient()) return true;
-  if (error.code() != ErrorCode::kServer) return false;
-  return side == Side::kSource ? TransientMysqlError(error.server_code())
-                               : TransientClickHouseError(error.server_code());
-}
-
 std::string Pipeline::WaitingFor(const Error& error, Side side) const {
   if (side == Side::kSource) {
     return fmt::format("reconnecting to source {}:{}: {}", config_.source.host, config_.source.port,
@@ -194,7 +131,11 @@ std::string Pipeline::WaitingFor(const Error& error, Side side) const {
 }
 
 void Pipeline::Run() {
-  int attempt = 0;
+  const auto& reconnect = config_.source.reconnect;
+  RetryPolicy policy;
+  policy.initial = reconnect.initial_backoff;
+  policy.max = reconnect.max_backoff;
+  Backoff backoff(policy);  // no bound: the stream retries until a stop or a permanent error
   while (!stop_requested_) {
     session_was_healthy_ = false;
     try {
@@ -203,7 +144,7 @@ void Pipeline::Run() {
       return;
     } catch (const Error& e) {
       metrics_.errors.WithLabels({ErrorCodeName(e.code())}).Increment();
-      if (!Recoverable(e, failure_side_)) {
+      if (!e.IsTransient()) {
         status_.SetState(server::PipelineState::kFailed, e.what());
         spdlog::error("replication stopped: {}", e.what());
         throw;
@@ -214,15 +155,13 @@ void Pipeline::Run() {
         status_.SetState(server::PipelineState::kStopped, e.what());
         return;
       }
-      if (session_was_healthy_) attempt = 0;
-      ++attempt;
+      if (session_was_healthy_) backoff.Reset();
+      const std::chrono::milliseconds wait = backoff.NextWait().value_or(policy.max);
+      const int attempt = backoff.failures();
       run_metrics_->restarts.Increment();
-      const auto& reconnect = config_.source.reconnect;
-      auto wait = reconnect.initial_backoff;
-      for (int i = 1; i < attempt && wait < reconnect.max_backoff; ++i) wait *= 2;
-      wait = std::min(wait, reconnect.max_backoff);
       const std::string what = WaitingFor(e, failure_side_);
-      spdlog::warn("{}; retrying in {} ms (attempt {})", what, wait.count(), attempt);
+      spdlog::warn("{}; a transient error: retrying in {} ms (attempt {})", what, wait.count(),
+                   attempt);
       status_.SetWaiting(what, attempt, std::chrono::system_clock::now() + wait);
       std::unique_lock lock(stop_mutex_);
       stop_cv_.wait_for(lock, wait, [&] { return stop_requested_.load(); });
@@ -277,6 +216,7 @@ void Pipeline::RunSession() {
   rc.resolver = &resolver;
   rc.targets = &catalog;
   rc.buffers = &buffers;
+  rc.stop = &stop_requested_;
   rc.connect_source = [this] {
     return mysql::Connection::Connect(endpoints::SourceConnectOptions(config_.source));
   };
@@ -459,14 +399,14 @@ void Pipeline::RunSession() {
     } catch (const Error& e) {
       if (!shutting_down) {
         source_failed = true;
-        buffers.Abort(Error(e.code(),
-                            fmt::format("reading the binlog of {}:{}: {}", config_.source.host,
-                                        config_.source.port, e.what()),
-                            e.server_code(), e.sql_state()));
+        buffers.Abort(
+            e.WithMessage(fmt::format("reading the binlog of {}:{}: {}", config_.source.host,
+                                      config_.source.port, e.what())));
       }
-    } catch (const std::exception& e) {
+    } catch (...) {
       source_failed = true;
-      buffers.Abort(Error(ErrorCode::kInternal, fmt::format("binlog reader: {}", e.what())));
+      buffers.Abort(CurrentExceptionAsError(
+          fmt::format("binlog reader thread of {}:{}", config_.source.host, config_.source.port)));
     }
   });
 

@@ -456,10 +456,42 @@ bool TableRouter::Drain(StreamedTable& table) {
   return ctx_.buffers->Drain(lock, groups);
 }
 
+RetryPolicy DdlRetryPolicy() {
+  RetryPolicy policy;
+  policy.initial = std::chrono::milliseconds(500);
+  policy.max = std::chrono::milliseconds(5000);
+  policy.max_elapsed = std::chrono::milliseconds(30000);
+  return policy;
+}
+
 void TableRouter::Reconcile(StreamedTable& table, const std::vector<binlog::ColumnDef>* before,
                             const std::vector<binlog::ColumnDef>& after,
                             const std::vector<std::pair<std::string, std::string>>& renames,
                             const std::map<std::string, std::string>& added_defaults) {
+  RetryOptions retry;
+  retry.policy = ctx_.ddl_retry;
+  retry.stop = ctx_.stop;
+  bool first = true;
+  Retry(fmt::format("applying the schema change of {} to {}", table.name.ToString(),
+                    table.target->label),
+        retry, [&] {
+          if (!first) ctx_.resolver->RereadColumns(*table.target);
+          first = false;
+          ReconcileOnce(table, before, after, renames, added_defaults);
+        });
+}
+
+void TableRouter::ExecuteOnTarget(const std::string& sql) {
+  RetryOptions retry;
+  retry.policy = ctx_.ddl_retry;
+  retry.stop = ctx_.stop;
+  Retry(fmt::format("running {} on ClickHouse", sql), retry, [&] { ctx_.targets->Execute(sql); });
+}
+
+void TableRouter::ReconcileOnce(StreamedTable& table, const std::vector<binlog::ColumnDef>* before,
+                                const std::vector<binlog::ColumnDef>& after,
+                                const std::vector<std::pair<std::string, std::string>>& renames,
+                                const std::map<std::string, std::string>& added_defaults) {
   tables::TargetTable& target = *table.target;
   const config::TableRule& rule = *table.rule;
   if (!ctx_.config->target.cluster.empty()) {
@@ -644,8 +676,8 @@ void TableRouter::OnDropped(const tables::SourceTableName& name, const std::stri
   if (table.target != nullptr && table.rule->drop_table == config::DropTable::kDrop &&
       ctx_.resolver->AppliesSchemaChanges(table)) {
     try {
-      ctx_.targets->Execute("DROP TABLE IF EXISTS " +
-                            mapping::QuoteTableName(table.target->database, table.target->table));
+      ExecuteOnTarget("DROP TABLE IF EXISTS " +
+                      mapping::QuoteTableName(table.target->database, table.target->table));
       spdlog::info("{} dropped at {}: dropped its target table {}", name.ToString(), where,
                    table.target->label);
       ctx_.resolver->Retire(*table.target);
@@ -788,8 +820,8 @@ void TableRouter::OnTruncated(StreamedTable& table, const std::string& where) {
     return;
   }
   try {
-    ctx_.targets->Execute("TRUNCATE TABLE " +
-                          mapping::QuoteTableName(table.target->database, table.target->table));
+    ExecuteOnTarget("TRUNCATE TABLE " +
+                    mapping::QuoteTableName(table.target->database, table.target->table));
   } catch (const Error& e) {
     if (e.IsTransient()) throw;
     StopForSchema(table, where, fmt::format("TRUNCATE at {}: {}", where, e.what()));

@@ -44,6 +44,7 @@
 
 #include "binlog/query_event.h"
 #include "binlog/table_map_cache.h"
+#include "common/retry.h"
 #include "config/config.h"
 #include "mapping/conversion_plan.h"
 #include "mapping/out_of_range.h"
@@ -88,12 +89,20 @@ struct Route {
   StreamedTable* table = nullptr;  // nullptr: not replicated
 };
 
+// The retry of DDL carried to a target: from 500 ms, doubling up to 5 s, at most 30 s in all
+// (the reader waits meanwhile; after that the session restarts with the stream's backoff).
+RetryPolicy DdlRetryPolicy();
+
 struct RouterContext {
   const config::Config* config = nullptr;
   // The replicated-table catalog: targets, keys, conversions, which targets rowbridge created.
   tables::TableResolver* resolver = nullptr;
   // ClickHouse's admin connection, for the DDL the router carries to targets.
   tables::TargetCatalog* targets = nullptr;
+  // How DDL on a target is retried after a transient error (DdlRetryPolicy() unless a test says
+  // otherwise); a stop request (optional) ends the waiting.
+  RetryPolicy ddl_retry = DdlRetryPolicy();
+  const std::atomic<bool>* stop = nullptr;
   BatchBuffers* buffers = nullptr;
   // Opens a short-lived connection to the source for information_schema.
   std::function<std::unique_ptr<mysql::Connection>()> connect_source;
@@ -199,11 +208,21 @@ class TableRouter {
   // Brings the target's columns to `after` (the replicated columns of the source's new schema):
   // renames, drops (columns of `before` gone from `after`), adds, type changes of columns whose
   // source type changed. Idempotent: each step checks the target's current columns. Throws
-  // Error(kUnsupported) for a change it cannot make.
+  // Error(kUnsupported) for a change it cannot make. A transient error (ClickHouse busy: too many
+  // queries, memory, a lost connection) is retried per ctx_.ddl_retry, the target's columns read
+  // again first (so a step that landed before its connection broke is not sent twice); once the
+  // policy is used up it propagates, and the session restarts instead of stopping the table.
   void Reconcile(StreamedTable& table, const std::vector<binlog::ColumnDef>* before,
                  const std::vector<binlog::ColumnDef>& after,
                  const std::vector<std::pair<std::string, std::string>>& renames,
                  const std::map<std::string, std::string>& added_defaults = {});
+  void ReconcileOnce(StreamedTable& table, const std::vector<binlog::ColumnDef>* before,
+                     const std::vector<binlog::ColumnDef>& after,
+                     const std::vector<std::pair<std::string, std::string>>& renames,
+                     const std::map<std::string, std::string>& added_defaults);
+  // Runs one idempotent statement (DROP TABLE IF EXISTS, TRUNCATE) on the target, retried like
+  // Reconcile's.
+  void ExecuteOnTarget(const std::string& sql);
   // The table leaves the router (dropped or renamed away); it is kept alive for pending batches.
   void Retire(const tables::SourceTableName& name);
   void StopForSchema(StreamedTable& table, const std::string& position, const std::string& reason);

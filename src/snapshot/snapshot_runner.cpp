@@ -495,7 +495,9 @@ void SnapshotRunner::Impl::Writer(uint32_t number) {
       SetError(e);
       job->done.set_exception(std::current_exception());
     } catch (...) {
-      SetError(Error(ErrorCode::kInternal, "unexpected exception in a snapshot writer"));
+      client.reset();
+      SetError(CurrentExceptionAsError(
+          fmt::format("snapshot writer thread writing {}", job->table->label)));
       job->done.set_exception(std::current_exception());
     }
   }
@@ -989,13 +991,9 @@ SnapshotResult SnapshotRunner::Run() {
           if (i >= impl.tables.size() || impl.stopping()) return;
           try {
             work(*impl.tables[i], r);
-          } catch (const Error& e) {
-            impl.SetError(
-                Error(e.code(), fmt::format("snapshot {}: {}", impl.tables[i]->label, e.what())));
-            return;
-          } catch (const std::exception& e) {
-            impl.SetError(Error(ErrorCode::kInternal,
-                                fmt::format("snapshot {}: {}", impl.tables[i]->label, e.what())));
+          } catch (...) {
+            impl.SetError(CurrentExceptionAsError(
+                fmt::format("snapshot {} (reader thread {})", impl.tables[i]->label, r)));
             return;
           }
         }
