@@ -20,12 +20,12 @@ bool IsAnyWord(const Token& t, std::initializer_list<std::string_view> words) {
 
 // Reserved words that may follow a table in a table reference: never an alias written bare.
 bool EndsTableFactor(const Token& t) {
-  return IsAnyWord(t, {"ON",     "USING",   "JOIN",          "INNER",     "CROSS",  "LEFT",
-                       "RIGHT",  "NATURAL", "STRAIGHT_JOIN", "FULL",      "OUTER",  "SET",
-                       "WHERE",  "ORDER",   "LIMIT",         "PARTITION", "USE",    "IGNORE",
-                       "FORCE",  "GROUP",   "HAVING",        "WINDOW",    "FOR",    "LOCK",
-                       "UNION",  "EXCEPT",  "INTERSECT",     "RETURNING", "AS",     "FROM",
-                       "VALUES", "SELECT",  "WITH"});
+  return IsAnyWord(
+      t, {"ON",      "USING",         "JOIN",   "INNER",  "CROSS",  "LEFT",      "RIGHT",
+          "NATURAL", "STRAIGHT_JOIN", "FULL",   "OUTER",  "SET",    "WHERE",     "ORDER",
+          "LIMIT",   "PARTITION",     "USE",    "IGNORE", "FORCE",  "GROUP",     "HAVING",
+          "WINDOW",  "FOR",           "LOCK",   "UNION",  "EXCEPT", "INTERSECT", "RETURNING",
+          "AS",      "FROM",          "VALUES", "SELECT", "WITH"});
 }
 
 // A table named in a table reference, with its alias (empty if none).
@@ -144,8 +144,8 @@ void SkipJoinCondition(Parser& p) {
     }
     if (t.IsSymbol(",") || t.IsSymbol(")") || t.IsSymbol(";")) return;
     // LEFT(...) and RIGHT(...) are functions; LEFT JOIN is a join.
-    if (IsAnyWord(t, {"JOIN", "INNER", "CROSS", "LEFT", "RIGHT", "NATURAL", "STRAIGHT_JOIN",
-                      "FULL", "SET", "WHERE", "ORDER", "LIMIT", "RETURNING"}) &&
+    if (IsAnyWord(t, {"JOIN", "INNER", "CROSS", "LEFT", "RIGHT", "NATURAL", "STRAIGHT_JOIN", "FULL",
+                      "SET", "WHERE", "ORDER", "LIMIT", "RETURNING"}) &&
         !p.Peek(1).IsSymbol("(")) {
       return;
     }
@@ -179,7 +179,7 @@ void TableFactor(Parser& p, std::vector<NamedTable>& out) {
       p.SkipParenthesized();
       p.Accept("AS");
       if (IsName(p.Peek()) && !EndsTableFactor(p.Peek())) p.Skip();  // its alias
-      if (p.Peek().IsSymbol("(")) p.SkipParenthesized();              // its column names
+      if (p.Peek().IsSymbol("(")) p.SkipParenthesized();             // its column names
     } else {
       p.Skip();
       TableReferences(p, out);
@@ -300,9 +300,10 @@ void ClassifyDml(Parser& p, const std::vector<std::string>& expressions, Stateme
     std::vector<NamedTable> references;
     TableReferences(p, references);
     for (const NamedTable& t : references) {
-      const bool expression =
-          !t.qualified && std::any_of(expressions.begin(), expressions.end(),
-                                      [&](const std::string& e) { return SameName(e, t.name.table); });
+      const bool expression = !t.qualified && std::any_of(expressions.begin(), expressions.end(),
+                                                          [&](const std::string& e) {
+                                                            return SameName(e, t.name.table);
+                                                          });
       if (!expression) AddUnique(out.tables, t.name);
     }
     return;

@@ -414,14 +414,12 @@ bool TableRouter::BuildPlan(StreamedTable& table, const std::string& position) {
 }
 
 void TableRouter::OnStatement(std::string_view sql, const binlog::QueryEvent& query,
-                              const schema::BinlogPosition& position,
-                              const TransactionGtid& gtid) {
+                              const schema::BinlogPosition& position, const TransactionGtid& gtid) {
   const schema::ParseOptions parse =
       schema::ParseOptions::ForQuery(query.database, query.sql_mode.value_or(0));
   schema::DdlOutcome outcome;
   try {
-    outcome =
-        ctx_.history->ApplyDdl(sql, parse, {query.collation_server.value_or(0)}, position);
+    outcome = ctx_.history->ApplyDdl(sql, parse, {query.collation_server.value_or(0)}, position);
   } catch (const Error& e) {
     if (e.IsTransient()) throw;
     // The history could not follow: only the replicated tables the statement names stop.
@@ -429,9 +427,10 @@ void TableRouter::OnStatement(std::string_view sql, const binlog::QueryEvent& qu
     try {
       st = ClassifyStatement(sql, query.database, LexOptionsOf(parse));
     } catch (const Error& lexing) {
-      spdlog::error("the schema history could not follow {} at {} ({}), and its tables cannot be "
-                    "named: {}",
-                    Abbreviated(sql), position.ToString(), e.what(), lexing.what());
+      spdlog::error(
+          "the schema history could not follow {} at {} ({}), and its tables cannot be "
+          "named: {}",
+          Abbreviated(sql), position.ToString(), e.what(), lexing.what());
     }
     for (const tables::SourceTableName& name : st.tables) {
       const int rule = ctx_.resolver->Match(name);
@@ -460,6 +459,13 @@ void TableRouter::OnStatement(std::string_view sql, const binlog::QueryEvent& qu
   }
   ctx_.history->Prune(position);
   if (ctx_.on_history) ctx_.on_history(*ctx_.history);
+  // Row-based logging writes CREATE TABLE ... SELECT as the resolved CREATE TABLE and row
+  // events; the SELECT itself in the binlog means the rows it inserted are not there.
+  const auto* create = std::get_if<schema::CreateTable>(&outcome.statement);
+  if (create != nullptr && create->as_select && !create->temporary) {
+    StopForUnloggedRows(sql, "CREATE TABLE ... SELECT",
+                        {{create->table.database, create->table.table}}, position, gtid);
+  }
 }
 
 StreamedTable& TableRouter::TableToStop(const tables::SourceTableName& name,
@@ -479,8 +485,15 @@ void TableRouter::OnStatementDml(std::string_view sql, std::string_view database
                                  const TransactionGtid& gtid) {
   // The schema history has tokenized this statement with the same options: this cannot throw.
   const StatementTables st = ClassifyStatement(sql, database, lex);
+  StopForUnloggedRows(sql, st.verb, st.tables, position, gtid);
+}
+
+void TableRouter::StopForUnloggedRows(std::string_view sql, std::string_view verb,
+                                      const std::vector<tables::SourceTableName>& written,
+                                      const schema::BinlogPosition& position,
+                                      const TransactionGtid& gtid) {
   std::vector<tables::SourceTableName> replicated;
-  for (const tables::SourceTableName& name : st.tables) {
+  for (const tables::SourceTableName& name : written) {
     if (ctx_.resolver->Match(name) == config::TableMatcher::kNoRule) continue;
     if (BeforeStart(name, position)) {
       spdlog::debug("{} at {} writes {}, whose copy starts later: it is in the copy",
@@ -491,23 +504,22 @@ void TableRouter::OnStatementDml(std::string_view sql, std::string_view database
   }
   if (replicated.empty()) return;
   const std::string gtid_text = gtid.Describe();
-  const std::string where =
-      gtid_text.empty() ? position.ToString()
-                        : fmt::format("{} (GTID {})", position.ToString(), gtid_text);
+  const std::string where = gtid_text.empty()
+                                ? position.ToString()
+                                : fmt::format("{} (GTID {})", position.ToString(), gtid_text);
   std::string names;
   for (const tables::SourceTableName& name : replicated)
     names += (names.empty() ? "" : ", ") + name.ToString();
-  const bool stop_run = ctx_.config->source.on_statement_dml == config::StatementDml::kStopRun;
-  // Rows changed by a statement are not in the binlog: the target lost them for good.
+  const bool one = replicated.size() == 1;
   const std::string reason = fmt::format(
-      "the source logged {} as a statement at {}: \"{}\" changed rows of {} that are not in the "
-      "binlog as row events (binlog_format is STATEMENT or MIXED for that session), so {} no "
+      "the source logged {} as a statement at {}: \"{}\" changed rows of {} that are not in "
+      "the binlog as row events (binlog_format is STATEMENT or MIXED for that session), so {} no "
       "longer {} the source. Fix: set binlog_format=ROW on the source (SET GLOBAL "
       "binlog_format=ROW, and in every session or tool that sets it, e.g. pt-table-checksum "
       "--set-vars binlog_format=ROW), then copy {} again (docs/running.md, \"Stopped tables\")",
-      st.verb, where, Abbreviated(sql, 120), names, replicated.size() == 1 ? "its target" : "their targets",
-      replicated.size() == 1 ? "matches" : "match", replicated.size() == 1 ? "the table" : "the tables");
-  if (stop_run) {
+      verb, where, Abbreviated(sql, 120), names, one ? "its target" : "their targets",
+      one ? "matches" : "match", one ? "the table" : "the tables");
+  if (ctx_.config->source.on_statement_dml == config::StatementDml::kStopRun) {
     Fail(ErrorCode::kUnsupported, "{} (source.on_statement_dml: stop_run)", reason);
   }
   for (const tables::SourceTableName& name : replicated) {

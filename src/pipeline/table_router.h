@@ -25,7 +25,8 @@
 // and every other table goes on.
 //
 // Statement-based DML (binlog_format STATEMENT or MIXED: INSERT, REPLACE, UPDATE, DELETE, LOAD
-// DATA arriving as QUERY events) changed rows that never reach the binlog as row events. When it
+// DATA, CREATE TABLE ... SELECT arriving as QUERY events) changed rows that never reach the binlog
+// as row events. When it
 // writes a replicated table (pipeline/statement_tables.h names the tables it writes), that table
 // can no longer be followed: by default (source.on_statement_dml: stop_table) every such table
 // STOPS as above, with a message naming the statement, the table, the binlog position (and GTID)
@@ -198,6 +199,11 @@ class TableRouter {
   void OnStatementDml(std::string_view sql, std::string_view database,
                       const schema::LexOptions& lex, const schema::BinlogPosition& position,
                       const TransactionGtid& gtid);
+  // The replicated tables of `written` (not before their stream start) lost rows `sql` changed
+  // without row events: they stop, or the run does (source.on_statement_dml: stop_run).
+  void StopForUnloggedRows(std::string_view sql, std::string_view verb,
+                           const std::vector<tables::SourceTableName>& written,
+                           const schema::BinlogPosition& position, const TransactionGtid& gtid);
   // The table to stop under `name` (a stopped stub when the session has not resolved it).
   StreamedTable& TableToStop(const tables::SourceTableName& name, const std::string& position);
   // One table's part of a DDL, by kind of change.

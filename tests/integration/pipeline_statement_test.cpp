@@ -49,8 +49,8 @@ TEST_F(PipelineStatementTest, StatementDmlStopsTheReplicatedTablesItWrites) {
   Sql(fmt::format("SELECT 5, 5 INTO OUTFILE '{}'", file));
 
   const std::string db = source_db_;
-  PipelineConfig config =
-      Config(fmt::format("  - match: [{0}.a, {0}.b, {0}.c, {0}.d]\n    mode: replica\n", db));
+  PipelineConfig config = Config(
+      fmt::format("  - match: [{0}.a, {0}.b, {0}.c, {0}.d, {0}.e]\n    mode: replica\n", db));
   RowbridgeProcess rb(dir.path(), config);
   StartAndWaitForCheckpoint(rb);
 
@@ -58,10 +58,11 @@ TEST_F(PipelineStatementTest, StatementDmlStopsTheReplicatedTablesItWrites) {
       "INSERT INTO c VALUES (1, 1); INSERT INTO d VALUES (1, 1);");
   Sql(fmt::format(
       "SET SESSION binlog_format = STATEMENT; "
-      "INSERT INTO u SELECT * FROM c; "                        // c is only read
-      "UPDATE a JOIN u ON a.id = u.id SET a.v = 10; "          // writes a (and u, not replicated)
-      "DELETE b FROM b JOIN u ON b.id = u.id; "                // multi-table DELETE of b
-      "LOAD DATA INFILE '{}' INTO TABLE d; "                   // EXECUTE_LOAD_QUERY
+      "INSERT INTO u SELECT * FROM c; "                // c is only read
+      "UPDATE a JOIN u ON a.id = u.id SET a.v = 10; "  // writes a (and u, not replicated)
+      "DELETE b FROM b JOIN u ON b.id = u.id; "        // multi-table DELETE of b
+      "LOAD DATA INFILE '{}' INTO TABLE d; "           // EXECUTE_LOAD_QUERY
+      "CREATE TABLE e SELECT * FROM c; "               // its rows are not logged
       "SET SESSION binlog_format = ROW; "
       "INSERT INTO a VALUES (3, 3); INSERT INTO c VALUES (2, 2); INSERT INTO d VALUES (9, 9);",
       file));
@@ -74,12 +75,13 @@ TEST_F(PipelineStatementTest, StatementDmlStopsTheReplicatedTablesItWrites) {
     EXPECT_EQ(s.database, db);
     stopped[s.table] = s;
   }
-  ASSERT_EQ(stopped.size(), 3u) << rb.log();
-  ASSERT_EQ(stopped.count("a") + stopped.count("b") + stopped.count("d"), 3u);
+  ASSERT_EQ(stopped.size(), 4u) << rb.log();
+  ASSERT_EQ(stopped.count("a") + stopped.count("b") + stopped.count("d") + stopped.count("e"), 4u);
   const std::map<std::string, std::string> statements = {
       {"a", "\"UPDATE a JOIN u ON a.id = u.id SET a.v = 10"},
       {"b", "\"DELETE b FROM b JOIN u ON b.id = u.id"},
-      {"d", "\"LOAD DATA "}};
+      {"d", "\"LOAD DATA "},
+      {"e", "\"CREATE TABLE e SELECT * FROM c\""}};
   for (const auto& [table, statement] : statements) {
     const std::string& reason = stopped[table].reason;
     EXPECT_NE(reason.find(statement), std::string::npos) << reason;
@@ -104,7 +106,7 @@ TEST_F(PipelineStatementTest, StatementDmlStopsTheReplicatedTablesItWrites) {
   const std::string status = rb.HttpGet("/status");
   EXPECT_NE(status.find("stopped: the source logged UPDATE as a statement"), std::string::npos)
       << status;
-  EXPECT_NE(rb.HttpGet("/metrics").find("rowbridge_stopped_tables 3"), std::string::npos);
+  EXPECT_NE(rb.HttpGet("/metrics").find("rowbridge_stopped_tables 4"), std::string::npos);
   const std::string log = rb.log();
   EXPECT_NE(log.find("stopped replicating " + db + ".b: the source logged DELETE as a statement"),
             std::string::npos)
@@ -168,18 +170,20 @@ TEST_F(PipelineStatementTest, KeyChangesDeleteTheOldKeyInBothModes) {
       "CREATE TABLE cl (a INT, b VARCHAR(8), v INT, PRIMARY KEY (a, b)); "
       "CREATE TABLE rp (a INT, b VARCHAR(8), v INT, PRIMARY KEY (a, b));");
   const std::string db = source_db_;
-  PipelineConfig config = Config(fmt::format("  - match: [{0}.s, {0}.cl]\n    mode: changelog\n"
-                                             "  - match: {0}.rp\n    mode: replica\n",
-                                             db));
+  PipelineConfig config =
+      Config(fmt::format("  - match: [{0}.s, {0}.cl]\n    mode: changelog\n"
+                         "  - match: {0}.rp\n    mode: replica\n",
+                         db));
   RowbridgeProcess rb(dir.path(), config);
   StartAndWaitForCheckpoint(rb);
 
   Sql("INSERT INTO s VALUES (5, 50), (6, 60), (7, 70); "
-      "UPDATE s SET id = 99 WHERE id = 5; "                 // the issue's example
-      "UPDATE s SET id = id + 1 ORDER BY id DESC; "         // every row moves, onto freed keys
-      "UPDATE s SET v = v + 1 WHERE id = 8;");              // no key change: one update
+      "UPDATE s SET id = 99 WHERE id = 5; "          // the issue's example
+      "UPDATE s SET id = id + 1 ORDER BY id DESC; "  // every row moves, onto freed keys
+      "UPDATE s SET v = v + 1 WHERE id = 8;");       // no key change: one update
   for (const char* table : {"cl", "rp"}) {
-    Sql(fmt::format("INSERT INTO {0} VALUES (1, 'x', 1), (1, 'y', 2), (2, 'x', 3); "
+    Sql(
+        fmt::format("INSERT INTO {0} VALUES (1, 'x', 1), (1, 'y', 2), (2, 'x', 3); "
                     "UPDATE {0} SET b = 'z' WHERE a = 1 AND b = 'x'; "  // second key part
                     "UPDATE {0} SET a = a + 10 WHERE b != 'z'; "        // first key part
                     "UPDATE {0} SET v = 9 WHERE a = 11; "
@@ -204,8 +208,8 @@ TEST_F(PipelineStatementTest, KeyChangesDeleteTheOldKeyInBothModes) {
             "[((1,'x'),'delete'),((1,'y'),'delete'),((1,'z'),'delete'),((2,'x'),'delete'),"
             "((3,'w'),'insert'),((11,'y'),'update'),((12,'x'),'delete')]");
   // The changelog's latest non-deleted change per key, and the replica, equal the source.
-  const std::string source_rows = Trimmed(RunMysqlSql(
-      mysql_, "SELECT CONCAT(a, '|', b, '|', v) FROM `" + db + "`.cl ORDER BY a, b"));
+  const std::string source_rows = Trimmed(
+      RunMysqlSql(mysql_, "SELECT CONCAT(a, '|', b, '|', v) FROM `" + db + "`.cl ORDER BY a, b"));
   EXPECT_EQ(source_rows, "3|w|3\n11|y|9");
   EXPECT_EQ(Ch("SELECT concat(toString(a), '|', b, '|', toString(v)) FROM (SELECT a, b, "
                "argMax(v, _version) AS v, argMax(_event_type, _version) AS t FROM " +

@@ -83,17 +83,16 @@ TEST(PipelineStatementTables, DmlNamesTheTablesItWrites) {
   EXPECT_TRUE(s.dml);
   EXPECT_EQ(Names(s), "d.a d.b o.c");
   EXPECT_EQ(Names(ClassifyStatement("UPDATE IGNORE a, `b` bb SET a.x = bb.x", "d")), "d.a d.b");
-  EXPECT_EQ(Names(ClassifyStatement(
-                "UPDATE (a STRAIGHT_JOIN b) CROSS JOIN (SELECT 1 AS one FROM c) AS s SET a.v = 1",
-                "d")),
-            "d.a d.b");
+  EXPECT_EQ(
+      Names(ClassifyStatement(
+          "UPDATE (a STRAIGHT_JOIN b) CROSS JOIN (SELECT 1 AS one FROM c) AS s SET a.v = 1", "d")),
+      "d.a d.b");
   EXPECT_EQ(Names(ClassifyStatement("UPDATE t PARTITION (p0) AS x USE INDEX (i) SET v = 1", "d")),
             "d.t");
 
   // DELETE: the single table, or the targets of a multi-table DELETE through their aliases.
   EXPECT_EQ(Names(ClassifyStatement("DELETE QUICK FROM t AS x WHERE x.id = 1", "d")), "d.t");
-  s = ClassifyStatement("DELETE a1, b.* FROM t1 AS a1 INNER JOIN o.t2 b ON a1.id = b.id, t3",
-                        "d");
+  s = ClassifyStatement("DELETE a1, b.* FROM t1 AS a1 INNER JOIN o.t2 b ON a1.id = b.id, t3", "d");
   EXPECT_TRUE(s.dml);
   EXPECT_EQ(Names(s), "d.t1 o.t2");
   EXPECT_EQ(Names(ClassifyStatement("DELETE FROM a1.*, t4 USING t1 a1 JOIN t4 JOIN t5", "d")),
