@@ -199,12 +199,16 @@ TEST_F(PipelineStatementTest, KeyChangesDeleteTheOldKeyInBothModes) {
             "[(5,'insert',50),(6,'insert',60),(7,'insert',70),(5,'delete',50),(99,'insert',50),"
             "(99,'delete',50),(100,'insert',50),(7,'delete',70),(8,'insert',70),"
             "(6,'delete',60),(7,'insert',60),(8,'update',71)]");
-  const std::string latest =
-      "SELECT groupArray((k, t)) FROM (SELECT k, argMax(_event_type, _version) AS t FROM (SELECT "
-      "{} AS k, _event_type, _version FROM {}) GROUP BY k ORDER BY k)";
-  EXPECT_EQ(Ch(fmt::format(latest, "id", Target("s"))),
+  // The event type of each key's latest change.
+  auto latest = [&](const std::string& key, const std::string& table) {
+    return Ch(
+        "SELECT groupArray((k, t)) FROM (SELECT k, argMax(_event_type, _version) AS t FROM "
+        "(SELECT " +
+        key + " AS k, _event_type, _version FROM " + Target(table) + ") GROUP BY k ORDER BY k)");
+  };
+  EXPECT_EQ(latest("id", "s"),
             "[(5,'delete'),(6,'delete'),(7,'insert'),(8,'update'),(99,'delete'),(100,'insert')]");
-  EXPECT_EQ(Ch(fmt::format(latest, "(a, b)", Target("cl"))),
+  EXPECT_EQ(latest("(a, b)", "cl"),
             "[((1,'x'),'delete'),((1,'y'),'delete'),((1,'z'),'delete'),((2,'x'),'delete'),"
             "((3,'w'),'insert'),((11,'y'),'update'),((12,'x'),'delete')]");
   // The changelog's latest non-deleted change per key, and the replica, equal the source.
