@@ -427,10 +427,12 @@ void TableRouter::OnStatement(std::string_view sql, const binlog::QueryEvent& qu
     try {
       st = ClassifyStatement(sql, query.database, LexOptionsOf(parse));
     } catch (const Error& lexing) {
-      spdlog::error(
-          "the schema history could not follow {} at {} ({}), and its tables cannot be "
-          "named: {}",
-          Abbreviated(sql), position.ToString(), e.what(), lexing.what());
+      // Without its tokens no table can be named, and skipping the statement could lose a
+      // change unseen: the run stops instead.
+      Fail(ErrorCode::kUnsupported,
+           "the schema history could not follow {} at {} ({}), and the tables it changes cannot "
+           "be named: {}",
+           Abbreviated(sql), position.ToString(), e.what(), lexing.what());
     }
     for (const tables::SourceTableName& name : st.tables) {
       const int rule = ctx_.resolver->Match(name);

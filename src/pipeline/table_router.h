@@ -161,7 +161,8 @@ class TableRouter {
   // and carried to the target tables it changes, or, for statement-based DML, stopping the
   // tables it writes (see above). Throws transient errors (a server gone), and
   // Error(kUnsupported) for statement-based DML on a replicated table under
-  // source.on_statement_dml: stop_run.
+  // source.on_statement_dml: stop_run, and for a statement the history cannot follow that
+  // cannot even be tokenized (no table could be named).
   void OnStatement(std::string_view sql, const binlog::QueryEvent& query,
                    const schema::BinlogPosition& position, const TransactionGtid& gtid);
   // A new FORMAT_DESCRIPTION: table ids start over.
