@@ -24,6 +24,16 @@
 // no longer applied, /status and the metrics say why, the stop is recorded in the checkpoint,
 // and every other table goes on.
 //
+// Statement-based DML (binlog_format STATEMENT or MIXED: INSERT, REPLACE, UPDATE, DELETE, LOAD
+// DATA, CREATE TABLE ... SELECT arriving as QUERY events) changed rows that never reach the binlog
+// as row events. When it
+// writes a replicated table (pipeline/statement_tables.h names the tables it writes), that table
+// can no longer be followed: by default (source.on_statement_dml: stop_table) every such table
+// STOPS as above, with a message naming the statement, the table, the binlog position (and GTID)
+// and the fix; with stop_run OnStatement throws Error(kUnsupported) with that message, which ends
+// `rowbridge run`. DML on tables no rule matches, or on tables whose copy starts later, is
+// ignored.
+//
 // Tables copied after the stream began (RouterContext::table_starts): before its start position a
 // table's TABLE_MAPs and rows are ignored (they are in the copy) and DDL naming it changes the
 // history only, never its target (which already holds the table as of its start) nor stops it.
@@ -50,8 +60,10 @@
 #include "mapping/out_of_range.h"
 #include "mysql/connection.h"
 #include "pipeline/batch_buffers.h"
+#include "pipeline/checkpoint_tracker.h"
 #include "pipeline/target_state.h"
 #include "schema/schema_history.h"
+#include "schema/sql_lexer.h"
 #include "server/table_stats.h"
 #include "state/checkpoint.h"
 #include "tables/replicated_table.h"
@@ -154,10 +166,14 @@ class TableRouter {
   // Makes sure `table` decodes with `map` (several table ids may name one table).
   bool Use(StreamedTable& table, const std::shared_ptr<const binlog::TableInfo>& map,
            const schema::BinlogPosition& position);
-  // A statement (QUERY event) at `position`: applied to the history and carried to the target
-  // tables it changes (see above). Throws only transient errors (a server gone).
+  // A statement (QUERY event) at `position`, in the transaction of `gtid`: applied to the history
+  // and carried to the target tables it changes, or, for statement-based DML, stopping the
+  // tables it writes (see above). Throws transient errors (a server gone), and
+  // Error(kUnsupported) for statement-based DML on a replicated table under
+  // source.on_statement_dml: stop_run, and for a statement the history cannot follow that
+  // cannot even be tokenized (no table could be named).
   void OnStatement(std::string_view sql, const binlog::QueryEvent& query,
-                   const schema::BinlogPosition& position);
+                   const schema::BinlogPosition& position, const TransactionGtid& gtid);
   // A new FORMAT_DESCRIPTION: table ids start over.
   void ResetRoutes() { routes_.clear(); }
 
@@ -189,6 +205,17 @@ class TableRouter {
   std::optional<tables::SourceTableSchema> SchemaOf(const tables::SourceTableName& name,
                                                     const schema::BinlogPosition& position,
                                                     mysql::Connection& source);
+  // Statement-based DML: the replicated tables it writes stop (or the run, by config).
+  void OnStatementDml(std::string_view sql, std::string_view database,
+                      const schema::LexOptions& lex, const schema::BinlogPosition& position,
+                      const TransactionGtid& gtid);
+  // The replicated tables of `written` (not before their stream start) lost rows `sql` changed
+  // without row events: they stop, or the run does (source.on_statement_dml: stop_run).
+  void StopForUnloggedRows(std::string_view sql, std::string_view verb,
+                           const std::vector<tables::SourceTableName>& written,
+                           const schema::BinlogPosition& position, const TransactionGtid& gtid);
+  // The table to stop under `name` (a stopped stub when the session has not resolved it).
+  StreamedTable& TableToStop(const tables::SourceTableName& name, const std::string& position);
   // One table's part of a DDL, by kind of change.
   void OnChange(const schema::TableChange& change, const schema::DdlStatement& statement,
                 const schema::BinlogPosition& position, std::string_view sql);
