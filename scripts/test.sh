@@ -159,10 +159,12 @@ CHROOTS_PID=""
 SOURCE_DIR=""
 run_flavor() {
   local flavor="$1" rc=0
+  # Tests of ClickHouse alone ran with the first flavor; they do not talk to a source.
+  local clickhouse_only='^ClickHouse|^PrivateClickHouse|^ScopedClickHouse'
   local -a selection=(-L integration)
   case "$flavor" in
-    mysql) selection+=(-E 'MariaDbOnly') ;;
-    mariadb11) selection+=(-R 'Pipeline|Snapshot|Check|TestServers' -E 'MariaDbOnly|MySqlOnly') ;;
+    mysql) selection+=(-E "MariaDbOnly|$clickhouse_only") ;;
+    mariadb11) selection+=(-R 'Pipeline|Snapshot|Check|TestServers' -E "MariaDbOnly|MySqlOnly|$clickhouse_only") ;;
   esac
   if [[ -n "$SOURCE_DIR" ]]; then
     bash "$ROOT/tests/servers/testservers.sh" stop --remove "$SOURCE_DIR" || return 1

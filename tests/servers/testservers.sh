@@ -645,7 +645,14 @@ _ts_write_env() {
       printf 'export ROWBRIDGE_TEST_SOURCE=%q\n' "$(_ts_flavor "$dir")"
       printf 'export ROWBRIDGE_TEST_MYSQL_VERSION=%q\n' \
         "$(_ts_mariadb_client "$dir" -N -e 'SELECT VERSION()' 2>/dev/null || true)"
-      printf 'export ROWBRIDGE_TEST_MYSQL_CHROOT=%q\n' "$(cat "$m/chroot" 2>/dev/null || true)"
+      # Empty for the host's server: %q would print '' there, which the C++ reader takes as is.
+      local chroot
+      chroot="$(cat "$m/chroot" 2>/dev/null || true)"
+      if [[ -n "$chroot" ]]; then
+        printf 'export ROWBRIDGE_TEST_MYSQL_CHROOT=%q\n' "$chroot"
+      else
+        printf 'export ROWBRIDGE_TEST_MYSQL_CHROOT=\n'
+      fi
       printf 'export ROWBRIDGE_TEST_MYSQL_HOST=127.0.0.1\n'
       printf 'export ROWBRIDGE_TEST_MYSQL_PORT=%q\n' "$(cat "$m/port")"
       printf 'export ROWBRIDGE_TEST_MYSQL_USER=root\n'
