@@ -430,6 +430,48 @@ TEST_F(PipelineRunTest, ATargetDroppedWhileStoppedStopsTheStartNamingIt) {
   EXPECT_EQ(Trimmed(RunClickHouseSql(ch_, "EXISTS TABLE `" + target_db_ + "`.items")), "0");
 }
 
+// Starting over (docs/running.md), as after a purged binlog: the job's state is deleted while the
+// source changed unseen, and the next start copies every table into targets that still hold the
+// old rows. Rows the source no longer has are deleted, so each target equals its source (replica:
+// no stale row under FINAL; changelog: the latest change per key is the source row), then the
+// stream goes on.
+TEST_F(PipelineRunTest, StartingOverCopiesIntoTheOldTargetsAndMakesThemEqual) {
+  TestDir dir("pipeline-start-over");
+  Workload workload(4715, source_db_);
+  RunMysqlSql(mysql_, workload.Schema());
+  for (int i = 0; i < 3; ++i) RunMysqlSql(mysql_, workload.Next(40));
+  PipelineConfig config = Config("  - match: " + source_db_ + ".items\n    mode: replica\n" +
+                                 "  - match: " + source_db_ + ".events\n    mode: changelog\n");
+  config.snapshot = true;
+  config.file_state = true;
+  RowbridgeProcess rb(dir.path(), config);
+  rb.Start();
+  RunMysqlSql(mysql_, workload.Next(40));
+  rb.WaitCaughtUp(120s);
+  ASSERT_EQ(rb.Terminate(), 0) << rb.log();
+  // Changes rowbridge never sees: the binlog they are in counts as lost.
+  RunMysqlSql(mysql_, "DELETE FROM `" + source_db_ + "`.items WHERE id % 3 = 0; DELETE FROM `" +
+                          source_db_ + "`.events WHERE id % 4 = 1; UPDATE `" + source_db_ +
+                          "`.items SET note = 'unseen' WHERE id % 5 = 1;");
+  const std::string stale_items = Trimmed(RunClickHouseSql(
+      ch_, "SELECT count() FROM `" + target_db_ + "`.items FINAL WHERE _is_deleted = 0"));
+  ASSERT_NE(stale_items, "0");
+  std::filesystem::remove_all(dir.path() / "state");
+  const size_t before = rb.log().size();
+  rb.Start();
+  RunMysqlSql(mysql_, workload.Next(40));
+  rb.WaitCaughtUp(120s);
+  const std::string log = rb.log().substr(before);
+  EXPECT_NE(log.find("initial copy done"), std::string::npos) << log;
+  EXPECT_NE(log.find("that the source no longer has; deleted them"), std::string::npos) << log;
+  EXPECT_EQ(ReplicaRows(ch_, target_db_, "items", Workload::ItemsColumns(), "id"),
+            MysqlRows(mysql_, source_db_, "items", Workload::ItemsColumns(), "id"));
+  EXPECT_EQ(ChangelogLatestRows(ch_, target_db_, "events", Workload::EventsColumns(), "id",
+                                "_event_type", "_version"),
+            MysqlRows(mysql_, source_db_, "events", Workload::EventsColumns(), "id"));
+  EXPECT_EQ(rb.Terminate(), 0) << rb.log();
+}
+
 // A checkpoint whose next version is below what a target holds beyond any replay's reach (every
 // later change would lose against those rows under FINAL), or near 2^64 (the counter would wrap):
 // the start is refused with a message naming the table, both numbers and the fix, and nothing is

@@ -261,16 +261,19 @@ TEST_F(SnapshotTest, TextKeysInACollationUnderWritesAreCopiedExactly) {
 TEST_F(SnapshotTest, ACopyIntoATargetWithRowsMakesItEqualToTheSource) {
   Sql("CREATE TABLE again (id INT PRIMARY KEY, v VARCHAR(40)) ENGINE=InnoDB;"
       "INSERT INTO again SELECT seq, CONCAT('v', seq) FROM seq_1_to_300;");
+  int round = 0;
   for (const char* mode : {"replica", "changelog"}) {
     SCOPED_TRACE(mode);
     const std::string target = std::string("again_") + mode;
+    const int fresh = 1000 * ++round;  // ids this round inserts
     const std::string config = WriteConfig(
         "  - match: " + db_ + ".again\n    target: " + target + "\n    mode: " + mode + "\n", 40);
     std::filesystem::remove_all(dir_->path() / "state");
     Copy(config);
     // While nothing replicates (the binlog of these changes is lost to rowbridge):
     Sql("DELETE FROM again WHERE id % 5 = 0; UPDATE again SET v = CONCAT(v, '-changed') WHERE id "
-        "% 7 = 0; INSERT INTO again SELECT 1000 + seq, 'new' FROM seq_1_to_20;");
+        "% 7 = 0; INSERT INTO again SELECT " +
+        std::to_string(fresh) + " + seq, 'new' FROM seq_1_to_20;");
     std::filesystem::remove_all(dir_->path() / "state");
     int step = 0;
     SnapshotOptions options;
@@ -278,7 +281,7 @@ TEST_F(SnapshotTest, ACopyIntoATargetWithRowsMakesItEqualToTheSource) {
       const std::string s = std::to_string(step++);
       Sql("DELETE FROM again WHERE id = " + std::to_string(chunk * 40 + 3) +
           "; UPDATE again SET v = 'during" + s + "' WHERE id = " + std::to_string(chunk * 40 + 41) +
-          "; INSERT INTO again VALUES (" + std::to_string(2000 + step) + ", 'during');");
+          "; INSERT INTO again VALUES (" + std::to_string(fresh + 500 + step) + ", 'during');");
     };
     options.before_final_position = [&] { Sql("DELETE FROM again WHERE id % 11 = 0;"); };
     const SnapshotResult result = Copy(config, options);
