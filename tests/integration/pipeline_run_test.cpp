@@ -486,11 +486,14 @@ TEST_F(PipelineRunTest, ACheckpointVersionBelowTheTargetOrNearTwoToThe64IsRefuse
   config.file_state = true;
   RowbridgeProcess rb(dir.path(), config);
   rb.Start();
+  // The copy's checkpoint first, then changes the stream writes.
+  ASSERT_TRUE(WaitFor([&] { return rb.SavedCheckpoint().has_value(); }, 120s)) << rb.log();
   RunMysqlSql(mysql_, workload.Next(30));
   rb.WaitCaughtUp(120s);
   ASSERT_EQ(rb.Terminate(), 0) << rb.log();
   const std::string items = "`" + target_db_ + "`.items";
   const std::string max = Trimmed(RunClickHouseSql(ch_, "SELECT max(_version) FROM " + items));
+  ASSERT_GE(std::stoull(max), uint64_t{1} << 48) << "the stream wrote nothing";
   const std::string rows = Trimmed(RunClickHouseSql(ch_, "SELECT count() FROM " + items));
   const std::filesystem::path path =
       dir.path() / "state" / ("rowbridge-" + std::to_string(config.server_id) + ".checkpoint.json");
