@@ -323,7 +323,10 @@ void SnapshotRunner::Impl::Prepare() {
       if (!any_copied) continue;
       const uint64_t rows = catalog->RowCount(t->database, t->table);
       if (rows == 0) continue;
-      if (all_copied) {
+      const bool has_version =
+          std::any_of(t->columns.begin(), t->columns.end(),
+                      [&](const auto& c) { return c.name == t->version_column; });
+      if (all_copied && has_version) {
         run.targets_with_earlier_rows.push_back(t->label);
         spdlog::info(
             "snapshot: {} holds {} row(s) already; the copy writes every source row over them and "
@@ -332,10 +335,12 @@ void SnapshotRunner::Impl::Prepare() {
       } else {
         run.unreconciled_targets.push_back(t->label);
         spdlog::warn(
-            "snapshot: {} holds {} row(s) already and also receives {}, which this copy does not "
-            "copy: rows of the copied tables that the source no longer has cannot be told apart "
-            "from theirs and stay in it",
-            t->label, rows, fmt::join(others, ", "));
+            "snapshot: {} holds {} row(s) already and {}: rows of the copied tables that the "
+            "source no longer has cannot be told apart and stay in it",
+            t->label, rows,
+            has_version ? fmt::format("also receives {}, which this copy does not copy",
+                                      fmt::join(others, ", "))
+                        : "has no version column " + t->version_column);
       }
     }
     std::sort(run.targets_with_earlier_rows.begin(), run.targets_with_earlier_rows.end());
