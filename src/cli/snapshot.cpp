@@ -1,5 +1,6 @@
 #include "cli/snapshot.h"
 
+#include <fmt/format.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
@@ -101,11 +102,17 @@ void SnapshotCommand(const SnapshotFlags& flags) {
     if (!e.IsTransient() || !stop_requested) throw;
     spdlog::info("snapshot: stopped while waiting to retry ({}); run again to resume", e.what());
   }
-  if (!result.end.empty()) {
+  if (!result.end.empty() && result.unreconciled_targets.empty()) {
     spdlog::info(
         "snapshot complete: the target equals the source as of {}; a stream continuing "
         "from there starts at version {}",
         result.end.ToString(), result.next_version);
+  } else if (!result.end.empty()) {
+    spdlog::warn(
+        "snapshot complete as of {}: every source row is in the target, but {} held rows before "
+        "the copy, and those the source no longer has could not be found and may remain (see the "
+        "warnings above); a stream continuing from there starts at version {}",
+        result.end.ToString(), fmt::join(result.unreconciled_targets, ", "), result.next_version);
   }
   if (admin) admin->Stop();
 }

@@ -181,6 +181,12 @@ void Pipeline::RunSession() {
 
   // The checkpoint, and ClickHouse reachable (the state table lives there by default).
   std::optional<state::Checkpoint> checkpoint = store_->Load();
+  if (checkpoint) {
+    state::RequireVersionRoom(
+        checkpoint->next_version, "the checkpoint in " + store_->Describe(),
+        "restore the checkpoint from a backup, or start over: delete the job's state so that the "
+        "next start copies every table again (docs/running.md, \"Starting over\")");
+  }
   // What the store holds, to tell whether this session's starting checkpoint must be saved.
   std::optional<state::Checkpoint> stored = checkpoint;
   tables::TargetCatalog catalog(endpoints::TargetClientOptions(config_.target));
@@ -193,6 +199,19 @@ void Pipeline::RunSession() {
       mysql::Connection::Connect(endpoints::SourceConnectOptions(config_.source));
   mysql::RequireSourceReady(*admin, config_.source.server_id);
   const bool mariadb = admin->is_mariadb();
+  // What a replay from the checkpoint can reach, to tell a target written from another checkpoint.
+  std::optional<uint64_t> replay_bytes;
+  if (checkpoint) {
+    try {
+      replay_bytes = mysql::BinlogBytesFrom(*admin, checkpoint->file, checkpoint->position);
+    } catch (const Error& e) {
+      if (Recoverable(e, Side::kSource)) throw;
+      spdlog::warn(
+          "cannot list the source's binlogs ({}); the checkpoint's next version is not checked "
+          "against the target tables",
+          e.what());
+    }
+  }
   failure_side_ = Side::kTarget;
 
   BatchLimits limits;
@@ -205,6 +224,11 @@ void Pipeline::RunSession() {
 
   tables::ResolverOptions resolver_options;
   if (checkpoint) resolver_options.created_targets = checkpoint->created_targets;
+  if (checkpoint && checkpoint->replicated_tables) {
+    resolver_options.replicated_tables = *checkpoint->replicated_tables;
+    std::sort(resolver_options.replicated_tables.begin(), resolver_options.replicated_tables.end());
+    resolver_options.checkpoint = checkpoint->Describe() + " in " + store_->Describe();
+  }
   resolver_options.on_created = [&](const std::string& label) {
     std::lock_guard lock(buffers.mutex());
     if (tracker) tracker->AddCreatedTarget(label);
@@ -231,6 +255,15 @@ void Pipeline::RunSession() {
   };
   rc.have_checkpoint = checkpoint.has_value();
   rc.resume_version = checkpoint ? checkpoint->next_version : 1;
+  if (checkpoint && replay_bytes) {
+    const uint64_t bytes = *replay_bytes;
+    const uint64_t reach =
+        bytes > ~uint64_t{0} / kChangesPerBinlogByte ? ~uint64_t{0} : bytes * kChangesPerBinlogByte;
+    rc.replay_version_limit =
+        reach > ~uint64_t{0} - rc.resume_version ? ~uint64_t{0} : rc.resume_version + reach;
+    rc.replay_binlog_bytes = bytes;
+    rc.checkpoint_description = checkpoint->Describe() + " in " + store_->Describe();
+  }
 
   // The schema history: the checkpoint's, else seeded from information_schema at the start.
   std::optional<mysql::BinlogPosition> first_position;
@@ -286,6 +319,7 @@ void Pipeline::RunSession() {
   std::vector<std::string> problems;
   router.Prepare(*admin, problems);
   mapping::ThrowIfProblems(problems);
+  resolver.ForgetReplicatedTables();
 
   // The tables this stream covers: every matched one the source has now. A table the checkpoint
   // did not cover yet was copied before this session (cli/run.cpp) unless copies are off; then
@@ -315,8 +349,11 @@ void Pipeline::RunSession() {
           std::any_of(t->columns.begin(), t->columns.end(),
                       [&](const mapping::TargetColumn& c) { return c.name == t->version_column; });
       if (has_version) {
-        max_version =
-            std::max(max_version, catalog.MaxVersion(t->database, t->table, t->version_column));
+        const uint64_t max = catalog.MaxVersion(t->database, t->table, t->version_column);
+        state::RequireVersionRoom(
+            max < state::kVersionLimit ? max + 1 : max, "a first start above " + t->label,
+            "delete the rows of versions at or above 2^62 from " + t->label + ", or empty it");
+        max_version = std::max(max_version, max);
       }
     }
     state::Checkpoint first;

@@ -278,6 +278,20 @@ TargetState* TableRouter::StateOf(tables::TargetTable* target) {
       std::any_of(target->columns.begin(), target->columns.end(),
                   [&](const mapping::TargetColumn& c) { return c.name == target->version_column; });
   if (has_version && ctx_.have_checkpoint) {
+    const uint64_t max = ctx_.targets->MaxVersion(target->database, target->table,
+                                                  target->version_column, ctx_.resume_version);
+    if (max >= ctx_.replay_version_limit) {
+      Fail(ErrorCode::kCorruption,
+           "{} holds version {}, but the checkpoint {} says the next change gets version {}: a "
+           "replay of the {} bytes of binlog the source has from there cannot reach {}, so the "
+           "checkpoint does not belong to this target's rows (restored from an older backup, "
+           "edited, or another job's), and every change written now would lose against the "
+           "target's rows under FINAL. Restore the checkpoint that belongs to the target, or start "
+           "over: delete the job's state so that the next start copies every table again "
+           "(docs/running.md, \"Starting over\")",
+           target->label, max, ctx_.checkpoint_description, ctx_.resume_version,
+           ctx_.replay_binlog_bytes, max);
+    }
     state->present_versions = ctx_.targets->VersionsFrom(
         target->database, target->table, target->version_column, ctx_.resume_version);
     if (!state->present_versions.empty()) {

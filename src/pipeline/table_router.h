@@ -105,6 +105,11 @@ struct Route {
 // (the reader waits meanwhile; after that the session restarts with the stream's backoff).
 RetryPolicy DdlRetryPolicy();
 
+// How many row changes one byte of binlog can carry at most: a row image takes at least one byte,
+// and neither zlib (MariaDB's compressed events, at most about 1:1032) nor zstd (MySQL's
+// transaction payloads: a 128 KiB block is at least 4 bytes) shrinks data further than this.
+inline constexpr uint64_t kChangesPerBinlogByte = 65536;
+
 struct RouterContext {
   const config::Config* config = nullptr;
   // The replicated-table catalog: targets, keys, conversions, which targets rowbridge created.
@@ -127,6 +132,15 @@ struct RouterContext {
   // Versions >= this are looked up in target tables first seen during the session.
   uint64_t resume_version = 1;
   bool have_checkpoint = true;
+  // Above every version a replay from the checkpoint can hand out (each row change takes at least
+  // one byte of binlog before compression, and compression shrinks no event by more than
+  // kChangesPerBinlogByte). A target holding a version at or above it cannot have been written
+  // from this checkpoint: the session refuses to start (Error kCorruption) rather than write
+  // changes that would lose against those rows. The bytes and the checkpoint it came from are for
+  // the message.
+  uint64_t replay_version_limit = ~uint64_t{0};
+  uint64_t replay_binlog_bytes = 0;
+  std::string checkpoint_description;
   // The session's schema history (required) and where the session starts (where
   // tables the history does not know are seeded from information_schema during Prepare).
   schema::SchemaHistory* history = nullptr;
