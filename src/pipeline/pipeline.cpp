@@ -205,7 +205,7 @@ void Pipeline::RunSession() {
     try {
       replay_bytes = mysql::BinlogBytesFrom(*admin, checkpoint->file, checkpoint->position);
     } catch (const Error& e) {
-      if (Recoverable(e, Side::kSource)) throw;
+      if (e.IsTransient()) throw;
       spdlog::warn(
           "cannot list the source's binlogs ({}); the checkpoint's next version is not checked "
           "against the target tables",

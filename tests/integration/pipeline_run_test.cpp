@@ -77,8 +77,8 @@ class PipelineRunTest : public PipelineFixture {
     ASSERT_TRUE(checkpoint.has_value());
     if (checkpoint->gtid_flavor == state::GtidFlavor::kNone) return;
     if (mysql_.is_mysql()) {
-      EXPECT_EQ(Trimmed(RunMysqlSql(mysql_, "SELECT GTID_SUBSET('" + at_least + "', '" +
-                                                checkpoint->gtid + "')")),
+      EXPECT_EQ(Trimmed(RunMysqlSql(
+                    mysql_, "SELECT GTID_SUBSET('" + at_least + "', '" + checkpoint->gtid + "')")),
                 "1")
           << "checkpoint " << checkpoint->Describe() << " lacks GTIDs of " << at_least;
     } else {

@@ -202,10 +202,13 @@ TEST_F(SnapshotTest, ChangesDuringTheCopyAreReconciled) {
 TEST_F(SnapshotTest, TextKeysInACollationUnderWritesAreCopiedExactly) {
   Sql("CREATE TABLE users (user_id CHAR(36) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci "
       "PRIMARY KEY, n INT NOT NULL UNIQUE, v VARCHAR(20)) ENGINE=InnoDB;"
-      "INSERT INTO users SELECT UUID(), seq, CONCAT('v', seq) FROM seq_1_to_200;"
+      "INSERT INTO users SELECT UUID(), seq, CONCAT('v', seq) FROM " +
+      SequenceTable(200) +
+      ";"
       "CREATE TABLE names (name VARCHAR(20) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci "
       "PRIMARY KEY, n INT NOT NULL UNIQUE, v VARCHAR(20)) ENGINE=InnoDB;"
-      "INSERT INTO names SELECT CONCAT('name', seq), seq, CONCAT('v', seq) FROM seq_1_to_200;");
+      "INSERT INTO names SELECT CONCAT('name', seq), seq, CONCAT('v', seq) FROM " +
+      SequenceTable(200) + ";");
   struct Case {
     std::string table, key, mode;
   };
@@ -267,7 +270,8 @@ TEST_F(SnapshotTest, TextKeysInACollationUnderWritesAreCopiedExactly) {
 // so the target equals the source in both modes, also with changes during the second copy.
 TEST_F(SnapshotTest, ACopyIntoATargetWithRowsMakesItEqualToTheSource) {
   Sql("CREATE TABLE again (id INT PRIMARY KEY, v VARCHAR(40)) ENGINE=InnoDB;"
-      "INSERT INTO again SELECT seq, CONCAT('v', seq) FROM seq_1_to_300;");
+      "INSERT INTO again SELECT seq, CONCAT('v', seq) FROM " +
+      SequenceTable(300) + ";");
   int round = 0;
   for (const char* mode : {"replica", "changelog"}) {
     SCOPED_TRACE(mode);
@@ -280,7 +284,7 @@ TEST_F(SnapshotTest, ACopyIntoATargetWithRowsMakesItEqualToTheSource) {
     // While nothing replicates (the binlog of these changes is lost to rowbridge):
     Sql("DELETE FROM again WHERE id % 5 = 0; UPDATE again SET v = CONCAT(v, '-changed') WHERE id "
         "% 7 = 0; INSERT INTO again SELECT " +
-        std::to_string(fresh) + " + seq, 'new' FROM seq_1_to_20;");
+        std::to_string(fresh) + " + seq, 'new' FROM " + SequenceTable(20) + ";");
     std::filesystem::remove_all(dir_->path() / "state");
     int step = 0;
     SnapshotOptions options;
