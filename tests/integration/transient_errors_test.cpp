@@ -185,8 +185,8 @@ class TransientMysqlTest : public ::testing::Test {
     target_db_ = UniqueName("tr_dst");
     mariadb_->Sql(fmt::format(
         "CREATE DATABASE `{0}`; CREATE TABLE `{0}`.t (id INT PRIMARY KEY, v VARCHAR(20)); "
-        "INSERT INTO `{0}`.t SELECT seq, CONCAT('row ', seq) FROM seq_1_to_300;",
-        source_db_));
+        "INSERT INTO `{0}`.t SELECT seq, CONCAT('row ', seq) FROM {1};",
+        source_db_, SequenceTable(300)));
   }
   void TearDown() override {
     if (!target_db_.empty()) RunClickHouseSql(ch_, "DROP DATABASE IF EXISTS `" + target_db_ + "`");
