@@ -82,17 +82,35 @@ void PrintResult(const TableCheckResult& r, std::FILE* out) {
 
 }  // namespace
 
+RetryPolicy CheckRetryPolicy() {
+  RetryPolicy policy;
+  policy.initial = std::chrono::milliseconds(1000);
+  policy.max = std::chrono::milliseconds(10000);
+  policy.max_elapsed = std::chrono::milliseconds(120000);
+  return policy;
+}
+
 CheckOutcome RunCheck(const config::Config& config, const CheckOptions& options, std::FILE* out) {
   std::unique_ptr<mysql::Connection> source;
   std::unique_ptr<clickhouse::Client> target;
   // target "db.t" → (rule index, source tables)
   std::map<std::string, std::pair<int, std::vector<std::pair<std::string, std::string>>>> targets;
   std::map<std::string, config::QualifiedName> target_names;
+  RetryOptions retry;
+  retry.policy = options.retry;
   try {
-    source = ConnectSource(config.source);
-    target = ConnectTarget(config.target);
+    source = Retry("check: connecting to the source", retry,
+                   [&] { return ConnectSource(config.source); });
+    target = Retry("check: connecting to ClickHouse", retry,
+                   [&] { return ConnectTarget(config.target); });
     config::TableMatcher matcher(config.tables);
-    for (const auto& [db, table] : tables::ListSourceTables(*source)) {
+    bool first_listing = true;
+    const auto source_tables = Retry("check: listing the source tables", retry, [&] {
+      if (!first_listing) source = ConnectSource(config.source);
+      first_listing = false;
+      return tables::ListSourceTables(*source);
+    });
+    for (const auto& [db, table] : source_tables) {
       if (!options.only_tables.empty() &&
           std::find(options.only_tables.begin(), options.only_tables.end(), db + "." + table) ==
               options.only_tables.end())
@@ -119,19 +137,28 @@ CheckOutcome RunCheck(const config::Config& config, const CheckOptions& options,
   for (const auto& [key, entry] : targets) {
     const config::TableRule& rule = config.tables[static_cast<size_t>(entry.first)];
     try {
-      if (!target->connected()) target->Reconnect();
-      TableCheckSpec spec;
-      for (const auto& [db, table] : entry.second)
-        spec.sources.push_back(ReadSourceTable(*source, db, table));
-      spec.target = target_names[key];
-      spec.mode = rule.mode;
-      spec.meta = rule.meta_columns;
-      spec.include_columns = rule.include_columns;
-      spec.exclude_columns = rule.exclude_columns;
-      spec.settings = SettingsFor(rule);
-      spec.chunk_rows = std::max<uint64_t>(options.chunk_rows, 1);
-      spec.max_listed = options.max_listed;
-      const TableCheckResult result = CheckTable(spec, *source, *target);
+      bool first = true;
+      const TableCheckResult result = Retry("check " + key, retry, [&] {
+        if (!first) {
+          // The failure may have left either connection mid-answer: both start over.
+          source = ConnectSource(config.source);
+          target = ConnectTarget(config.target);
+        }
+        first = false;
+        if (!target->connected()) target->Reconnect();
+        TableCheckSpec spec;
+        for (const auto& [db, table] : entry.second)
+          spec.sources.push_back(ReadSourceTable(*source, db, table));
+        spec.target = target_names[key];
+        spec.mode = rule.mode;
+        spec.meta = rule.meta_columns;
+        spec.include_columns = rule.include_columns;
+        spec.exclude_columns = rule.exclude_columns;
+        spec.settings = SettingsFor(rule);
+        spec.chunk_rows = std::max<uint64_t>(options.chunk_rows, 1);
+        spec.max_listed = options.max_listed;
+        return CheckTable(spec, *source, *target);
+      });
       PrintResult(result, out);
       (result.equal() ? equal : different)++;
     } catch (const Error& e) {

@@ -13,6 +13,7 @@
 
 #include "cli/logging.h"
 #include "common/error.h"
+#include "common/retry.h"
 #include "common/write_fence.h"
 #include "config/effective_config.h"
 #include "config/loader.h"
@@ -32,14 +33,19 @@ namespace {
 // stream starts exactly where the copy ended; on a later start copies the matched tables the
 // checkpoint does not cover yet (a rule added or widened) and hands them over to the stream
 // (snapshot/newly_matched.h). An interrupted copy resumes on the next start (its progress is in
-// the same state store). Transient faults (a server down, the network) are retried with backoff
-// like the stream's. Returns false when a stop was requested before the copy finished.
+// the same state store). Transient errors (a server down or overloaded, too many connections, a
+// lock wait, the network) are retried with the stream's backoff (source.reconnect), without a
+// bound: each attempt resumes where the last one stopped. Returns false when a stop was requested
+// before the copy finished.
 bool CopyBeforeStreaming(const config::Config& config, server::MetricsRegistry& registry,
                          server::StatusBoard& status, const std::atomic<bool>& stop) {
   if (!config.snapshot.enabled) return true;
-  std::chrono::milliseconds backoff{500};
-  for (;;) {
-    try {
+  RetryOptions retry;
+  retry.policy.initial = config.source.reconnect.initial_backoff;
+  retry.policy.max = config.source.reconnect.max_backoff;
+  retry.stop = &stop;
+  try {
+    return Retry("initial copy", retry, [&] {
       std::unique_ptr<state::StateStore> store = state::MakeStateStore(config);
       if (std::optional<state::Checkpoint> checkpoint = store->Load()) {
         return snapshot::CopyNewlyMatchedTables(config, *store, std::move(*checkpoint), registry,
@@ -52,16 +58,10 @@ bool CopyBeforeStreaming(const config::Config& config, server::MetricsRegistry& 
       store->Save(*end);
       spdlog::info("initial copy done; streaming changes from {}", end->Describe());
       return true;
-    } catch (const Error& e) {
-      if (!e.IsTransient() || stop) throw;
-      spdlog::warn("copy interrupted: {}; resuming in {} ms", e.what(), backoff.count());
-      for (auto waited = std::chrono::milliseconds{0}; waited < backoff && !stop;
-           waited += std::chrono::milliseconds{100}) {
-        std::this_thread::sleep_for(std::chrono::milliseconds{100});
-      }
-      if (stop) return false;
-      backoff = std::min(backoff * 2, std::chrono::milliseconds{30000});
-    }
+    });
+  } catch (const Error& e) {
+    if (e.IsTransient() && stop) return false;  // stopped while waiting to retry
+    throw;
   }
 }
 

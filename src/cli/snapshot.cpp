@@ -1,5 +1,6 @@
 #include "cli/snapshot.h"
 
+#include <fmt/format.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
@@ -10,6 +11,7 @@
 #include <thread>
 
 #include "cli/logging.h"
+#include "common/retry.h"
 #include "config/effective_config.h"
 #include "config/loader.h"
 #include "server/admin_server.h"
@@ -59,6 +61,7 @@ void SnapshotCommand(const SnapshotFlags& flags) {
                  admin->port());
   }
   std::atomic<bool> done{false};
+  std::atomic<bool> stop_requested{false};
   std::thread signal_thread([&] {
     const timespec tick{0, 200 * 1000 * 1000};
     while (!done) {
@@ -66,6 +69,7 @@ void SnapshotCommand(const SnapshotFlags& flags) {
       if (sig == SIGINT || sig == SIGTERM) {
         spdlog::info("received {}; stopping after the chunks in flight",
                      sig == SIGINT ? "SIGINT" : "SIGTERM");
+        stop_requested = true;
         runner.RequestStop();
       }
     }
@@ -85,12 +89,30 @@ void SnapshotCommand(const SnapshotFlags& flags) {
       ROWBRIDGE_VERSION, config.source.host, config.source.port, config.target.host,
       config.target.port, config.snapshot.readers, config.snapshot.writers,
       config.snapshot.chunk_rows);
-  const snapshot::SnapshotResult result = runner.Run();
-  if (!result.end.empty()) {
+  // A transient error (a server down or overloaded, too many connections, a lock wait) is retried
+  // with the stream's backoff; each attempt resumes where the last one stopped.
+  RetryOptions retry;
+  retry.policy.initial = config.source.reconnect.initial_backoff;
+  retry.policy.max = config.source.reconnect.max_backoff;
+  retry.stop = &stop_requested;
+  snapshot::SnapshotResult result;
+  try {
+    result = Retry("snapshot", retry, [&] { return runner.Run(); });
+  } catch (const Error& e) {
+    if (!e.IsTransient() || !stop_requested) throw;
+    spdlog::info("snapshot: stopped while waiting to retry ({}); run again to resume", e.what());
+  }
+  if (!result.end.empty() && result.unreconciled_targets.empty()) {
     spdlog::info(
         "snapshot complete: the target equals the source as of {}; a stream continuing "
         "from there starts at version {}",
         result.end.ToString(), result.next_version);
+  } else if (!result.end.empty()) {
+    spdlog::warn(
+        "snapshot complete as of {}: every source row is in the target, but {} held rows before "
+        "the copy, and those the source no longer has could not be found and may remain (see the "
+        "warnings above); a stream continuing from there starts at version {}",
+        result.end.ToString(), fmt::join(result.unreconciled_targets, ", "), result.next_version);
   }
   if (admin) admin->Stop();
 }

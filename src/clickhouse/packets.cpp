@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "common/server_errors.h"
 
 namespace rowbridge::clickhouse {
 namespace {
@@ -174,7 +175,10 @@ Error ServerExceptionError(const std::vector<ServerException>& chain, std::strin
     if (i > 0) message += "; caused by: ";
     fmt::format_to(std::back_inserter(message), "Code: {}. {}: {}", e.code, e.name, e.message);
   }
-  return Error(ErrorCode::kServer, message, chain.empty() ? 0 : chain.front().code, "");
+  const int code = chain.empty() ? 0 : chain.front().code;
+  return Error(ErrorCode::kServer, message, code, "",
+               IsTransientServerError(ServerKind::kClickHouse, code) ? Transience::kTransient
+                                                                     : Transience::kPermanent);
 }
 
 void Progress::Add(const Progress& delta) {

@@ -1,5 +1,8 @@
 #include "common/error.h"
 
+#include <exception>
+#include <new>
+
 namespace rowbridge {
 
 const char* ErrorCodeName(ErrorCode code) {
@@ -30,6 +33,22 @@ const char* ErrorCodeName(ErrorCode code) {
       return "internal error";
   }
   return "error";
+}
+
+Error CurrentExceptionAsError(std::string_view where) {
+  try {
+    throw;
+  } catch (const Error& e) {
+    return e.WithMessage(fmt::format("{}: {}", where, e.what()));
+  } catch (const std::bad_alloc&) {
+    return Error(ErrorCode::kInternal, fmt::format("{}: out of memory (std::bad_alloc)", where));
+  } catch (const std::exception& e) {
+    return Error(ErrorCode::kInternal,
+                 fmt::format("{}: unexpected exception: {}", where, e.what()));
+  } catch (...) {
+    return Error(ErrorCode::kInternal,
+                 fmt::format("{}: unexpected exception of unknown type", where));
+  }
 }
 
 }  // namespace rowbridge

@@ -3,14 +3,18 @@
 // that names what went wrong and where (file offset, host:port, table, column, config key), and,
 // for errors a server sent, the server's own error number and SQLSTATE.
 //
-// Callers that can recover (the pipeline reconnecting after a network fault) catch Error and look
-// at IsTransient(); everything else lets it propagate to the command, which prints it and exits.
+// Whether an error is transient (a retry can cure it) is decided once, where the error is built:
+// network faults and timeouts are, server errors are when their code is in the table of
+// common/server_errors.h, a failed TLS certificate check is not. Every retry loop
+// (common/retry.h) asks IsTransient() and nothing else; everything else lets the error propagate
+// to the command, which prints it and exits.
 #pragma once
 
 #include <fmt/format.h>
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace rowbridge {
@@ -32,14 +36,37 @@ enum class ErrorCode {
 
 const char* ErrorCodeName(ErrorCode code);
 
+// Whether retrying the failed operation later can succeed without a human.
+enum class Transience { kTransient, kPermanent };
+
+// The transience of an error of `code` when its builder says nothing more: network faults and
+// timeouts are transient, everything else permanent.
+constexpr Transience DefaultTransience(ErrorCode code) {
+  return code == ErrorCode::kNetwork || code == ErrorCode::kTimeout ? Transience::kTransient
+                                                                    : Transience::kPermanent;
+}
+
 class Error : public std::runtime_error {
  public:
-  Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  Error(ErrorCode code, const std::string& message)
+      : Error(code, message, 0, "", DefaultTransience(code)) {}
+  Error(ErrorCode code, const std::string& message, Transience transience)
+      : Error(code, message, 0, "", transience) {}
   Error(ErrorCode code, const std::string& message, int server_code, std::string sql_state)
+      : Error(code, message, server_code, std::move(sql_state), DefaultTransience(code)) {}
+  Error(ErrorCode code, const std::string& message, int server_code, std::string sql_state,
+        Transience transience)
       : std::runtime_error(message),
         code_(code),
         server_code_(server_code),
-        sql_state_(std::move(sql_state)) {}
+        sql_state_(std::move(sql_state)),
+        transience_(transience) {}
+
+  // The same error (category, server code, SQLSTATE, transience) with another message, e.g. one
+  // that says where it happened around the original text.
+  Error WithMessage(const std::string& message) const {
+    return Error(code_, message, server_code_, sql_state_, transience_);
+  }
 
   ErrorCode code() const { return code_; }
   // The server's own error number (MySQL errno, ClickHouse exception code); 0 if none.
@@ -47,14 +74,23 @@ class Error : public std::runtime_error {
   // MySQL SQLSTATE, empty if none.
   const std::string& sql_state() const { return sql_state_; }
 
-  // Network faults and timeouts are worth a reconnect; everything else needs a human.
-  bool IsTransient() const { return code_ == ErrorCode::kNetwork || code_ == ErrorCode::kTimeout; }
+  // Worth a retry (after a backoff): decided where the error was built (see the top).
+  bool IsTransient() const { return transience_ == Transience::kTransient; }
+  Transience transience() const { return transience_; }
 
  private:
   ErrorCode code_;
   int server_code_ = 0;
   std::string sql_state_;
+  Transience transience_;
 };
+
+// The exception being handled (call only inside a catch block) as an Error whose message starts
+// with `where` (the thread and what it was doing): an Error keeps its category and transience, a
+// std::bad_alloc becomes kInternal "out of memory", any other exception kInternal with its what().
+// Threads use it so that whatever escapes their work takes the one error path instead of
+// std::terminate.
+Error CurrentExceptionAsError(std::string_view where);
 
 // Throws Error(code, formatted message).
 template <typename... Args>

@@ -275,15 +275,20 @@ void TcpConnection::WaitFor(short events, Clock::time_point deadline, const char
   } else if (ssl_error == SSL_ERROR_ZERO_RETURN) {
     detail = "connection closed by peer (TLS close_notify)";
   }
+  // A certificate the peer's name or our CA does not accept stays unaccepted on a retry.
+  Transience transience = Transience::kTransient;
   if (ssl_ != nullptr) {
     long verify = SSL_get_verify_result(ssl_);
     if (verify != X509_V_OK) {
       detail +=
           fmt::format(" (certificate verification: {})", X509_verify_cert_error_string(verify));
+      if (SSL_get_verify_mode(ssl_) != SSL_VERIFY_NONE) transience = Transience::kPermanent;
     }
   }
-  Fail(ErrorCode::kNetwork, "{} {} over TLS failed: {}", operation, peer_,
-       detail.empty() ? fmt::format("SSL error {}", ssl_error) : detail);
+  throw Error(ErrorCode::kNetwork,
+              fmt::format("{} {} over TLS failed: {}", operation, peer_,
+                          detail.empty() ? fmt::format("SSL error {}", ssl_error) : detail),
+              transience);
 }
 
 void TcpConnection::StartTls(const TlsOptions& tls) {

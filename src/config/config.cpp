@@ -32,6 +32,16 @@ const char* SourceFlavorName(SourceFlavor flavor) {
   return "?";
 }
 
+const char* StatementDmlName(StatementDml action) {
+  switch (action) {
+    case StatementDml::kStopTable:
+      return "stop_table";
+    case StatementDml::kStopRun:
+      return "stop_run";
+  }
+  return "?";
+}
+
 const char* CompressionName(Compression compression) {
   switch (compression) {
     case Compression::kAuto:

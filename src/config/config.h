@@ -39,6 +39,13 @@ struct ReconnectConfig {
   Duration max_backoff{60000};     // upper bound of the wait; >= initial_backoff
 };
 
+// What `rowbridge run` does with DML the source logged as a statement (binlog_format STATEMENT or
+// MIXED) on a replicated table: its row changes are not in the binlog, so the target can no
+// longer follow the table.
+//   kStopTable  stop replicating that table (the other tables go on)
+//   kStopRun    stop `rowbridge run` with an error
+enum class StatementDml { kStopTable, kStopRun };
+
 struct SourceConfig {
   std::string host;  // required
   uint16_t port = 3306;
@@ -51,6 +58,7 @@ struct SourceConfig {
   Duration connect_timeout{10000};
   Duration read_timeout{30000};  // > heartbeat_period
   ReconnectConfig reconnect;
+  StatementDml on_statement_dml = StatementDml::kStopTable;
 };
 
 // kAuto: none when the target host is a loopback address (compressing for a copy in the same
@@ -188,6 +196,7 @@ struct Config {
 // Enum names as written in the file ("verify-ca", "changelog" ...).
 const char* TlsModeName(TlsMode mode);
 const char* SourceFlavorName(SourceFlavor flavor);
+const char* StatementDmlName(StatementDml action);
 const char* CompressionName(Compression compression);
 const char* TableModeName(TableMode mode);
 const char* OutOfRangeName(OutOfRange policy);

@@ -115,7 +115,8 @@ Json EffectiveConfigJson(const Config& config) {
                     {"read_timeout", FormatDuration(s.read_timeout)},
                     {"reconnect",
                      {{"initial_backoff", FormatDuration(s.reconnect.initial_backoff)},
-                      {"max_backoff", FormatDuration(s.reconnect.max_backoff)}}}};
+                      {"max_backoff", FormatDuration(s.reconnect.max_backoff)}}},
+                    {"on_statement_dml", StatementDmlName(s.on_statement_dml)}};
   const TargetConfig& t = config.target;
   Json target = {{"host", t.host},
                  {"port", t.port},

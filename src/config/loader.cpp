@@ -189,6 +189,8 @@ class Loader {
       }
     }
     r.Finish();
+    m.Enum("on_statement_dml", s.on_statement_dml,
+           {{"stop_table", StatementDml::kStopTable}, {"stop_run", StatementDml::kStopRun}});
     m.Finish();
   }
 

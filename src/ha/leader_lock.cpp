@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "common/retry.h"
 #include "endpoints/connection_options.h"
 #include "mysql/sql_quote.h"
 
@@ -41,7 +42,10 @@ bool LeaderLock::Acquire(const std::atomic<bool>& stop,
     if (on_wait) on_wait(text);
   };
   const std::string quoted = mysql::QuoteString(name_);
-  milliseconds backoff{500};
+  RetryPolicy policy;
+  policy.initial = milliseconds(500);
+  policy.max = milliseconds(5000);
+  Backoff backoff(policy);  // no bound: a standby waits until it can take the lock or stops
   while (!stop) {
     try {
       if (connection_ == nullptr) {
@@ -56,8 +60,11 @@ bool LeaderLock::Acquire(const std::atomic<bool>& stop,
       const std::optional<std::string> got =
           connection_->QueryValue(fmt::format("SELECT GET_LOCK({}, 1)", quoted));
       if (!got) {
-        Fail(ErrorCode::kServer, "GET_LOCK({}) on {} answered NULL (an error in the server)",
-             quoted, connection_->peer());
+        // The server could not take the lock this time (e.g. killed while waiting): try again.
+        throw Error(ErrorCode::kServer,
+                    fmt::format("GET_LOCK({}) on {} answered NULL (an error in the server)", quoted,
+                                connection_->peer()),
+                    Transience::kTransient);
       }
       if (*got == "1") {
         {
@@ -96,17 +103,14 @@ bool LeaderLock::Acquire(const std::atomic<bool>& stop,
           connection_->QueryValue(fmt::format("SELECT IS_USED_LOCK({})", quoted));
       say(fmt::format("standby: the leader lock {} on {} is held by connection {}", name_,
                       connection_->peer(), holder.value_or("?")));
-      backoff = milliseconds(500);
+      backoff.Reset();
     } catch (const Error& e) {
       // Only what a retry can cure is waited out: a source that is down or refuses for now.
-      if (!e.IsTransient() && e.code() != ErrorCode::kServer) throw;
+      if (!e.IsTransient()) throw;
       connection_.reset();
       say(fmt::format("standby: cannot take the leader lock {} on {}:{}: {}", name_,
                       config_.source.host, config_.source.port, e.what()));
-      for (milliseconds waited{0}; waited < backoff && !stop; waited += milliseconds(100)) {
-        std::this_thread::sleep_for(milliseconds(100));
-      }
-      backoff = std::min(backoff * 2, milliseconds(5000));
+      SleepUnlessStopped(backoff.NextWait().value_or(policy.max), &stop);
     }
   }
   return false;
@@ -133,8 +137,9 @@ void LeaderLock::Keep() {
       std::lock_guard lock(mutex_);
       valid_until_ = sent + lease_;
       renewed_.notify_all();
-    } catch (const Error& e) {
-      Lose(fmt::format("the connection holding it failed: {}", e.what()));
+    } catch (...) {
+      // Any failure of this thread, not only an Error, loses the lock: nothing more is written.
+      Lose(CurrentExceptionAsError("the lease thread's check of the connection holding it").what());
       return;
     }
   }

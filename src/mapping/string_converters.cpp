@@ -46,7 +46,7 @@ void JsonToText(const Converter& c, const Cell& cell, Column& column, ConvertScr
   try {
     AppendMysqlText(cell, *c.zone, scratch.text);
   } catch (const Error& e) {
-    throw Error(e.code(), fmt::format("{}: {}", c.column, e.what()));
+    throw e.WithMessage(fmt::format("{}: {}", c.column, e.what()));
   }
   PutText(c, cell, column, scratch.text);
 }

@@ -2,6 +2,7 @@
 
 #include "common/byte_reader.h"
 #include "common/error.h"
+#include "common/server_errors.h"
 #include "mysql/payload_writer.h"
 #include "mysql/protocol.h"
 
@@ -145,7 +146,9 @@ void ThrowServerError(std::string_view payload, std::string_view peer, std::stri
   std::string text = fmt::format("MySQL server {}: error {}{}: {}", peer, code,
                                  state.empty() ? "" : fmt::format(" ({})", state), message);
   if (!context.empty()) text += fmt::format(" (while {})", context);
-  throw Error(ErrorCode::kServer, text, code, state);
+  throw Error(ErrorCode::kServer, text, code, state,
+              IsTransientServerError(ServerKind::kMysql, code) ? Transience::kTransient
+                                                               : Transience::kPermanent);
 }
 
 ColumnDefinition ParseColumnDefinition(std::string_view payload, std::string_view peer) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 
 #include "common/error.h"
 
@@ -239,6 +240,27 @@ BinlogPosition CurrentBinlogPosition(Connection& c) {
         MysqlGtidSet::Parse(c.QueryValue("SELECT @@global.gtid_executed").value_or(""));
   }
   return pos;
+}
+
+uint64_t BinlogBytesFrom(Connection& c, const std::string& file, uint64_t position) {
+  // Files of one basename sort by length, then by name ("mysql-bin.999999" < "mysql-bin.1000000").
+  auto before = [](const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() < b.size() : a < b;
+  };
+  uint64_t all = 0, from = 0;
+  bool listed = false;
+  for (const auto& row : c.QueryRows("SHOW BINARY LOGS")) {
+    if (row.size() < 2 || !row[0] || !row[1]) continue;
+    const uint64_t size = std::strtoull(row[1]->c_str(), nullptr, 10);
+    all += size;
+    if (*row[0] == file) {
+      listed = true;
+      from += size > position ? size - position : 0;
+    } else if (before(file, *row[0])) {
+      from += size;
+    }
+  }
+  return listed ? from : all;
 }
 
 }  // namespace rowbridge::mysql

@@ -76,4 +76,8 @@ struct BinlogPosition {
 };
 BinlogPosition CurrentBinlogPosition(Connection& connection);
 
+// How many bytes of binlog the source holds from `file`:`position` to its end (SHOW BINARY LOGS),
+// or in all its logs when `file` is not one of them. No read from that position can return more.
+uint64_t BinlogBytesFrom(Connection& connection, const std::string& file, uint64_t position);
+
 }  // namespace rowbridge::mysql

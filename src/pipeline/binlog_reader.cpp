@@ -235,6 +235,7 @@ void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader&
     }
     case EventType::kQuery:
     case EventType::kMariaQueryCompressed:
+    case EventType::kExecuteLoadQuery:  // statement-based LOAD DATA (its file came before it)
       OnQuery(event, events.format());
       break;
     case EventType::kXid:
@@ -275,7 +276,7 @@ void BinlogReader::OnQuery(const binlog::Event& event, const binlog::FormatDescr
       StartsWithNoCase(sql, "ROLLBACK TO") || StartsWithNoCase(sql, "RELEASE SAVEPOINT")) {
     return;
   }
-  ctx_.router->OnStatement(sql, q, SchemaPosition(event));
+  ctx_.router->OnStatement(sql, q, SchemaPosition(event), transaction_gtid_);
   if (!in_transaction_) Boundary(event);
 }
 
@@ -346,10 +347,11 @@ void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint3
   const bool replica = table.target->mode == mapping::TableMode::kReplica;
   const SteadyTime now = std::chrono::steady_clock::now();
   std::unique_lock lock(ctx_.buffers->mutex());
-  // Each change is one row of one image, unless a replica UPDATE has to compare the keys of both:
-  // then values are converted as they are decoded, without cells (ConversionPlan::AppendNext).
-  if (cursor_.full_images() && !(replica && kind == binlog::RowsKind::kUpdate) &&
-      table.plan->Fits(*table.decoded)) {
+  // Each change is one row of one image, converted as it is decoded, without cells
+  // (ConversionPlan::AppendNext), unless an UPDATE of a table with a key has to compare the keys
+  // of both images: a key change is two rows, in either mode.
+  const bool compare_keys = kind == binlog::RowsKind::kUpdate && !table.key_columns.empty();
+  if (cursor_.full_images() && !compare_keys && table.plan->Fits(*table.decoded)) {
     const mapping::RowKind row_kind = kind == binlog::RowsKind::kWrite ? mapping::RowKind::kInsert
                                       : kind == binlog::RowsKind::kUpdate
                                           ? mapping::RowKind::kUpdate
@@ -382,15 +384,18 @@ void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint3
         }
         break;
       case binlog::RowsKind::kUpdate: {
-        const bool moved = replica && KeyChanged(table);
+        // A key change deletes the old key (a replica tombstone, a changelog 'delete') before
+        // the new key's row (a changelog 'insert': that key did not exist before).
+        const bool moved = compare_keys && KeyChanged(table);
         const size_t present = target.PresentRows(version);
         if (moved && present == 0) {
           ok = Append(table, cursor_.before(), mapping::RowKind::kDelete, version, event_time, now,
                       lock);
         }
         if (present < (moved ? 2u : 1u)) {
-          ok = ok && Append(table, cursor_.after(), mapping::RowKind::kUpdate, version, event_time,
-                            now, lock);
+          const mapping::RowKind new_row =
+              moved && !replica ? mapping::RowKind::kInsert : mapping::RowKind::kUpdate;
+          ok = ok && Append(table, cursor_.after(), new_row, version, event_time, now, lock);
         }
         break;
       }

@@ -8,8 +8,14 @@
 //   replica    INSERT -> the row (_is_deleted = 0); UPDATE -> the new image, preceded by a
 //              tombstone of the old image when the key changed; DELETE -> a tombstone of the old
 //              image (_is_deleted = 1). Both rows of a key change carry the change's version.
-//   changelog  one row per change, event type insert/update/delete (UPDATE: the new image).
+//   changelog  one row per change, event type insert/update/delete (UPDATE: the new image),
+//              except a key change: the old image as a delete, then the new image as an insert.
+// The key is the rule's `key`, else the source's primary key (every column of a composite one
+// is compared); tables with neither never move.
 // A change whose rows the target already holds (a replay after a restart) is skipped.
+//
+// QUERY events (DDL, statement-based DML, EXECUTE_LOAD_QUERY) go to TableRouter::OnStatement with
+// the transaction's GTID.
 //
 // At every transaction boundary (XID, COMMIT, a statement outside BEGIN...COMMIT such as DDL, XA
 // PREPARE/COMMIT) it reports (position after the event, next version, GTID) to the checkpoint

@@ -1,10 +1,25 @@
 #include "pipeline/checkpoint_tracker.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "schema/schema_history.h"
 
 namespace rowbridge::pipeline {
+
+std::string TransactionGtid::Describe() const {
+  switch (flavor) {
+    case state::GtidFlavor::kMysql:
+      return tag.empty() ? fmt::format("{}:{}", uuid.ToString(), gno)
+                         : fmt::format("{}:{}:{}", uuid.ToString(), tag, gno);
+    case state::GtidFlavor::kMariadb:
+      return mariadb.ToString();
+    case state::GtidFlavor::kNone:
+      break;
+  }
+  return {};
+}
 
 CheckpointTracker::CheckpointTracker(const state::Checkpoint& start) : checkpoint_(start) {
   files_.push_back(start.file);

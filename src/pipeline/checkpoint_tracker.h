@@ -46,6 +46,10 @@ struct TransactionGtid {
   std::string tag;   // MySQL 8.4 tagged GTIDs; usually empty
   uint64_t gno = 0;
   mysql::MariadbGtid mariadb;  // MariaDB
+
+  // "3e11fa47-71ca-11e1-9e33-c80aa9429562:23" (MySQL, with ":tag" before the number when
+  // tagged), "0-1-42" (MariaDB); empty when the transaction has none.
+  std::string Describe() const;
 };
 
 class CheckpointTracker {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "common/retry.h"
 #include "common/write_fence.h"
 #include "endpoints/connection_options.h"
 #include "mysql/source_check.h"
@@ -21,63 +22,6 @@
 namespace rowbridge::pipeline {
 
 namespace {
-
-// MySQL/MariaDB errors that go away by themselves: too many connections, shutdown in progress,
-// lock waits, interrupted or killed connections, network errors reported by the server.
-bool TransientMysqlError(int code) {
-  switch (code) {
-    case 1040:
-    case 1053:
-    case 1077:
-    case 1152:
-    case 1153:
-    case 1154:
-    case 1155:
-    case 1156:
-    case 1157:
-    case 1158:
-    case 1159:
-    case 1160:
-    case 1161:
-    case 1203:
-    case 1205:
-    case 1213:
-    case 1317:
-    case 1927:
-    case 2006:
-    case 2013:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// ClickHouse exception codes of a server that is overloaded, restarting or lost a connection.
-bool TransientClickHouseError(int code) {
-  switch (code) {
-    case 3:
-    case 23:
-    case 24:
-    case 32:
-    case 159:
-    case 164:
-    case 202:
-    case 203:
-    case 209:
-    case 210:
-    case 236:
-    case 241:
-    case 242:
-    case 252:
-    case 319:
-    case 394:
-    case 425:
-    case 999:
-      return true;
-    default:
-      return false;
-  }
-}
 
 double UnixSeconds(std::chrono::system_clock::time_point t) {
   return std::chrono::duration<double>(t.time_since_epoch()).count();
@@ -177,13 +121,6 @@ void Pipeline::SetLastCheckpoint(const state::Checkpoint& checkpoint) {
   status_.SetSourcePosition({checkpoint.file, checkpoint.position, checkpoint.gtid});
 }
 
-bool Pipeline::Recoverable(const Error& error, Side side) const {
-  if (error.IsTransient()) return true;
-  if (error.code() != ErrorCode::kServer) return false;
-  return side == Side::kSource ? TransientMysqlError(error.server_code())
-                               : TransientClickHouseError(error.server_code());
-}
-
 std::string Pipeline::WaitingFor(const Error& error, Side side) const {
   if (side == Side::kSource) {
     return fmt::format("reconnecting to source {}:{}: {}", config_.source.host, config_.source.port,
@@ -194,7 +131,11 @@ std::string Pipeline::WaitingFor(const Error& error, Side side) const {
 }
 
 void Pipeline::Run() {
-  int attempt = 0;
+  const auto& reconnect = config_.source.reconnect;
+  RetryPolicy policy;
+  policy.initial = reconnect.initial_backoff;
+  policy.max = reconnect.max_backoff;
+  Backoff backoff(policy);  // no bound: the stream retries until a stop or a permanent error
   while (!stop_requested_) {
     session_was_healthy_ = false;
     try {
@@ -203,7 +144,7 @@ void Pipeline::Run() {
       return;
     } catch (const Error& e) {
       metrics_.errors.WithLabels({ErrorCodeName(e.code())}).Increment();
-      if (!Recoverable(e, failure_side_)) {
+      if (!e.IsTransient()) {
         status_.SetState(server::PipelineState::kFailed, e.what());
         spdlog::error("replication stopped: {}", e.what());
         throw;
@@ -214,15 +155,13 @@ void Pipeline::Run() {
         status_.SetState(server::PipelineState::kStopped, e.what());
         return;
       }
-      if (session_was_healthy_) attempt = 0;
-      ++attempt;
+      if (session_was_healthy_) backoff.Reset();
+      const std::chrono::milliseconds wait = backoff.NextWait().value_or(policy.max);
+      const int attempt = backoff.failures();
       run_metrics_->restarts.Increment();
-      const auto& reconnect = config_.source.reconnect;
-      auto wait = reconnect.initial_backoff;
-      for (int i = 1; i < attempt && wait < reconnect.max_backoff; ++i) wait *= 2;
-      wait = std::min(wait, reconnect.max_backoff);
       const std::string what = WaitingFor(e, failure_side_);
-      spdlog::warn("{}; retrying in {} ms (attempt {})", what, wait.count(), attempt);
+      spdlog::warn("{}; a transient error: retrying in {} ms (attempt {})", what, wait.count(),
+                   attempt);
       status_.SetWaiting(what, attempt, std::chrono::system_clock::now() + wait);
       std::unique_lock lock(stop_mutex_);
       stop_cv_.wait_for(lock, wait, [&] { return stop_requested_.load(); });
@@ -242,6 +181,12 @@ void Pipeline::RunSession() {
 
   // The checkpoint, and ClickHouse reachable (the state table lives there by default).
   std::optional<state::Checkpoint> checkpoint = store_->Load();
+  if (checkpoint) {
+    state::RequireVersionRoom(
+        checkpoint->next_version, "the checkpoint in " + store_->Describe(),
+        "restore the checkpoint from a backup, or start over: delete the job's state so that the "
+        "next start copies every table again (docs/running.md, \"Starting over\")");
+  }
   // What the store holds, to tell whether this session's starting checkpoint must be saved.
   std::optional<state::Checkpoint> stored = checkpoint;
   tables::TargetCatalog catalog(endpoints::TargetClientOptions(config_.target));
@@ -254,6 +199,19 @@ void Pipeline::RunSession() {
       mysql::Connection::Connect(endpoints::SourceConnectOptions(config_.source));
   mysql::RequireSourceReady(*admin, config_.source.server_id);
   const bool mariadb = admin->is_mariadb();
+  // What a replay from the checkpoint can reach, to tell a target written from another checkpoint.
+  std::optional<uint64_t> replay_bytes;
+  if (checkpoint) {
+    try {
+      replay_bytes = mysql::BinlogBytesFrom(*admin, checkpoint->file, checkpoint->position);
+    } catch (const Error& e) {
+      if (e.IsTransient()) throw;
+      spdlog::warn(
+          "cannot list the source's binlogs ({}); the checkpoint's next version is not checked "
+          "against the target tables",
+          e.what());
+    }
+  }
   failure_side_ = Side::kTarget;
 
   BatchLimits limits;
@@ -266,6 +224,11 @@ void Pipeline::RunSession() {
 
   tables::ResolverOptions resolver_options;
   if (checkpoint) resolver_options.created_targets = checkpoint->created_targets;
+  if (checkpoint && checkpoint->replicated_tables) {
+    resolver_options.replicated_tables = *checkpoint->replicated_tables;
+    std::sort(resolver_options.replicated_tables.begin(), resolver_options.replicated_tables.end());
+    resolver_options.checkpoint = checkpoint->Describe() + " in " + store_->Describe();
+  }
   resolver_options.on_created = [&](const std::string& label) {
     std::lock_guard lock(buffers.mutex());
     if (tracker) tracker->AddCreatedTarget(label);
@@ -277,6 +240,7 @@ void Pipeline::RunSession() {
   rc.resolver = &resolver;
   rc.targets = &catalog;
   rc.buffers = &buffers;
+  rc.stop = &stop_requested_;
   rc.connect_source = [this] {
     return mysql::Connection::Connect(endpoints::SourceConnectOptions(config_.source));
   };
@@ -291,6 +255,15 @@ void Pipeline::RunSession() {
   };
   rc.have_checkpoint = checkpoint.has_value();
   rc.resume_version = checkpoint ? checkpoint->next_version : 1;
+  if (checkpoint && replay_bytes) {
+    const uint64_t bytes = *replay_bytes;
+    const uint64_t reach =
+        bytes > ~uint64_t{0} / kChangesPerBinlogByte ? ~uint64_t{0} : bytes * kChangesPerBinlogByte;
+    rc.replay_version_limit =
+        reach > ~uint64_t{0} - rc.resume_version ? ~uint64_t{0} : rc.resume_version + reach;
+    rc.replay_binlog_bytes = bytes;
+    rc.checkpoint_description = checkpoint->Describe() + " in " + store_->Describe();
+  }
 
   // The schema history: the checkpoint's, else seeded from information_schema at the start.
   std::optional<mysql::BinlogPosition> first_position;
@@ -346,6 +319,7 @@ void Pipeline::RunSession() {
   std::vector<std::string> problems;
   router.Prepare(*admin, problems);
   mapping::ThrowIfProblems(problems);
+  resolver.ForgetReplicatedTables();
 
   // The tables this stream covers: every matched one the source has now. A table the checkpoint
   // did not cover yet was copied before this session (cli/run.cpp) unless copies are off; then
@@ -375,8 +349,11 @@ void Pipeline::RunSession() {
           std::any_of(t->columns.begin(), t->columns.end(),
                       [&](const mapping::TargetColumn& c) { return c.name == t->version_column; });
       if (has_version) {
-        max_version =
-            std::max(max_version, catalog.MaxVersion(t->database, t->table, t->version_column));
+        const uint64_t max = catalog.MaxVersion(t->database, t->table, t->version_column);
+        state::RequireVersionRoom(
+            max < state::kVersionLimit ? max + 1 : max, "a first start above " + t->label,
+            "delete the rows of versions at or above 2^62 from " + t->label + ", or empty it");
+        max_version = std::max(max_version, max);
       }
     }
     state::Checkpoint first;
@@ -459,14 +436,14 @@ void Pipeline::RunSession() {
     } catch (const Error& e) {
       if (!shutting_down) {
         source_failed = true;
-        buffers.Abort(Error(e.code(),
-                            fmt::format("reading the binlog of {}:{}: {}", config_.source.host,
-                                        config_.source.port, e.what()),
-                            e.server_code(), e.sql_state()));
+        buffers.Abort(
+            e.WithMessage(fmt::format("reading the binlog of {}:{}: {}", config_.source.host,
+                                      config_.source.port, e.what())));
       }
-    } catch (const std::exception& e) {
+    } catch (...) {
       source_failed = true;
-      buffers.Abort(Error(ErrorCode::kInternal, fmt::format("binlog reader: {}", e.what())));
+      buffers.Abort(CurrentExceptionAsError(
+          fmt::format("binlog reader thread of {}:{}", config_.source.host, config_.source.port)));
     }
   });
 

@@ -68,9 +68,9 @@ class Pipeline {
   enum class Side { kSource, kTarget };
 
   // Returns normally after a clean stop; throws the session's error otherwise, with
-  // failure_side_ saying which server it came from.
+  // failure_side_ saying which server it came from (for the status line; whether it is retried is
+  // the error's own IsTransient()).
   void RunSession();
-  bool Recoverable(const Error& error, Side side) const;
   std::string WaitingFor(const Error& error, Side side) const;
   void SetLastCheckpoint(const state::Checkpoint& checkpoint);
 

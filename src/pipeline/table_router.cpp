@@ -19,12 +19,19 @@ namespace rowbridge::pipeline {
 
 namespace {
 
-std::string Abbreviated(std::string_view sql) {
-  std::string s(sql.substr(0, 300));
+std::string Abbreviated(std::string_view sql, size_t max = 300) {
+  std::string s(sql.substr(0, max));
   for (char& c : s)
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  if (sql.size() > 300) s += "...";
+  if (sql.size() > max) s += "...";
   return s;
+}
+
+schema::LexOptions LexOptionsOf(const schema::ParseOptions& parse) {
+  schema::LexOptions lex;
+  lex.ansi_quotes = parse.ansi_quotes;
+  lex.no_backslash_escapes = parse.no_backslash_escapes;
+  return lex;
 }
 
 std::string JoinLines(const std::vector<std::string>& lines) {
@@ -271,6 +278,20 @@ TargetState* TableRouter::StateOf(tables::TargetTable* target) {
       std::any_of(target->columns.begin(), target->columns.end(),
                   [&](const mapping::TargetColumn& c) { return c.name == target->version_column; });
   if (has_version && ctx_.have_checkpoint) {
+    const uint64_t max = ctx_.targets->MaxVersion(target->database, target->table,
+                                                  target->version_column, ctx_.resume_version);
+    if (max >= ctx_.replay_version_limit) {
+      Fail(ErrorCode::kCorruption,
+           "{} holds version {}, but the checkpoint {} says the next change gets version {}: a "
+           "replay of the {} bytes of binlog the source has from there cannot reach {}, so the "
+           "checkpoint does not belong to this target's rows (restored from an older backup, "
+           "edited, or another job's), and every change written now would lose against the "
+           "target's rows under FINAL. Restore the checkpoint that belongs to the target, or start "
+           "over: delete the job's state so that the next start copies every table again "
+           "(docs/running.md, \"Starting over\")",
+           target->label, max, ctx_.checkpoint_description, ctx_.resume_version,
+           ctx_.replay_binlog_bytes, max);
+    }
     state->present_versions = ctx_.targets->VersionsFrom(
         target->database, target->table, target->version_column, ctx_.resume_version);
     if (!state->present_versions.empty()) {
@@ -407,16 +428,26 @@ bool TableRouter::BuildPlan(StreamedTable& table, const std::string& position) {
 }
 
 void TableRouter::OnStatement(std::string_view sql, const binlog::QueryEvent& query,
-                              const schema::BinlogPosition& position) {
+                              const schema::BinlogPosition& position, const TransactionGtid& gtid) {
+  const schema::ParseOptions parse =
+      schema::ParseOptions::ForQuery(query.database, query.sql_mode.value_or(0));
   schema::DdlOutcome outcome;
   try {
-    outcome = ctx_.history->ApplyDdl(
-        sql, schema::ParseOptions::ForQuery(query.database, query.sql_mode.value_or(0)),
-        {query.collation_server.value_or(0)}, position);
+    outcome = ctx_.history->ApplyDdl(sql, parse, {query.collation_server.value_or(0)}, position);
   } catch (const Error& e) {
     if (e.IsTransient()) throw;
     // The history could not follow: only the replicated tables the statement names stop.
-    const StatementTables st = ClassifyStatement(sql, query.database);
+    StatementTables st;
+    try {
+      st = ClassifyStatement(sql, query.database, LexOptionsOf(parse));
+    } catch (const Error& lexing) {
+      // Without its tokens no table can be named, and skipping the statement could lose a
+      // change unseen: the run stops instead.
+      Fail(ErrorCode::kUnsupported,
+           "the schema history could not follow {} at {} ({}), and the tables it changes cannot "
+           "be named: {}",
+           Abbreviated(sql), position.ToString(), e.what(), lexing.what());
+    }
     for (const tables::SourceTableName& name : st.tables) {
       const int rule = ctx_.resolver->Match(name);
       if (rule == config::TableMatcher::kNoRule) continue;
@@ -427,25 +458,89 @@ void TableRouter::OnStatement(std::string_view sql, const binlog::QueryEvent& qu
             name.ToString(), Abbreviated(sql), position.ToString(), e.what());
         continue;
       }
-      auto it = tables_.find(name);
-      if (it == tables_.end()) {
-        state::StoppedTable stopped{name.database, name.table, position.ToString(), ""};
-        AddStopped(stopped);
-        it = tables_.find(name);
-        it->second->stopped = false;
-      }
       StopForSchema(
-          *it->second, position.ToString(),
+          TableToStop(name, position.ToString()), position.ToString(),
           fmt::format("cannot follow the schema change ({}): {}", Abbreviated(sql), e.what()));
     }
     return;
   }
-  if (outcome.replayed || std::holds_alternative<schema::NoTableChange>(outcome.statement)) return;
+  if (const auto* none = std::get_if<schema::NoTableChange>(&outcome.statement)) {
+    // Replayed or not: a replay from a checkpoint before the statement must stop again.
+    if (none->is_dml) OnStatementDml(sql, query.database, LexOptionsOf(parse), position, gtid);
+    return;
+  }
+  if (outcome.replayed) return;
   for (const schema::TableChange& change : outcome.changes) {
     OnChange(change, outcome.statement, position, sql);
   }
   ctx_.history->Prune(position);
   if (ctx_.on_history) ctx_.on_history(*ctx_.history);
+  // Row-based logging writes CREATE TABLE ... SELECT as the resolved CREATE TABLE and row
+  // events; the SELECT itself in the binlog means the rows it inserted are not there.
+  const auto* create = std::get_if<schema::CreateTable>(&outcome.statement);
+  if (create != nullptr && create->as_select && !create->temporary) {
+    StopForUnloggedRows(sql, "CREATE TABLE ... SELECT",
+                        {{create->table.database, create->table.table}}, position, gtid);
+  }
+}
+
+StreamedTable& TableRouter::TableToStop(const tables::SourceTableName& name,
+                                        const std::string& position) {
+  auto it = tables_.find(name);
+  if (it == tables_.end()) {
+    AddStopped({name.database, name.table, position, ""});
+    it = tables_.find(name);
+    it->second->stopped = false;
+  }
+  return *it->second;
+}
+
+void TableRouter::OnStatementDml(std::string_view sql, std::string_view database,
+                                 const schema::LexOptions& lex,
+                                 const schema::BinlogPosition& position,
+                                 const TransactionGtid& gtid) {
+  // The schema history has tokenized this statement with the same options: this cannot throw.
+  const StatementTables st = ClassifyStatement(sql, database, lex);
+  StopForUnloggedRows(sql, st.verb, st.tables, position, gtid);
+}
+
+void TableRouter::StopForUnloggedRows(std::string_view sql, std::string_view verb,
+                                      const std::vector<tables::SourceTableName>& written,
+                                      const schema::BinlogPosition& position,
+                                      const TransactionGtid& gtid) {
+  std::vector<tables::SourceTableName> replicated;
+  for (const tables::SourceTableName& name : written) {
+    if (ctx_.resolver->Match(name) == config::TableMatcher::kNoRule) continue;
+    if (BeforeStart(name, position)) {
+      spdlog::debug("{} at {} writes {}, whose copy starts later: it is in the copy",
+                    Abbreviated(sql, 120), position.ToString(), name.ToString());
+      continue;
+    }
+    replicated.push_back(name);
+  }
+  if (replicated.empty()) return;
+  const std::string gtid_text = gtid.Describe();
+  const std::string where = gtid_text.empty()
+                                ? position.ToString()
+                                : fmt::format("{} (GTID {})", position.ToString(), gtid_text);
+  std::string names;
+  for (const tables::SourceTableName& name : replicated)
+    names += (names.empty() ? "" : ", ") + name.ToString();
+  const bool one = replicated.size() == 1;
+  const std::string reason = fmt::format(
+      "the source logged {} as a statement at {}: \"{}\" changed rows of {} that are not in "
+      "the binlog as row events (binlog_format is STATEMENT or MIXED for that session), so {} no "
+      "longer {} the source. Fix: set binlog_format=ROW on the source (SET GLOBAL "
+      "binlog_format=ROW, and in every session or tool that sets it, e.g. pt-table-checksum "
+      "--set-vars binlog_format=ROW), then copy {} again (docs/running.md, \"Stopped tables\")",
+      verb, where, Abbreviated(sql, 120), names, one ? "its target" : "their targets",
+      one ? "matches" : "match", one ? "the table" : "the tables");
+  if (ctx_.config->source.on_statement_dml == config::StatementDml::kStopRun) {
+    Fail(ErrorCode::kUnsupported, "{} (source.on_statement_dml: stop_run)", reason);
+  }
+  for (const tables::SourceTableName& name : replicated) {
+    Stop(TableToStop(name, position.ToString()), position.ToString(), reason);
+  }
 }
 
 bool TableRouter::Drain(StreamedTable& table) {
@@ -456,10 +551,42 @@ bool TableRouter::Drain(StreamedTable& table) {
   return ctx_.buffers->Drain(lock, groups);
 }
 
+RetryPolicy DdlRetryPolicy() {
+  RetryPolicy policy;
+  policy.initial = std::chrono::milliseconds(500);
+  policy.max = std::chrono::milliseconds(5000);
+  policy.max_elapsed = std::chrono::milliseconds(30000);
+  return policy;
+}
+
 void TableRouter::Reconcile(StreamedTable& table, const std::vector<binlog::ColumnDef>* before,
                             const std::vector<binlog::ColumnDef>& after,
                             const std::vector<std::pair<std::string, std::string>>& renames,
                             const std::map<std::string, std::string>& added_defaults) {
+  RetryOptions retry;
+  retry.policy = ctx_.ddl_retry;
+  retry.stop = ctx_.stop;
+  bool first = true;
+  Retry(fmt::format("applying the schema change of {} to {}", table.name.ToString(),
+                    table.target->label),
+        retry, [&] {
+          if (!first) ctx_.resolver->RereadColumns(*table.target);
+          first = false;
+          ReconcileOnce(table, before, after, renames, added_defaults);
+        });
+}
+
+void TableRouter::ExecuteOnTarget(const std::string& sql) {
+  RetryOptions retry;
+  retry.policy = ctx_.ddl_retry;
+  retry.stop = ctx_.stop;
+  Retry(fmt::format("running {} on ClickHouse", sql), retry, [&] { ctx_.targets->Execute(sql); });
+}
+
+void TableRouter::ReconcileOnce(StreamedTable& table, const std::vector<binlog::ColumnDef>* before,
+                                const std::vector<binlog::ColumnDef>& after,
+                                const std::vector<std::pair<std::string, std::string>>& renames,
+                                const std::map<std::string, std::string>& added_defaults) {
   tables::TargetTable& target = *table.target;
   const config::TableRule& rule = *table.rule;
   if (!ctx_.config->target.cluster.empty()) {
@@ -644,8 +771,8 @@ void TableRouter::OnDropped(const tables::SourceTableName& name, const std::stri
   if (table.target != nullptr && table.rule->drop_table == config::DropTable::kDrop &&
       ctx_.resolver->AppliesSchemaChanges(table)) {
     try {
-      ctx_.targets->Execute("DROP TABLE IF EXISTS " +
-                            mapping::QuoteTableName(table.target->database, table.target->table));
+      ExecuteOnTarget("DROP TABLE IF EXISTS " +
+                      mapping::QuoteTableName(table.target->database, table.target->table));
       spdlog::info("{} dropped at {}: dropped its target table {}", name.ToString(), where,
                    table.target->label);
       ctx_.resolver->Retire(*table.target);
@@ -788,8 +915,8 @@ void TableRouter::OnTruncated(StreamedTable& table, const std::string& where) {
     return;
   }
   try {
-    ctx_.targets->Execute("TRUNCATE TABLE " +
-                          mapping::QuoteTableName(table.target->database, table.target->table));
+    ExecuteOnTarget("TRUNCATE TABLE " +
+                    mapping::QuoteTableName(table.target->database, table.target->table));
   } catch (const Error& e) {
     if (e.IsTransient()) throw;
     StopForSchema(table, where, fmt::format("TRUNCATE at {}: {}", where, e.what()));

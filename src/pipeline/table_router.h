@@ -24,6 +24,16 @@
 // no longer applied, /status and the metrics say why, the stop is recorded in the checkpoint,
 // and every other table goes on.
 //
+// Statement-based DML (binlog_format STATEMENT or MIXED: INSERT, REPLACE, UPDATE, DELETE, LOAD
+// DATA, CREATE TABLE ... SELECT arriving as QUERY events) changed rows that never reach the binlog
+// as row events. When it
+// writes a replicated table (pipeline/statement_tables.h names the tables it writes), that table
+// can no longer be followed: by default (source.on_statement_dml: stop_table) every such table
+// STOPS as above, with a message naming the statement, the table, the binlog position (and GTID)
+// and the fix; with stop_run OnStatement throws Error(kUnsupported) with that message, which ends
+// `rowbridge run`. DML on tables no rule matches, or on tables whose copy starts later, is
+// ignored.
+//
 // Tables copied after the stream began (RouterContext::table_starts): before its start position a
 // table's TABLE_MAPs and rows are ignored (they are in the copy) and DDL naming it changes the
 // history only, never its target (which already holds the table as of its start) nor stops it.
@@ -44,13 +54,16 @@
 
 #include "binlog/query_event.h"
 #include "binlog/table_map_cache.h"
+#include "common/retry.h"
 #include "config/config.h"
 #include "mapping/conversion_plan.h"
 #include "mapping/out_of_range.h"
 #include "mysql/connection.h"
 #include "pipeline/batch_buffers.h"
+#include "pipeline/checkpoint_tracker.h"
 #include "pipeline/target_state.h"
 #include "schema/schema_history.h"
+#include "schema/sql_lexer.h"
 #include "server/table_stats.h"
 #include "state/checkpoint.h"
 #include "tables/replicated_table.h"
@@ -88,12 +101,25 @@ struct Route {
   StreamedTable* table = nullptr;  // nullptr: not replicated
 };
 
+// The retry of DDL carried to a target: from 500 ms, doubling up to 5 s, at most 30 s in all
+// (the reader waits meanwhile; after that the session restarts with the stream's backoff).
+RetryPolicy DdlRetryPolicy();
+
+// How many row changes one byte of binlog can carry at most: a row image takes at least one byte,
+// and neither zlib (MariaDB's compressed events, at most about 1:1032) nor zstd (MySQL's
+// transaction payloads: a 128 KiB block is at least 4 bytes) shrinks data further than this.
+inline constexpr uint64_t kChangesPerBinlogByte = 65536;
+
 struct RouterContext {
   const config::Config* config = nullptr;
   // The replicated-table catalog: targets, keys, conversions, which targets rowbridge created.
   tables::TableResolver* resolver = nullptr;
   // ClickHouse's admin connection, for the DDL the router carries to targets.
   tables::TargetCatalog* targets = nullptr;
+  // How DDL on a target is retried after a transient error (DdlRetryPolicy() unless a test says
+  // otherwise); a stop request (optional) ends the waiting.
+  RetryPolicy ddl_retry = DdlRetryPolicy();
+  const std::atomic<bool>* stop = nullptr;
   BatchBuffers* buffers = nullptr;
   // Opens a short-lived connection to the source for information_schema.
   std::function<std::unique_ptr<mysql::Connection>()> connect_source;
@@ -106,6 +132,15 @@ struct RouterContext {
   // Versions >= this are looked up in target tables first seen during the session.
   uint64_t resume_version = 1;
   bool have_checkpoint = true;
+  // Above every version a replay from the checkpoint can hand out (each row change takes at least
+  // one byte of binlog before compression, and compression shrinks no event by more than
+  // kChangesPerBinlogByte). A target holding a version at or above it cannot have been written
+  // from this checkpoint: the session refuses to start (Error kCorruption) rather than write
+  // changes that would lose against those rows. The bytes and the checkpoint it came from are for
+  // the message.
+  uint64_t replay_version_limit = ~uint64_t{0};
+  uint64_t replay_binlog_bytes = 0;
+  std::string checkpoint_description;
   // The session's schema history (required) and where the session starts (where
   // tables the history does not know are seeded from information_schema during Prepare).
   schema::SchemaHistory* history = nullptr;
@@ -145,10 +180,14 @@ class TableRouter {
   // Makes sure `table` decodes with `map` (several table ids may name one table).
   bool Use(StreamedTable& table, const std::shared_ptr<const binlog::TableInfo>& map,
            const schema::BinlogPosition& position);
-  // A statement (QUERY event) at `position`: applied to the history and carried to the target
-  // tables it changes (see above). Throws only transient errors (a server gone).
+  // A statement (QUERY event) at `position`, in the transaction of `gtid`: applied to the history
+  // and carried to the target tables it changes, or, for statement-based DML, stopping the
+  // tables it writes (see above). Throws transient errors (a server gone), and
+  // Error(kUnsupported) for statement-based DML on a replicated table under
+  // source.on_statement_dml: stop_run, and for a statement the history cannot follow that
+  // cannot even be tokenized (no table could be named).
   void OnStatement(std::string_view sql, const binlog::QueryEvent& query,
-                   const schema::BinlogPosition& position);
+                   const schema::BinlogPosition& position, const TransactionGtid& gtid);
   // A new FORMAT_DESCRIPTION: table ids start over.
   void ResetRoutes() { routes_.clear(); }
 
@@ -180,6 +219,17 @@ class TableRouter {
   std::optional<tables::SourceTableSchema> SchemaOf(const tables::SourceTableName& name,
                                                     const schema::BinlogPosition& position,
                                                     mysql::Connection& source);
+  // Statement-based DML: the replicated tables it writes stop (or the run, by config).
+  void OnStatementDml(std::string_view sql, std::string_view database,
+                      const schema::LexOptions& lex, const schema::BinlogPosition& position,
+                      const TransactionGtid& gtid);
+  // The replicated tables of `written` (not before their stream start) lost rows `sql` changed
+  // without row events: they stop, or the run does (source.on_statement_dml: stop_run).
+  void StopForUnloggedRows(std::string_view sql, std::string_view verb,
+                           const std::vector<tables::SourceTableName>& written,
+                           const schema::BinlogPosition& position, const TransactionGtid& gtid);
+  // The table to stop under `name` (a stopped stub when the session has not resolved it).
+  StreamedTable& TableToStop(const tables::SourceTableName& name, const std::string& position);
   // One table's part of a DDL, by kind of change.
   void OnChange(const schema::TableChange& change, const schema::DdlStatement& statement,
                 const schema::BinlogPosition& position, std::string_view sql);
@@ -199,11 +249,21 @@ class TableRouter {
   // Brings the target's columns to `after` (the replicated columns of the source's new schema):
   // renames, drops (columns of `before` gone from `after`), adds, type changes of columns whose
   // source type changed. Idempotent: each step checks the target's current columns. Throws
-  // Error(kUnsupported) for a change it cannot make.
+  // Error(kUnsupported) for a change it cannot make. A transient error (ClickHouse busy: too many
+  // queries, memory, a lost connection) is retried per ctx_.ddl_retry, the target's columns read
+  // again first (so a step that landed before its connection broke is not sent twice); once the
+  // policy is used up it propagates, and the session restarts instead of stopping the table.
   void Reconcile(StreamedTable& table, const std::vector<binlog::ColumnDef>* before,
                  const std::vector<binlog::ColumnDef>& after,
                  const std::vector<std::pair<std::string, std::string>>& renames,
                  const std::map<std::string, std::string>& added_defaults = {});
+  void ReconcileOnce(StreamedTable& table, const std::vector<binlog::ColumnDef>* before,
+                     const std::vector<binlog::ColumnDef>& after,
+                     const std::vector<std::pair<std::string, std::string>>& renames,
+                     const std::map<std::string, std::string>& added_defaults);
+  // Runs one idempotent statement (DROP TABLE IF EXISTS, TRUNCATE) on the target, retried like
+  // Reconcile's.
+  void ExecuteOnTarget(const std::string& sql);
   // The table leaves the router (dropped or renamed away); it is kept alive for pending batches.
   void Retire(const tables::SourceTableName& name);
   void StopForSchema(StreamedTable& table, const std::string& position, const std::string& reason);

@@ -37,6 +37,7 @@ void WriterPool::Run(size_t index) {
   while (TargetGroup* group = buffers_.NextSealed()) {
     Batch& batch = *group->sealed;
     try {
+      if (before_insert_) before_insert_(group->label);
       if (client == nullptr) {
         client = std::make_unique<clickhouse::Client>(options_);
       } else if (!client->connected()) {
@@ -71,11 +72,12 @@ void WriterPool::Run(size_t index) {
       spdlog::debug("wrote {} rows (versions {}..{}) to {} in {:.3f}s", batch.rows,
                     batch.first_version, batch.last_version, group->label, seconds);
       buffers_.Done(*group);
-    } catch (const Error& e) {
-      buffers_.Abort(Error(e.code(),
-                           fmt::format("writing {} rows to {} on ClickHouse {}:{}: {}", batch.rows,
-                                       group->label, options_.host, options_.port, e.what()),
-                           e.server_code(), e.sql_state()));
+    } catch (...) {
+      // Whatever escapes (a server error, std::bad_alloc, a bug) takes the one error path: the
+      // buffers are aborted with it and the pipeline decides, instead of std::terminate.
+      buffers_.Abort(CurrentExceptionAsError(
+          fmt::format("writer thread {} writing {} rows to {} on ClickHouse {}:{}", index,
+                      batch.rows, group->label, options_.host, options_.port)));
       return;
     }
   }

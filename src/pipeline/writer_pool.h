@@ -1,13 +1,15 @@
 // WriterPool: target.writers threads, each with its own ClickHouse connection, writing one sealed
 // batch at a time as one INSERT block (compressed per target.compression).
 //
-// A writer does not retry: any failure aborts the buffers with the error, and the pipeline's
+// A writer does not retry: any failure (an Error, or any other exception, turned into an Error
+// naming the thread and the table) aborts the buffers with the error, and the pipeline's
 // soft restart resumes from the last checkpoint, skipping the rows ClickHouse already has. So an
 // INSERT whose outcome is unknown (the connection broke after the data was sent) is never sent
 // twice blindly. Each INSERT carries a query_id starting with `query_id_prefix`, which lets the
 // next session wait until no INSERT of this one still runs on the server.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +25,11 @@ class WriterPool {
   WriterPool(size_t count, clickhouse::ClientOptions options, BatchBuffers& buffers,
              std::string query_id_prefix, server::Counter& batches_written);
   ~WriterPool();
+  // Test hook: called on the writer thread before each batch is sent, with the target's label;
+  // whatever it throws is handled like a failed INSERT. Set before Start().
+  void SetBeforeInsertForTesting(std::function<void(const std::string&)> hook) {
+    before_insert_ = std::move(hook);
+  }
   void Start();
   // Waits for every writer to finish (after the buffers were closed or aborted).
   void Join();
@@ -36,6 +43,7 @@ class WriterPool {
   std::string prefix_;
   server::Counter& batches_written_;
   std::vector<std::thread> threads_;
+  std::function<void(const std::string&)> before_insert_;
 };
 
 }  // namespace rowbridge::pipeline

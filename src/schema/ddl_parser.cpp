@@ -267,6 +267,7 @@ class Parser {
       AcceptWait();
       return t;
     }
+    if (first.IsWord("WITH")) return AfterCommonTableExpressions();
     // The rest of these statements does not matter to the schema; their text is not checked.
     for (std::string_view verb : kDmlVerbs) {
       if (first.IsWord(verb)) {
@@ -286,6 +287,30 @@ class Parser {
       }
     }
     Error("a statement rowbridge knows");
+  }
+
+  // WITH [RECURSIVE] cte [(columns)] AS (query) [, ...] followed by a SELECT, or by an UPDATE or
+  // DELETE (MySQL 8), which is statement-based DML like any other. The CTE list is skipped by
+  // nesting only: its names cannot be reserved words, so the first word at depth 0 that starts a
+  // statement ends it.
+  DdlStatement AfterCommonTableExpressions() {
+    Take();
+    while (!AtEnd()) {
+      if (Peek().IsSymbol("(")) {
+        Balanced();
+        continue;
+      }
+      for (std::string_view verb : kDmlVerbs) {
+        if (Peek().IsWord(verb)) {
+          SkipToEnd();
+          return NoTableChange{std::string(verb), true};
+        }
+      }
+      if (Peek().IsWord("SELECT") || Peek().IsWord("TABLE") || Peek().IsWord("VALUES")) break;
+      Take();
+    }
+    SkipToEnd();
+    return NoTableChange{"WITH", false};
   }
 
   static bool IsNoTableObject(const Token& t) {

@@ -8,7 +8,8 @@
 //     skipped (partition specs that lose rows are flagged).
 //   - Statements that change no table (GRANT, users and roles, views, triggers, routines,
 //     events, sequences, transactions, SET, ANALYZE/OPTIMIZE/REPAIR/FLUSH ..., statement-based
-//     DML) become NoTableChange.
+//     DML) become NoTableChange; DML (INSERT, REPLACE, UPDATE, DELETE, LOAD DATA/XML, and
+//     WITH ... UPDATE/DELETE) has is_dml set.
 //   - Anything else throws Error(kUnsupported) whose message names the offset and token where
 //     parsing stopped and the statement (truncated to 200 bytes); the caller adds the binlog
 //     position. Lexing errors (unterminated string) come out the same way.

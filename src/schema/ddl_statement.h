@@ -166,8 +166,9 @@ struct DropDatabase {
 };
 
 // Recognised, and changes no table's columns: GRANT, CREATE USER, views, triggers, routines,
-// transactions, SET, ANALYZE ..., and statement-based DML (INSERT/UPDATE/DELETE/LOAD DATA, whose
-// tables the pipeline's ClassifyStatement names).
+// transactions, SET, ANALYZE ..., and statement-based DML (INSERT/REPLACE/UPDATE/DELETE, also after
+// a WITH clause, and LOAD DATA: is_dml; the pipeline's ClassifyStatement names the tables it
+// writes).
 struct NoTableChange {
   std::string verb;  // upper case, e.g. "GRANT", "CREATE VIEW", "INSERT"
   bool is_dml = false;

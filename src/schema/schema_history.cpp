@@ -226,7 +226,7 @@ std::vector<TableChange> SchemaHistory::Apply(const DdlStatement& statement,
   try {
     changes = catalog_.Apply(statement, context);
   } catch (const Error& e) {
-    throw Error(e.code(), fmt::format("{} at {}", e.what(), position.ToString()));
+    throw e.WithMessage(fmt::format("{} at {}", e.what(), position.ToString()));
   }
   for (const TableChange& change : changes) {
     const TableState state = change.schema ? TableState::kKnown : TableState::kUnknown;
@@ -259,7 +259,7 @@ DdlOutcome SchemaHistory::ApplyDdl(std::string_view sql, const ParseOptions& par
   try {
     outcome.statement = ParseDdl(sql, parse);
   } catch (const Error& e) {
-    throw Error(e.code(), fmt::format("{} at {}", e.what(), position.ToString()));
+    throw e.WithMessage(fmt::format("{} at {}", e.what(), position.ToString()));
   }
   if (last_applied_ && position <= *last_applied_) {
     outcome.replayed = true;

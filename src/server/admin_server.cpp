@@ -1,5 +1,7 @@
 #include "server/admin_server.h"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 
 #include "common/error.h"
@@ -43,14 +45,14 @@ void AdminServer::Route() {
     res.set_content("rowbridge admin: /metrics /status /healthz\n", kTextContentType);
   });
   server_->set_exception_handler(
-      [](const httplib::Request&, httplib::Response& res, std::exception_ptr error) {
+      [](const httplib::Request& req, httplib::Response& res, std::exception_ptr error) {
         std::string message = "internal error";
         try {
           std::rethrow_exception(error);
-        } catch (const std::exception& e) {
-          message = e.what();
         } catch (...) {
+          message = CurrentExceptionAsError("admin HTTP handler of " + req.path).what();
         }
+        spdlog::error("{}", message);
         res.status = 500;
         res.set_content(message + "\n", kTextContentType);
       });
@@ -79,7 +81,14 @@ void AdminServer::Start(const std::string& listen) {
          "cannot listen on {} for the admin HTTP server (address in use or not local?)", listen);
   }
   port_ = static_cast<uint16_t>(port);
-  thread_ = std::thread([server = server_.get()] { server->listen_after_bind(); });
+  thread_ = std::thread([server = server_.get(), listen] {
+    try {
+      server->listen_after_bind();
+    } catch (...) {
+      // The admin server only reports; replication goes on without it, and says so.
+      spdlog::error("{}", CurrentExceptionAsError("admin HTTP server thread on " + listen).what());
+    }
+  });
   // stop() before the listening loop has started would be lost, so wait for it.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (!server_->is_running()) {

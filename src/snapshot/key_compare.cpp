@@ -150,4 +150,14 @@ int CompareKeys(std::span<const Cell> a, std::span<const Cell> b, const TextColl
   return 0;
 }
 
+bool SameKeyBytes(std::span<const Cell> a, std::span<const Cell> b) {
+  if (a.size() != b.size())
+    Fail(ErrorCode::kInternal, "key tuples of {} and {} columns compared", a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].is_null != b[i].is_null) return false;
+    if (!a[i].is_null && Bytes(a[i]) != Bytes(b[i])) return false;
+  }
+  return true;
+}
+
 }  // namespace rowbridge::snapshot

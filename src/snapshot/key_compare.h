@@ -35,4 +35,10 @@ int CompareKeyCell(const binlog::Cell& a, const binlog::Cell& b, const TextColla
 int CompareKeys(std::span<const binlog::Cell> a, std::span<const binlog::Cell> b,
                 const TextCollator& collator);
 
+// Whether two key tuples of equal length hold the same bytes (NULL only equals NULL). This is the
+// identity of a key in the target, and the one the stream uses to tell that an UPDATE moved a row:
+// ClickHouse orders and deduplicates by bytes, so 'abc' and 'ABC', or 'a' and 'a ', are two keys
+// there even where the source's collation calls them equal. Needs no collator.
+bool SameKeyBytes(std::span<const binlog::Cell> a, std::span<const binlog::Cell> b);
+
 }  // namespace rowbridge::snapshot

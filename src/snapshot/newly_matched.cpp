@@ -113,6 +113,10 @@ bool CopyNewlyMatchedTables(const config::Config& config, state::StateStore& sto
                             state::Checkpoint checkpoint, server::MetricsRegistry& metrics,
                             server::StatusBoard& status, const std::atomic<bool>* stop) {
   if (!config.snapshot.enabled) return true;
+  state::RequireVersionRoom(
+      checkpoint.next_version, "the checkpoint in " + store.Describe(),
+      "restore the checkpoint from a backup, or start over: delete the job's state so that the "
+      "next start copies every table again (docs/running.md, \"Starting over\")");
   if (!checkpoint.table_copy) {
     if (!checkpoint.replicated_tables) return true;
     if (!BeginCopy(config, store, checkpoint)) return true;
@@ -127,6 +131,9 @@ bool CopyNewlyMatchedTables(const config::Config& config, state::StateStore& sto
   options.only_tables = copy.tables;
   options.version_base = copy.version_base;
   options.state_job = fmt::format("{}-tables-{}", state::JobName(config), copy.version_base);
+  if (checkpoint.replicated_tables) options.replicated_tables = *checkpoint.replicated_tables;
+  std::sort(options.replicated_tables.begin(), options.replicated_tables.end());
+  options.checkpoint = checkpoint.Describe() + " in " + store.Describe();
   SnapshotRunner runner(config, options, metrics, status);
   const SnapshotResult result = runner.Run();
   if (result.end.empty()) return false;

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "common/error.h"
 namespace rowbridge::snapshot {
 
 namespace {
@@ -132,7 +133,12 @@ void Progress::Start(bool tty, std::chrono::milliseconds interval) {
       cv_.wait_for(lock, interval, [&] { return stop_; });
       if (stop_) break;
       lock.unlock();
-      Report(false);
+      try {
+        Report(false);
+      } catch (...) {
+        // A progress line is not worth stopping the copy for; the failure is still said.
+        spdlog::warn("{}", CurrentExceptionAsError("snapshot progress thread").what());
+      }
       lock.lock();
     }
   });

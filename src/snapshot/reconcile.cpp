@@ -85,8 +85,9 @@ void Reconciler::Apply(const WindowChange& change, const ChunkBounds& bounds,
   std::span<const Cell> old_key, new_key;
   if (change.kind != RowKind::kInsert) old_key = Key(change.before, key_a_);
   if (change.kind != RowKind::kDelete) new_key = Key(change.after, key_b_);
-  const bool moved =
-      change.kind == RowKind::kUpdate && CompareKeys(old_key, new_key, collator_) != 0;
+  // By bytes, as the stream decides it: a key whose bytes changed is another row in the target
+  // (its old row needs a delete) even when the source's collation calls both keys equal.
+  const bool moved = change.kind == RowKind::kUpdate && !SameKeyBytes(old_key, new_key);
   auto emit = [&](RowKind kind, std::span<const Cell> image) {
     if (out != nullptr) out->push_back({Emitted::From::kWindow, kind, image});
   };

@@ -12,8 +12,12 @@
 //                                    image, or remove the row), so the chunk becomes the table's
 //                                    state at H whatever S was
 //   key > hi (a later chunk)         dropped: that chunk's SELECT, later than H, will see it
-// An UPDATE that changes the key is judged as a DELETE of the old key and an INSERT of the new
-// one. After the last chunk the window rule alone (every key is "emitted") is the stream.
+// An UPDATE that changes the key's bytes is judged as a DELETE of the old key and an INSERT of
+// the new one (also when the collation calls both equal: 'abc' -> 'ABC', 'a' -> 'a ' are two rows
+// in the target, which keys by bytes, as the stream does). Regions compare keys by the source's
+// collation (the chunks' ORDER BY), so a collator is needed only while bounds are set: after the
+// last chunk (everything_emitted) no text key is ever compared by collation. After the last chunk
+// the window rule alone (every key is "emitted") is the stream.
 //
 // Output order: the emitted window changes (binlog order), then the chunk's rows that no window
 // change touched (key order), then the rows the window changes left in this chunk (binlog order of

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <condition_variable>
 #include <deque>
 #include <future>
@@ -97,6 +98,14 @@ std::vector<uint32_t> ChooseChunkKey(mysql::Connection& sql, const tables::Sourc
     }
   }
   return {};
+}
+
+// Column names match like the conversion plan matches them: case ignored.
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
+  });
 }
 
 BinlogPoint PointOf(const mysql::BinlogPosition& p) {
@@ -211,6 +220,10 @@ struct SnapshotRunner::Impl {
   void CopyTables(uint32_t reader);
   void Copy(CopiedTable& t, uint32_t reader);
   void CatchUp(CopiedTable& t, const BinlogPoint& end, uint32_t reader);
+  // After every table is brought to E: deletes the rows `target` held before the copy that it did
+  // not write again, i.e. rows the source no longer has. False if it cannot tell them (a changelog
+  // target of a table without a key).
+  bool DeleteEarlierRows(const std::string& target);
   void Writer(uint32_t number);
   // Source connections that read chunks of one table (snapshot.readers shared by the tables).
   uint32_t ReadersPerTable() const {
@@ -255,6 +268,8 @@ void SnapshotRunner::Impl::Prepare() {
   RunRecord pending = saved.value_or(RunRecord{});
   tables::ResolverOptions resolver_options;
   resolver_options.created_targets = pending.created_targets;
+  resolver_options.replicated_tables = options.replicated_tables;
+  resolver_options.checkpoint = options.checkpoint;
   resolver_options.on_created = [&](const std::string& label) {
     auto& created = pending.created_targets;
     created.insert(std::upper_bound(created.begin(), created.end(), label), label);
@@ -265,6 +280,11 @@ void SnapshotRunner::Impl::Prepare() {
   resolved = resolver->ResolveAll(*admin, problems);
   mapping::ThrowIfProblems(problems);
 
+  auto copied = [&](const tables::SourceTableName& name) {
+    return options.only_tables.empty() ||
+           std::find(options.only_tables.begin(), options.only_tables.end(), name.ToString()) !=
+               options.only_tables.end();
+  };
   if (pending.version_base != 0) {
     run = pending;
   } else {
@@ -274,12 +294,57 @@ void SnapshotRunner::Impl::Prepare() {
       const bool has_version =
           std::any_of(t->columns.begin(), t->columns.end(),
                       [&](const auto& c) { return c.name == t->version_column; });
-      if (has_version)
-        max_version =
-            std::max(max_version, catalog->MaxVersion(t->database, t->table, t->version_column));
+      if (!has_version) continue;
+      const uint64_t max = catalog->MaxVersion(t->database, t->table, t->version_column);
+      state::RequireVersionRoom(
+          max < state::kVersionLimit - kVersionBand ? max + kVersionBand : max,
+          "a copy above " + t->label,
+          "delete the rows of versions at or above 2^62 - 2^48 from " + t->label + ", or empty it");
+      max_version = std::max(max_version, max);
     }
     run = pending;
     run.version_base = options.version_base != 0 ? options.version_base : max_version + 1;
+    // Targets that hold rows already (a copy again after the binlog was lost, a user's table): the
+    // copy writes every row the source has above them, and deletes the rest when it ends. That
+    // needs every source table writing into the target to be copied now; rows of a table copied
+    // into a target shared with tables the stream already covers cannot be told apart.
+    for (const tables::TargetTable* t : resolver->targets()) {
+      bool any_copied = false, all_copied = true;
+      std::vector<std::string> others;
+      for (const tables::ReplicatedTable& r : resolved) {
+        if (r.target != t) continue;
+        if (copied(r.name)) {
+          any_copied = true;
+        } else {
+          all_copied = false;
+          others.push_back(r.name.ToString());
+        }
+      }
+      if (!any_copied) continue;
+      const uint64_t rows = catalog->RowCount(t->database, t->table);
+      if (rows == 0) continue;
+      const bool has_version =
+          std::any_of(t->columns.begin(), t->columns.end(),
+                      [&](const auto& c) { return c.name == t->version_column; });
+      if (all_copied && has_version) {
+        run.targets_with_earlier_rows.push_back(t->label);
+        spdlog::info(
+            "snapshot: {} holds {} row(s) already; the copy writes every source row over them and "
+            "then deletes those the source no longer has",
+            t->label, rows);
+      } else {
+        run.unreconciled_targets.push_back(t->label);
+        spdlog::warn(
+            "snapshot: {} holds {} row(s) already and {}: rows of the copied tables that the "
+            "source no longer has cannot be told apart and stay in it",
+            t->label, rows,
+            has_version ? fmt::format("also receives {}, which this copy does not copy",
+                                      fmt::join(others, ", "))
+                        : "has no version column " + t->version_column);
+      }
+    }
+    std::sort(run.targets_with_earlier_rows.begin(), run.targets_with_earlier_rows.end());
+    std::sort(run.unreconciled_targets.begin(), run.unreconciled_targets.end());
     run.start = PointOf(mysql::CurrentBinlogPosition(*admin));
     store->SaveRun(run);
     spdlog::info("snapshot: new copy from {}, versions from {} ({})", run.start.ToString(),
@@ -292,11 +357,7 @@ void SnapshotRunner::Impl::Prepare() {
 
   for (const tables::ReplicatedTable& source : resolved) {
     const tables::SourceTableName& name = source.name;
-    if (!options.only_tables.empty() &&
-        std::find(options.only_tables.begin(), options.only_tables.end(), name.ToString()) ==
-            options.only_tables.end()) {
-      continue;
-    }
+    if (!copied(name)) continue;
     auto t = std::make_unique<CopiedTable>();
     t->source = &source;
     t->stats = std::make_unique<server::TableStats>(pipeline_metrics, runner.status_, name.database,
@@ -355,8 +416,9 @@ void SnapshotRunner::Impl::Prepare() {
       t->progress.number = next_number++;
     }
     t->base = run.version_base + uint64_t{t->progress.number} * kTableBand;
-    if (uint64_t{t->progress.number} * kTableBand >= kVersionBand)
-      Fail(ErrorCode::kConfig, "more than {} tables in one copy", kVersionBand / kTableBand);
+    // The band's last table band is the deletes' (DeleteEarlierRows).
+    if (uint64_t{t->progress.number} * kTableBand >= kVersionBand - kTableBand)
+      Fail(ErrorCode::kConfig, "more than {} tables in one copy", kVersionBand / kTableBand - 1);
     t->writer =
         static_cast<uint32_t>(tables.size() % std::max<uint32_t>(1, config.snapshot.writers));
     t->counters = &progress.Add(t->label);
@@ -495,7 +557,9 @@ void SnapshotRunner::Impl::Writer(uint32_t number) {
       SetError(e);
       job->done.set_exception(std::current_exception());
     } catch (...) {
-      SetError(Error(ErrorCode::kInternal, "unexpected exception in a snapshot writer"));
+      client.reset();
+      SetError(CurrentExceptionAsError(
+          fmt::format("snapshot writer thread writing {}", job->table->label)));
       job->done.set_exception(std::current_exception());
     }
   }
@@ -940,6 +1004,82 @@ void SnapshotRunner::Impl::CatchUp(CopiedTable& t, const BinlogPoint& end, uint3
   store->SaveTable(t.progress);
 }
 
+bool SnapshotRunner::Impl::DeleteEarlierRows(const std::string& label) {
+  const CopiedTable* feeder = nullptr;
+  for (const auto& t : tables)
+    if (t->source->target->label == label && feeder == nullptr) feeder = t.get();
+  if (feeder == nullptr) return true;  // no table of it is copied any more
+  const tables::TargetTable& target = *feeder->source->target;
+  const mapping::MetaColumnNames& meta = feeder->plan_options.meta;
+  const bool replica = target.mode == mapping::TableMode::kReplica;
+  // A changelog target keeps every change: a key's row is its latest change, found by its key.
+  std::vector<std::string> keys;
+  if (!replica) {
+    for (uint32_t i : feeder->key) {
+      for (const mapping::TargetColumn& c : target.columns)
+        if (EqualsIgnoreCase(c.name, feeder->text_columns[i].name)) keys.push_back(c.name);
+    }
+    if (keys.empty() || keys.size() != feeder->key.size()) {
+      spdlog::warn(
+          "snapshot: {} held rows before the copy, and without the source key among its columns "
+          "the rows the source no longer has cannot be found; they stay",
+          label);
+      return false;
+    }
+  }
+  const std::string table = mapping::QuoteTableName(target.database, target.table);
+  const std::string version = mapping::QuoteIdentifier(target.version_column);
+  const uint64_t delete_version = run.version_base + kVersionBand - 1;
+  std::string columns, values, group_by;
+  for (const mapping::TargetColumn& c : target.columns) {
+    if (!c.default_kind.empty() && c.default_kind != "DEFAULT") continue;  // not writable
+    const std::string name = mapping::QuoteIdentifier(c.name);
+    columns += (columns.empty() ? "" : ", ") + name;
+    values += values.empty() ? "" : ", ";
+    if (c.name == target.version_column) {
+      values += std::to_string(delete_version);
+    } else if (replica && c.name == meta.is_deleted) {
+      values += "1";
+    } else if (!replica && c.name == meta.event_type) {
+      values += "'delete'";
+    } else if (replica || std::find(keys.begin(), keys.end(), c.name) != keys.end()) {
+      values += name;
+    } else {
+      values += fmt::format("argMax({}, {})", name, version);
+    }
+  }
+  for (const std::string& k : keys)
+    group_by += (group_by.empty() ? "" : ", ") + mapping::QuoteIdentifier(k);
+  // Every row the source has at E was written with a version of the copy's band, so a key whose
+  // latest row is below it (and not a delete) is one the source no longer has. Running this again
+  // (a crash before the copy was recorded done) finds those keys deleted already.
+  const std::string select =
+      replica ? fmt::format("SELECT {} FROM {} FINAL WHERE {} < {} AND {} = 0", values, table,
+                            version, run.version_base, mapping::QuoteIdentifier(meta.is_deleted))
+              : fmt::format(
+                    "SELECT {} FROM {} GROUP BY {} HAVING max({}) < {} AND argMax({}, {}) "
+                    "!= 'delete'",
+                    values, table, group_by, version, run.version_base,
+                    mapping::QuoteIdentifier(meta.event_type), version);
+  uint64_t stale = 0;
+  catalog->client().Select(fmt::format("SELECT toUInt64(count()) FROM ({})", select),
+                           [&](clickhouse::Block& block) {
+                             if (block.RowCount() > 0)
+                               stale = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0)).At(0);
+                             return true;
+                           });
+  if (stale > 0) {
+    clickhouse::QueryOptions qo;
+    qo.query_id = fmt::format("{}delete-{}", insert_prefix, delete_version);
+    catalog->client().Execute(fmt::format("INSERT INTO {} ({}) {}", table, columns, select), qo);
+  }
+  spdlog::info(
+      "snapshot: {} held {} row(s) from before the copy that the source no longer has; {} (version "
+      "{})",
+      label, stale, stale > 0 ? "deleted them" : "nothing to delete", delete_version);
+  return true;
+}
+
 SnapshotResult SnapshotRunner::Run() {
   Impl impl(*this);
   impl.Prepare();
@@ -952,6 +1092,7 @@ SnapshotResult SnapshotRunner::Run() {
   if (impl.run.done) {
     result.already_done = true;
     result.end = impl.run.end;
+    result.unreconciled_targets = impl.run.unreconciled_targets;
     spdlog::info("snapshot: already done (at {}); nothing to copy", impl.run.end.ToString());
     return result;
   }
@@ -989,13 +1130,9 @@ SnapshotResult SnapshotRunner::Run() {
           if (i >= impl.tables.size() || impl.stopping()) return;
           try {
             work(*impl.tables[i], r);
-          } catch (const Error& e) {
-            impl.SetError(
-                Error(e.code(), fmt::format("snapshot {}: {}", impl.tables[i]->label, e.what())));
-            return;
-          } catch (const std::exception& e) {
-            impl.SetError(Error(ErrorCode::kInternal,
-                                fmt::format("snapshot {}: {}", impl.tables[i]->label, e.what())));
+          } catch (...) {
+            impl.SetError(CurrentExceptionAsError(
+                fmt::format("snapshot {} (reader thread {})", impl.tables[i]->label, r)));
             return;
           }
         }
@@ -1033,6 +1170,14 @@ SnapshotResult SnapshotRunner::Run() {
     spdlog::info("snapshot: stopped after {} rows; run again to resume", result.rows);
     return result;
   }
+  for (const std::string& target : impl.run.targets_with_earlier_rows) {
+    if (!impl.DeleteEarlierRows(target)) impl.run.unreconciled_targets.push_back(target);
+  }
+  std::sort(impl.run.unreconciled_targets.begin(), impl.run.unreconciled_targets.end());
+  impl.run.unreconciled_targets.erase(
+      std::unique(impl.run.unreconciled_targets.begin(), impl.run.unreconciled_targets.end()),
+      impl.run.unreconciled_targets.end());
+  result.unreconciled_targets = impl.run.unreconciled_targets;
   impl.run.end = end;
   impl.run.done = true;
   impl.store->SaveRun(impl.run);

@@ -51,6 +51,10 @@ struct SnapshotOptions {
   uint64_t version_base = 0;
   // The job the copy's progress is kept under; empty: the pipeline's job name (state::JobName).
   std::string state_job;
+  // Tables the stream already replicates ("db.table", sorted) and the checkpoint that says so:
+  // their targets must exist (tables::ResolverOptions::replicated_tables).
+  std::vector<std::string> replicated_tables;
+  std::string checkpoint;
   // Tests: called once every table is copied, before the final position E is read.
   std::function<void()> before_final_position;
   // Tests: called after each unit's in-flight record is saved, before its INSERT is sent.
@@ -62,7 +66,11 @@ struct SnapshotResult {
   uint64_t next_version = 0;  // the first version the stream hands out
   uint64_t rows = 0;          // rows copied in this run
   uint64_t tables = 0;
-  bool already_done = false;               // an earlier run had finished
+  bool already_done = false;  // an earlier run had finished
+  // Targets that held rows before the copy and also receive tables this copy did not copy: rows of
+  // the copied tables that the source no longer has could not be told apart there and may remain
+  // ("db.table", sorted). Every other target equals its source tables as of `end`.
+  std::vector<std::string> unreconciled_targets;
   std::vector<std::string> copied_tables;  // "db.table", sorted
   // Targets the copy created ("db.table", sorted); they become rowbridge's own in the checkpoint.
   std::vector<std::string> created_targets;

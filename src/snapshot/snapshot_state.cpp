@@ -279,6 +279,9 @@ std::string RunRecord::ToJson() const {
          {"end", PointJson(end)},
          {"done", done}};
   if (!created_targets.empty()) j["created_targets"] = created_targets;
+  if (!targets_with_earlier_rows.empty())
+    j["targets_with_earlier_rows"] = targets_with_earlier_rows;
+  if (!unreconciled_targets.empty()) j["unreconciled_targets"] = unreconciled_targets;
   return j.dump();
 }
 
@@ -292,6 +295,11 @@ RunRecord RunRecord::FromJson(std::string_view text, std::string_view origin) {
     r.done = j.at("done").get<bool>();
     if (j.contains("created_targets"))
       r.created_targets = j.at("created_targets").get<std::vector<std::string>>();
+    if (j.contains("targets_with_earlier_rows"))
+      r.targets_with_earlier_rows =
+          j.at("targets_with_earlier_rows").get<std::vector<std::string>>();
+    if (j.contains("unreconciled_targets"))
+      r.unreconciled_targets = j.at("unreconciled_targets").get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception& e) {
     Fail(ErrorCode::kCorruption, "{}: snapshot run record is not valid: {}", origin, e.what());
   }

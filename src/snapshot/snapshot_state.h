@@ -13,7 +13,8 @@
 // Versions (docs/snapshot.md, "Versions"): a copy reserves the band [base, base + 2^48) below the
 // versions the stream will hand out afterwards; table number t (its place in the sorted list of
 // copied tables) uses [base + t * 2^32, base + (t + 1) * 2^32), one version per unit plus one per
-// window change, increasing in binlog order.
+// window change, increasing in binlog order. The band's last 2^32 versions are no table's: the
+// deletes of rows a target held before the copy that the source no longer has take the very last.
 //
 // Stores: the same store as the pipeline's checkpoint. ClickHouse: rows of the state table
 // (`rowbridge_state` by default, same columns) with job "<job>/snapshot/<db>.<table>" and
@@ -86,6 +87,12 @@ struct RunRecord {
   // Target tables the copy created ("db.table", sorted): rowbridge's own, whose schema follows the
   // source's under `schema_changes: auto`.
   std::vector<std::string> created_targets;
+  // Targets ("db.table", sorted) that held rows when the copy began and receive only tables it
+  // copies: when it ends, their rows below version_base (the copy did not write them again: the
+  // source no longer has them) are deleted, with version version_base + 2^48 - 1.
+  std::vector<std::string> targets_with_earlier_rows;
+  // Targets that held rows and also receive tables the copy does not copy: not cleaned.
+  std::vector<std::string> unreconciled_targets;
   std::string ToJson() const;
   static RunRecord FromJson(std::string_view text, std::string_view origin);
 };

@@ -111,4 +111,13 @@ Checkpoint Checkpoint::FromJson(std::string_view text, std::string_view origin) 
   return c;
 }
 
+void RequireVersionRoom(uint64_t next_version, std::string_view whose, std::string_view fix) {
+  if (next_version < kVersionLimit) return;
+  Fail(ErrorCode::kCorruption,
+       "the next version of {} is {}, at or beyond 2^62 = {}: no job gets there by counting "
+       "changes, "
+       "and versions would soon overflow an Int64 version column and wrap around 2^64; {}",
+       whose, next_version, kVersionLimit, fix);
+}
+
 }  // namespace rowbridge::state

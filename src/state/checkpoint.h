@@ -85,4 +85,13 @@ struct Checkpoint {
 
 const char* GtidFlavorName(GtidFlavor flavor);
 
+// Versions stay below 2^62: a version column may be Int64 (it ends at 2^63), and each copy of
+// tables matched later moves the counter up by 2^48. No job hands out 2^62 versions (ten million
+// changes a second take 14,000 years), so a larger next version is damage, refused before it wraps.
+inline constexpr uint64_t kVersionLimit = uint64_t{1} << 62;
+
+// Throws Error(kCorruption) when `next_version`, the next version of `whose` (e.g. "the checkpoint
+// in <store>"), is at or above kVersionLimit; the message ends with `fix`.
+void RequireVersionRoom(uint64_t next_version, std::string_view whose, std::string_view fix);
+
 }  // namespace rowbridge::state

@@ -135,7 +135,27 @@ void ClickHouseStateStore::EnsureTable() {
   table_checked_ = true;
 }
 
+RetryPolicy StateStoreRetryPolicy() {
+  RetryPolicy policy;
+  policy.initial = std::chrono::milliseconds(250);
+  policy.max = std::chrono::milliseconds(4000);
+  policy.max_elapsed = std::chrono::milliseconds(15000);
+  return policy;
+}
+
+RetryOptions ClickHouseStateStore::RetryOptionsForStore() {
+  RetryOptions options;
+  options.policy = StateStoreRetryPolicy();
+  options.before_retry = [this](const Error&) { client_.reset(); };  // a fresh connection
+  return options;
+}
+
 std::optional<Checkpoint> ClickHouseStateStore::Load() {
+  return Retry("loading the checkpoint from " + Describe(), RetryOptionsForStore(),
+               [&] { return LoadOnce(); });
+}
+
+std::optional<Checkpoint> ClickHouseStateStore::LoadOnce() {
   EnsureTable();
   std::optional<std::string> text;
   uint64_t seq = 0;
@@ -155,19 +175,25 @@ std::optional<Checkpoint> ClickHouseStateStore::Load() {
 }
 
 void ClickHouseStateStore::Save(const Checkpoint& checkpoint) {
-  EnsureTable();
   // seq orders the saves; wall-clock microseconds keep it growing across restarts, and +1 keeps
-  // it growing if the clock steps back.
+  // it growing if the clock steps back. A retry sends the same seq: a save that did land before
+  // its connection broke is then the same row twice, which ReplacingMergeTree(seq) keeps once.
   const uint64_t now_us =
       static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
                                 std::chrono::system_clock::now().time_since_epoch())
                                 .count());
   const uint64_t seq = std::max(now_us, last_seq_ + 1);
+  Retry("saving the checkpoint to " + Describe(), RetryOptionsForStore(),
+        [&] { SaveOnce(checkpoint, seq); });
+  last_seq_ = seq;
+}
+
+void ClickHouseStateStore::SaveOnce(const Checkpoint& checkpoint, uint64_t seq) {
+  EnsureTable();
   client().Execute(
       fmt::format("INSERT INTO {} (job, checkpoint, saved_at, seq) SELECT {}, {}, now(), {}",
                   mapping::QuoteTableName(database_, table_), mapping::QuoteString(job_),
                   mapping::QuoteString(checkpoint.ToJson()), seq));
-  last_seq_ = seq;
 }
 
 std::unique_ptr<StateStore> MakeStateStore(const config::Config& config) {

@@ -14,6 +14,8 @@
 //
 // Load() returns nullopt when no checkpoint was ever saved. Failures throw Error: a ClickHouse
 // that cannot be reached is kNetwork/kTimeout (transient), an unreadable file kIo.
+// ClickHouseStateStore retries a transient error itself (kStateStoreRetry, about 15 s, on a new
+// connection; a save is an idempotent row of the same seq) before it throws it.
 #pragma once
 
 #include <memory>
@@ -21,6 +23,7 @@
 #include <string>
 
 #include "clickhouse/client.h"
+#include "common/retry.h"
 #include "config/config.h"
 #include "state/checkpoint.h"
 
@@ -48,6 +51,9 @@ class FileStateStore : public StateStore {
   std::string path_;
 };
 
+// How long the ClickHouse state store retries a transient error before it throws it.
+RetryPolicy StateStoreRetryPolicy();
+
 class ClickHouseStateStore : public StateStore {
  public:
   // Uses its own connection, opened on first use (and again after a failure).
@@ -61,6 +67,9 @@ class ClickHouseStateStore : public StateStore {
 
  private:
   clickhouse::Client& client();
+  std::optional<Checkpoint> LoadOnce();
+  void SaveOnce(const Checkpoint& checkpoint, uint64_t seq);
+  RetryOptions RetryOptionsForStore();
 
   clickhouse::ClientOptions options_;
   std::string database_;

@@ -126,6 +126,20 @@ TargetTable* TableResolver::ResolveTarget(const ReplicatedTable& table,
   }
   auto columns = catalog_.ReadColumns(qn.database, qn.table);
   if (!columns) {
+    const std::string source = table.name.ToString();
+    const auto& replicated = options_.replicated_tables;
+    if (std::binary_search(replicated.begin(), replicated.end(), source)) {
+      problems.push_back(fmt::format(
+          "{}: its target table {} does not exist, but the checkpoint {} says the table is "
+          "replicated: the target was dropped (or the rules now name another one), and creating it "
+          "empty would lose every row replicated into it so far. Restore {} and start again; or, "
+          "to "
+          "copy the table anew, remove \"{}\" from replicated_tables in the checkpoint and start "
+          "with snapshot.enabled: true, which copies it as a table matched later (docs/running.md, "
+          "\"A target that vanished\")",
+          source, label, options_.checkpoint, label, source));
+      return nullptr;
+    }
     columns = CreateTarget(table, qn, problems);
     if (!columns) return nullptr;
   }

@@ -40,6 +40,12 @@ struct ResolverOptions {
   // Called right after rowbridge created a target table, with "db.table", so the caller records
   // it durably before rows are written into it.
   std::function<void(const std::string&)> on_created;
+  // Source tables ("db.table", sorted) the checkpoint `checkpoint` says are replicated. Their
+  // targets must exist: a missing one was dropped (or the rules now name another) after rows went
+  // into it, and creating it empty would lose them without a word. ResolveTarget reports it as a
+  // problem naming the table and the fix instead, until ForgetReplicatedTables().
+  std::vector<std::string> replicated_tables;
+  std::string checkpoint;
   // Counts values converted or clamped under the rules' out-of-range policy.
   std::shared_ptr<mapping::ConversionCounters> conversion_counters =
       std::make_shared<mapping::ConversionCounters>();
@@ -74,6 +80,9 @@ class TableResolver {
   void RereadColumns(TargetTable& target);
   // The target was dropped: it is no longer resolved (the record stays valid, see above).
   void Retire(TargetTable& target);
+  // Ends the check of ResolverOptions::replicated_tables: a session's setup is over, and a target
+  // missing later (replaying a table's rows before its DROP TABLE) is created as it always was.
+  void ForgetReplicatedTables() { options_.replicated_tables.clear(); }
 
   // Whether schema changes of `table` are carried to its target: the rule's schema_changes, and
   // under `auto` whether rowbridge created the target.

@@ -92,12 +92,26 @@ std::string TargetCatalog::DefaultExpression(const std::string& database, const 
   return expression;
 }
 
-uint64_t TargetCatalog::MaxVersion(const std::string& database, const std::string& table,
-                                   const std::string& version_column) {
-  uint64_t max = 0;
+uint64_t TargetCatalog::RowCount(const std::string& database, const std::string& table) {
+  uint64_t count = 0;
   client().Select(
-      fmt::format("SELECT toUInt64(max({})) FROM {}", mapping::QuoteIdentifier(version_column),
-                  mapping::QuoteTableName(database, table)),
+      fmt::format("SELECT toUInt64(count()) FROM {}", mapping::QuoteTableName(database, table)),
+      [&](clickhouse::Block& block) {
+        if (block.RowCount() > 0)
+          count = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0)).At(0);
+        return true;
+      });
+  return count;
+}
+
+uint64_t TargetCatalog::MaxVersion(const std::string& database, const std::string& table,
+                                   const std::string& version_column, uint64_t from) {
+  uint64_t max = 0;
+  const std::string column = mapping::QuoteIdentifier(version_column);
+  client().Select(
+      fmt::format("SELECT toUInt64(max({0})) FROM {1}{2}", column,
+                  mapping::QuoteTableName(database, table),
+                  from == 0 ? std::string() : fmt::format(" WHERE {} >= {}", column, from)),
       [&](clickhouse::Block& block) {
         if (block.RowCount() > 0) {
           max = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0)).At(0);

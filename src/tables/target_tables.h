@@ -47,9 +47,11 @@ class TargetCatalog {
   std::string DefaultExpression(const std::string& database, const std::string& table,
                                 const std::string& column);
 
-  // max(version_column), 0 for an empty table.
+  // max(version_column) over the rows whose version is at least `from`; 0 when there is none.
   uint64_t MaxVersion(const std::string& database, const std::string& table,
-                      const std::string& version_column);
+                      const std::string& version_column, uint64_t from = 0);
+  // count() of the table.
+  uint64_t RowCount(const std::string& database, const std::string& table);
   // Every version >= `from` in the table, ascending, with repeats.
   std::vector<uint64_t> VersionsFrom(const std::string& database, const std::string& table,
                                      const std::string& version_column, uint64_t from);

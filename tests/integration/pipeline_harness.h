@@ -49,6 +49,7 @@ struct PipelineConfig {
   bool file_state = false;  // state in <dir>/state instead of ClickHouse
   bool snapshot = false;    // snapshot.enabled: copy existing rows on a first start
   uint32_t server_id = 4242;
+  std::string source_yaml;  // more keys of the `source` section, each line "  key: value\n"
   std::string extra_yaml;
 };
 

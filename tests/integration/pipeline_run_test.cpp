@@ -455,6 +455,146 @@ TEST_F(PipelineRunTest, StopBeforeTheFirstTransactionKeepsTheSchemaHistory) {
   EXPECT_EQ(rb.Terminate(), 0);
 }
 
+// A replicated table whose target was dropped in ClickHouse while rowbridge was stopped: the next
+// start stops with an error naming the table, its target and the fix, and does not create the
+// target again empty (that would lose every row replicated so far without a word).
+TEST_F(PipelineRunTest, ATargetDroppedWhileStoppedStopsTheStartNamingIt) {
+  TestDir dir("pipeline-target-dropped");
+  Workload workload(4713, source_db_);
+  RunMysqlSql(mysql_, workload.Schema());
+  PipelineConfig config = Config("  - match: " + source_db_ + ".items\n    mode: replica\n" +
+                                 "  - match: " + source_db_ + ".events\n    mode: changelog\n");
+  RowbridgeProcess rb(dir.path(), config);
+  StartAndWaitForCheckpoint(rb);
+  RunMysqlSql(mysql_, workload.Next(40));
+  rb.WaitCaughtUp();
+  ASSERT_EQ(rb.Terminate(), 0) << rb.log();
+  RunClickHouseSql(ch_, "DROP TABLE `" + target_db_ + "`.items");
+  const size_t before = rb.log().size();
+  rb.Start();
+  const int status = rb.Wait(60s);
+  if (status == -2) rb.Kill();
+  const std::string log = rb.log().substr(before);
+  EXPECT_NE(status, -2) << "rowbridge kept running without the target; log:\n" << log;
+  EXPECT_NE(status, 0) << log;
+  EXPECT_NE(
+      log.find(source_db_ + ".items: its target table " + target_db_ + ".items does not exist"),
+      std::string::npos)
+      << log;
+  EXPECT_NE(log.find("replicated_tables"), std::string::npos) << log;
+  EXPECT_EQ(Trimmed(RunClickHouseSql(ch_, "EXISTS TABLE `" + target_db_ + "`.items")), "0");
+}
+
+// Starting over (docs/running.md), as after a purged binlog: the job's state is deleted while the
+// source changed unseen, and the next start copies every table into targets that still hold the
+// old rows. Rows the source no longer has are deleted, so each target equals its source (replica:
+// no stale row under FINAL; changelog: the latest change per key is the source row), then the
+// stream goes on.
+TEST_F(PipelineRunTest, StartingOverCopiesIntoTheOldTargetsAndMakesThemEqual) {
+  TestDir dir("pipeline-start-over");
+  Workload workload(4715, source_db_);
+  RunMysqlSql(mysql_, workload.Schema());
+  for (int i = 0; i < 3; ++i) RunMysqlSql(mysql_, workload.Next(40));
+  PipelineConfig config = Config("  - match: " + source_db_ + ".items\n    mode: replica\n" +
+                                 "  - match: " + source_db_ + ".events\n    mode: changelog\n");
+  config.snapshot = true;
+  config.file_state = true;
+  RowbridgeProcess rb(dir.path(), config);
+  rb.Start();
+  RunMysqlSql(mysql_, workload.Next(40));
+  rb.WaitCaughtUp(120s);
+  ASSERT_EQ(rb.Terminate(), 0) << rb.log();
+  // Changes rowbridge never sees: the binlog they are in counts as lost.
+  RunMysqlSql(mysql_, "DELETE FROM `" + source_db_ + "`.items WHERE id % 3 = 0; DELETE FROM `" +
+                          source_db_ + "`.events WHERE id % 4 = 1; UPDATE `" + source_db_ +
+                          "`.items SET note = 'unseen' WHERE id % 5 = 1;");
+  const std::string stale_items = Trimmed(RunClickHouseSql(
+      ch_, "SELECT count() FROM `" + target_db_ + "`.items FINAL WHERE _is_deleted = 0"));
+  ASSERT_NE(stale_items, "0");
+  std::filesystem::remove_all(dir.path() / "state");
+  const size_t before = rb.log().size();
+  rb.Start();
+  RunMysqlSql(mysql_, workload.Next(40));
+  rb.WaitCaughtUp(120s);
+  const std::string log = rb.log().substr(before);
+  EXPECT_NE(log.find("initial copy done"), std::string::npos) << log;
+  EXPECT_NE(log.find("that the source no longer has; deleted them"), std::string::npos) << log;
+  EXPECT_EQ(ReplicaRows(ch_, target_db_, "items", Workload::ItemsColumns(), "id"),
+            MysqlRows(mysql_, source_db_, "items", Workload::ItemsColumns(), "id"));
+  EXPECT_EQ(ChangelogLatestRows(ch_, target_db_, "events", Workload::EventsColumns(), "id",
+                                "_event_type", "_version"),
+            MysqlRows(mysql_, source_db_, "events", Workload::EventsColumns(), "id"));
+  EXPECT_EQ(rb.Terminate(), 0) << rb.log();
+}
+
+// A checkpoint whose next version is below what a target holds beyond any replay's reach (every
+// later change would lose against those rows under FINAL), or near 2^64 (the counter would wrap):
+// the start is refused with a message naming the table, both numbers and the fix, and nothing is
+// written. The checkpoint as saved (a clean stop) still starts and replicates.
+TEST_F(PipelineRunTest, ACheckpointVersionBelowTheTargetOrNearTwoToThe64IsRefused) {
+  TestDir dir("pipeline-checkpoint-version");
+  Workload workload(4714, source_db_);
+  RunMysqlSql(mysql_, workload.Schema());
+  RunMysqlSql(mysql_, workload.Next(30));
+  PipelineConfig config = Config("  - match: " + source_db_ + ".items\n    mode: replica\n");
+  config.snapshot = true;  // the copy puts the stream's versions above 2^48
+  config.file_state = true;
+  RowbridgeProcess rb(dir.path(), config);
+  rb.Start();
+  // The copy's checkpoint first, then changes the stream writes.
+  ASSERT_TRUE(WaitFor([&] { return rb.SavedCheckpoint().has_value(); }, 120s)) << rb.log();
+  RunMysqlSql(mysql_, workload.Next(30));
+  rb.WaitCaughtUp(120s);
+  ASSERT_EQ(rb.Terminate(), 0) << rb.log();
+  const std::string items = "`" + target_db_ + "`.items";
+  const std::string max = Trimmed(RunClickHouseSql(ch_, "SELECT max(_version) FROM " + items));
+  ASSERT_GE(std::stoull(max), uint64_t{1} << 48) << "the stream wrote nothing";
+  const std::string rows = Trimmed(RunClickHouseSql(ch_, "SELECT count() FROM " + items));
+  const std::filesystem::path path =
+      dir.path() / "state" / ("rowbridge-" + std::to_string(config.server_id) + ".checkpoint.json");
+  std::string original;
+  {
+    std::ifstream in(path);
+    original.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const state::Checkpoint saved = state::Checkpoint::FromJson(original, path.string());
+  auto write = [&](const std::string& text) {
+    std::ofstream out(path, std::ios::trunc);
+    out << text;
+  };
+  for (const uint64_t bad : {uint64_t{1000}, ~uint64_t{0} - 5}) {
+    SCOPED_TRACE(bad);
+    state::Checkpoint edited = saved;
+    edited.next_version = bad;
+    write(edited.ToJson());
+    RunMysqlSql(mysql_, workload.Next(10));
+    const size_t before = rb.log().size();
+    rb.Start();
+    const int status = rb.Wait(60s);
+    if (status == -2) rb.Kill();
+    const std::string log = rb.log().substr(before);
+    EXPECT_NE(status, -2) << "rowbridge started from the checkpoint; log:\n" << log;
+    EXPECT_NE(status, 0) << log;
+    if (bad == 1000) {
+      EXPECT_NE(log.find(target_db_ + ".items holds version " + max), std::string::npos) << log;
+      EXPECT_NE(log.find("says the next change gets version 1000"), std::string::npos) << log;
+    } else {
+      EXPECT_NE(log.find("is " + std::to_string(bad) + ", at or beyond 2^62"), std::string::npos)
+          << log;
+    }
+    EXPECT_NE(log.find("Starting over"), std::string::npos) << log;
+    EXPECT_EQ(Trimmed(RunClickHouseSql(ch_, "SELECT count() FROM " + items)), rows)
+        << "rows were written from the refused checkpoint";
+  }
+  write(original);
+  rb.Start();
+  RunMysqlSql(mysql_, workload.Next(10));
+  rb.WaitCaughtUp();
+  EXPECT_EQ(ReplicaRows(ch_, target_db_, "items", Workload::ItemsColumns(), "id"),
+            MysqlRows(mysql_, source_db_, "items", Workload::ItemsColumns(), "id"));
+  EXPECT_EQ(rb.Terminate(), 0) << rb.log();
+}
+
 // With `schema_changes: stop` a DDL that changes a table's columns stops that table only (the
 // default for tables rowbridge created is to apply it: pipeline_ddl_test.cpp).
 TEST_F(PipelineRunTest, DdlStopsOnlyTheChangedTable) {

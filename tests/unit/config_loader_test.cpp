@@ -46,6 +46,7 @@ TEST(ConfigLoader, FillsEveryDefault) {
   EXPECT_EQ(c.source.password, "");
   EXPECT_EQ(c.source.server_id, 7u);
   EXPECT_EQ(c.source.flavor, SourceFlavor::kAuto);
+  EXPECT_EQ(c.source.on_statement_dml, StatementDml::kStopTable);
   EXPECT_EQ(c.source.tls.mode, TlsMode::kPreferred);
   EXPECT_EQ(c.source.heartbeat_period, milliseconds(5000));
   EXPECT_EQ(c.source.connect_timeout, milliseconds(10000));
@@ -105,6 +106,7 @@ TEST(ConfigLoader, ReadsEveryKey) {
   EXPECT_EQ(c.source.heartbeat_period, milliseconds(2000));
   EXPECT_EQ(c.source.reconnect.initial_backoff, milliseconds(500));
   EXPECT_EQ(c.source.reconnect.max_backoff, milliseconds(120000));
+  EXPECT_EQ(c.source.on_statement_dml, StatementDml::kStopRun);
   EXPECT_EQ(c.target.port, 9440);  // from the ${CH_PORT:-9440} default
   EXPECT_EQ(c.target.password, "");
   EXPECT_EQ(c.target.tls.mode, TlsMode::kVerifyCa);
@@ -299,6 +301,7 @@ TEST(ConfigEffective, RendersTheMinimalConfigExactly) {
   reconnect:
     initial_backoff: 1s
     max_backoff: 1m
+  on_statement_dml: stop_table
 target:
   host: ch
   port: 9000

@@ -216,6 +216,22 @@ TEST(PipelineCheckpointTracker, AWholeStateIsKeptAcrossFiles) {
   EXPECT_EQ(t.checkpoint().gtid, "0-1-11,1-2-3");
 }
 
+// How a stop message names the transaction of a statement.
+TEST(PipelineTransactionGtid, DescribesEachFlavor) {
+  TransactionGtid g;
+  EXPECT_EQ(g.Describe(), "");
+  g.flavor = state::GtidFlavor::kMysql;
+  g.uuid = mysql::Uuid::Parse("3E11FA47-71CA-11E1-9E33-C80AA9429562");
+  g.gno = 23;
+  EXPECT_EQ(g.Describe(), "3e11fa47-71ca-11e1-9e33-c80aa9429562:23");
+  g.tag = "pt";
+  EXPECT_EQ(g.Describe(), "3e11fa47-71ca-11e1-9e33-c80aa9429562:pt:23");
+  g = {};
+  g.flavor = state::GtidFlavor::kMariadb;
+  g.mariadb = {0, 1, 977};
+  EXPECT_EQ(g.Describe(), "0-1-977");
+}
+
 TEST(PipelineCheckpointTracker, StopsJoinTheCheckpointWithTheNextBoundary) {
   state::Checkpoint start;
   start.file = "b.000001";

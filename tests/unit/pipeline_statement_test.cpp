@@ -49,6 +49,7 @@ TEST(PipelineStatementTables, DropRenameTruncateCreate) {
 
 TEST(PipelineStatementTables, StatementDmlAndOthers) {
   EXPECT_EQ(Names(ClassifyStatement("INSERT IGNORE INTO t VALUES (1)", "d")), "d.t");
+  EXPECT_TRUE(ClassifyStatement("INSERT IGNORE INTO t VALUES (1)", "d").dml);
   EXPECT_TRUE(ClassifyStatement("UPDATE low_priority t SET a=1", "d").changes);
   EXPECT_EQ(Names(ClassifyStatement("DELETE FROM x.t WHERE 1", "d")), "x.t");
   EXPECT_EQ(Names(ClassifyStatement("LOAD DATA INFILE 'f' INTO TABLE t2", "d")), "d.t2");
@@ -57,6 +58,71 @@ TEST(PipelineStatementTables, StatementDmlAndOthers) {
   EXPECT_FALSE(ClassifyStatement("", "d").changes);
   EXPECT_FALSE(ClassifyStatement("ALTER", "d").changes);
   EXPECT_FALSE(ClassifyStatement("ALTER USER x", "d").changes);
+}
+
+// Statement-based DML names the tables it writes, never the ones it only reads.
+TEST(PipelineStatementTables, DmlNamesTheTablesItWrites) {
+  auto s = ClassifyStatement("INSERT INTO t (a) SELECT a FROM x.u JOIN v ON u.id = v.id", "d");
+  EXPECT_TRUE(s.dml);
+  EXPECT_TRUE(s.changes);
+  EXPECT_EQ(s.verb, "INSERT");
+  EXPECT_EQ(Names(s), "d.t");
+  s = ClassifyStatement(
+      "REPLACE INTO percona.checksums (db, tbl, this_cnt) SELECT 'd', 't', COUNT(*) FROM `d`.`t` "
+      "FORCE INDEX(`PRIMARY`) WHERE ((`id` >= '1')) /*checksum chunk*/",
+      "x");
+  EXPECT_EQ(s.verb, "REPLACE");
+  EXPECT_EQ(Names(s), "percona.checksums");
+  EXPECT_EQ(Names(ClassifyStatement("insert low_priority ignore t2 set a = 1", "d")), "d.t2");
+
+  // Multi-table UPDATE: every table of the references; subqueries are read only.
+  s = ClassifyStatement(
+      "UPDATE a JOIN b ON a.id = b.id AND LEFT(a.s, 2) = 'x' LEFT OUTER JOIN o.c AS cc USING (k) "
+      "SET a.v = b.v WHERE a.id IN (SELECT id FROM z)",
+      "d");
+  EXPECT_TRUE(s.dml);
+  EXPECT_EQ(Names(s), "d.a d.b o.c");
+  EXPECT_EQ(Names(ClassifyStatement("UPDATE IGNORE a, `b` bb SET a.x = bb.x", "d")), "d.a d.b");
+  EXPECT_EQ(
+      Names(ClassifyStatement(
+          "UPDATE (a STRAIGHT_JOIN b) CROSS JOIN (SELECT 1 AS one FROM c) AS s SET a.v = 1", "d")),
+      "d.a d.b");
+  EXPECT_EQ(Names(ClassifyStatement("UPDATE t PARTITION (p0) AS x USE INDEX (i) SET v = 1", "d")),
+            "d.t");
+
+  // DELETE: the single table, or the targets of a multi-table DELETE through their aliases.
+  EXPECT_EQ(Names(ClassifyStatement("DELETE QUICK FROM t AS x WHERE x.id = 1", "d")), "d.t");
+  s = ClassifyStatement("DELETE a1, b.* FROM t1 AS a1 INNER JOIN o.t2 b ON a1.id = b.id, t3", "d");
+  EXPECT_TRUE(s.dml);
+  EXPECT_EQ(Names(s), "d.t1 o.t2");
+  EXPECT_EQ(Names(ClassifyStatement("DELETE FROM a1.*, t4 USING t1 a1 JOIN t4 JOIN t5", "d")),
+            "d.t1 d.t4");
+  EXPECT_EQ(Names(ClassifyStatement("DELETE t1 FROM t1 LEFT JOIN t2 ON t1.id=t2.id WHERE "
+                                    "t2.id IS NULL",
+                                    "d")),
+            "d.t1");
+
+  // WITH before UPDATE/DELETE: the expressions are no tables. MariaDB's SET STATEMENT ... FOR.
+  EXPECT_EQ(Names(ClassifyStatement("WITH c (n) AS (SELECT 1), e AS (SELECT 2) UPDATE t JOIN c "
+                                    "ON t.id = c.n SET t.v = 0",
+                                    "d")),
+            "d.t");
+  EXPECT_EQ(Names(ClassifyStatement("SET STATEMENT max_statement_time=60 FOR DELETE FROM t", "d")),
+            "d.t");
+  EXPECT_EQ(Names(ClassifyStatement("/*!40000 LOAD DATA LOCAL INFILE '/tmp/SQL_LOAD-1-2-3.data' "
+                                    "REPLACE INTO TABLE `t3` FIELDS TERMINATED BY ',' */",
+                                    "d")),
+            "d.t3");
+  EXPECT_FALSE(ClassifyStatement("LOAD INDEX INTO CACHE t", "d").dml);
+  EXPECT_FALSE(ClassifyStatement("SELECT * FROM t", "d").dml);
+  EXPECT_FALSE(ClassifyStatement("ALTER TABLE t ADD COLUMN c INT", "d").dml);
+  EXPECT_FALSE(ClassifyStatement("SET @a = (SELECT 1)", "d").dml);
+
+  // Quoting follows the sql_mode: under ANSI_QUOTES "x" is a name.
+  schema::LexOptions ansi;
+  ansi.ansi_quotes = true;
+  EXPECT_EQ(Names(ClassifyStatement("UPDATE \"my t\" SET v = 1", "d", ansi)), "d.my t");
+  EXPECT_THROW(ClassifyStatement("UPDATE t SET v = 'unterminated", "d"), Error);
 }
 
 TEST(PipelineSourceSchema, ParsesLabelLists) {

@@ -140,7 +140,8 @@ TEST(SnapshotState, RecordsRoundTrip) {
   EXPECT_EQ(q.ToJson(), p.ToJson());
   EXPECT_EQ(q.in_flight->high, u.high);
   EXPECT_THROW(TableProgress::FromJson("{\"table\": 1}", "test"), Error);
-  RunRecord r{42, {"a.000001", 4}, {"a.000002", 9}, true, {"d.created"}};
+  RunRecord r{42,          {"a.000001", 4}, {"a.000002", 9}, true, {"d.created"}, {"d.had_rows"},
+              {"d.shared"}};
   EXPECT_EQ(RunRecord::FromJson(r.ToJson(), "test").ToJson(), r.ToJson());
 }
 

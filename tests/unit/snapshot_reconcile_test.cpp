@@ -2,6 +2,7 @@
 // (INT, VARBINARY) key.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <deque>
 #include <string>
 #include <vector>
@@ -173,6 +174,64 @@ TEST(KeyCompare, TypesOrderAsTheServer) {
                            rowbridge::testing::MakeCell(text, "B", sb), ci),
             -1);
   EXPECT_EQ(calls, 1);
+}
+
+// A text key in a case-insensitive collation: after the last chunk (everything emitted) no key is
+// compared by collation, so no collator is needed; a key changed only in case or by a trailing
+// space is another row in the target (bytes), so its old row gets a delete. Within a chunk the
+// collation decides (one slot for 'abc' and 'ABC').
+TEST(ReconcileTextKey, KeysMoveByTheirBytes) {
+  const binlog::ColumnDef key = rowbridge::testing::ParseMysqlType("VARCHAR(10)", "k");
+  const binlog::ColumnDef value = rowbridge::testing::ParseMysqlType("INT", "v");
+  ASSERT_TRUE(NeedsCollator(key));
+  std::deque<std::string> storage;
+  std::deque<std::vector<binlog::Cell>> rows;
+  auto row = [&](std::string_view k, int v) -> std::span<const binlog::Cell> {
+    auto& cells = rows.emplace_back();
+    cells.push_back(rowbridge::testing::MakeCell(key, k, storage.emplace_back(), 0));
+    cells.push_back(
+        rowbridge::testing::MakeCell(value, std::to_string(v), storage.emplace_back(), 1));
+    return cells;
+  };
+  auto text = [](const std::vector<Emitted>& out) {
+    std::vector<std::string> t;
+    for (const Emitted& e : out) {
+      const char* kind = e.kind == RowKind::kInsert ? "i" : e.kind == RowKind::kUpdate ? "u" : "d";
+      t.push_back(std::string(kind) + ":" + std::string(binlog::CellBytes(e.row[0])) + ":" +
+                  std::to_string(binlog::CellInt32(e.row[1])));
+    }
+    return t;
+  };
+  const std::vector<WindowChange> window = {
+      {RowKind::kUpdate, row("abc", 1), row("abc", 2)},  // another column
+      {RowKind::kUpdate, row("abc", 2), row("ABC", 2)},  // case only
+      {RowKind::kUpdate, row("x", 1), row("x ", 1)},     // a trailing space
+  };
+  Reconciler after_last({0}, nullptr);
+  std::vector<Emitted> out;
+  after_last.ReconcileWindow(window, {{}, {}, true}, out);
+  EXPECT_EQ(text(out),
+            (std::vector<std::string>{"u:abc:2", "d:abc:2", "i:ABC:2", "d:x:1", "i:x :1"}));
+
+  // In a chunk, 'abc' and 'ABC' are one slot of the source's unique key: the chunk row read as
+  // 'abc' is replaced by the window's 'ABC'.
+  int calls = 0;
+  TextCollator ci = [&](const binlog::ColumnDef&, std::string_view a, std::string_view b) {
+    ++calls;
+    std::string x(a), y(b);
+    while (!x.empty() && x.back() == ' ') x.pop_back();
+    while (!y.empty() && y.back() == ' ') y.pop_back();
+    for (char& c : x) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (char& c : y) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return x.compare(y);
+  };
+  Reconciler in_chunk({0}, ci);
+  RowArena chunk;
+  chunk.Add(row("abc", 1));
+  chunk.Add(row("b", 1));
+  in_chunk.Reconcile(chunk, {&window[1], 1}, {{}, {}, false}, out);
+  EXPECT_EQ(text(out), (std::vector<std::string>{"i:b:1", "i:ABC:2"}));
+  EXPECT_GT(calls, 0);
 }
 
 TEST_F(ReconcileTest, EarlierChangesCountForThisChunkOnly) {
