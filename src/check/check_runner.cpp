@@ -134,7 +134,10 @@ CheckOutcome RunCheck(const config::Config& config, const CheckOptions& options,
     return CheckOutcome::kError;
   }
   size_t equal = 0, different = 0, errors = 0;
-  for (const auto& [key, entry] : targets) {
+  for (const auto& target_entry : targets) {
+    // Named references, not structured bindings: clang 14 cannot capture those in a lambda.
+    const std::string& key = target_entry.first;
+    const auto& entry = target_entry.second;
     const config::TableRule& rule = config.tables[static_cast<size_t>(entry.first)];
     try {
       bool first = true;
