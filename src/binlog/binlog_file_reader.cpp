@@ -1,5 +1,7 @@
 #include "binlog/binlog_file_reader.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -68,6 +70,18 @@ bool BinlogFileReader::Next(RawEvent& event) {
     Fail(ErrorCode::kCorruption, "{} at offset {}: invalid event size {} (type {})", context_,
          offset, size, static_cast<unsigned>(h[4]));
   }
+  // The size comes from the file: a corrupt one may claim up to max_event_size. Compare it with
+  // the bytes the file still holds before making room for it, so a bad header costs an error,
+  // not a buffer of that size.
+  if (size > have) {
+    uint64_t left = BytesLeftInFile(offset);
+    if (size > left) {
+      Fail(ErrorCode::kCorruption,
+           "{} at offset {}: truncated or corrupt event (type {}): header says {} bytes, the file "
+           "has {} left",
+           context_, offset, static_cast<unsigned>(h[4]), size, left);
+    }
+  }
   have = Fill(size);
   if (have < size) {
     Fail(ErrorCode::kCorruption,
@@ -78,6 +92,15 @@ bool BinlogFileReader::Next(RawEvent& event) {
   event.offset = offset;
   pos_ += size;
   return true;
+}
+
+uint64_t BinlogFileReader::BytesLeftInFile(uint64_t offset) const {
+  struct stat st {};
+  if (::fstat(::fileno(file_.get()), &st) != 0) {
+    Fail(ErrorCode::kIo, "{}: cannot stat: {}", context_, std::strerror(errno));
+  }
+  uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  return file_size > offset ? file_size - offset : 0;
 }
 
 void BinlogFileReader::Seek(uint64_t offset) {

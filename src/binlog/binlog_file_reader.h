@@ -16,7 +16,9 @@ namespace rowbridge::binlog {
 
 class BinlogFileReader : public EventSource {
  public:
-  // Opens `path` and checks the binlog magic; throws Error(kIo) / Error(kCorruption).
+  // Opens `path` and checks the binlog magic; throws Error(kIo) / Error(kCorruption). An event
+  // whose header claims more bytes than the file holds is Error(kCorruption) before any buffer
+  // grows to that size, so memory follows the real events, not what a corrupt header says.
   explicit BinlogFileReader(const std::string& path, size_t max_event_size = size_t{1} << 30);
 
   bool Next(RawEvent& event) override;
@@ -32,6 +34,8 @@ class BinlogFileReader : public EventSource {
  private:
   // Makes at least `n` bytes available at pos_; returns how many are (less only at EOF).
   size_t Fill(size_t n);
+  // The file's size now minus `offset`: an event cannot be longer than what is left.
+  uint64_t BytesLeftInFile(uint64_t offset) const;
 
   std::string path_;
   std::string name_;  // base name, as servers name binlogs in ROTATE events

@@ -30,6 +30,14 @@ std::string_view MariaUncompress(std::string_view stored, std::string& out,
          context, offset, length, kMaxMariaUncompressedSize);
   }
   std::string_view z = stored.substr(1 + length_bytes);
+  // Deflate expands at most 1032:1, so a larger claim is corrupt; checking it first keeps a bad
+  // length byte from costing a buffer of up to 1 GiB.
+  constexpr size_t kMaxDeflateRatio = 1032;
+  if (length > z.size() * kMaxDeflateRatio + 64) {
+    Fail(ErrorCode::kCorruption,
+         "{} at offset {}: uncompressed size {} is impossible for {} compressed bytes", context,
+         offset, length, z.size());
+  }
   out.resize(length);
   uLongf produced = static_cast<uLongf>(length);
   int rc = uncompress(reinterpret_cast<Bytef*>(out.data()), &produced,

@@ -2,6 +2,8 @@
 
 #include <zstd.h>
 
+#include <algorithm>
+
 #include "common/error.h"
 
 namespace rowbridge::binlog {
@@ -71,17 +73,21 @@ std::string_view DecompressTransactionPayload(const TransactionPayloadEvent& p, 
     ~Free() { ZSTD_freeDStream(s); }
   } free_stream{stream};
   ZSTD_initDStream(stream);
-  out.resize(p.uncompressed_size > 0 ? p.uncompressed_size : std::min<size_t>(max_size, 1 << 16));
+  // The declared size is a hint from untrusted bytes: start from what the compressed bytes can
+  // plausibly expand to and grow while zstd really produces output, never past the declaration.
+  const size_t limit =
+      p.uncompressed_size > 0 ? static_cast<size_t>(p.uncompressed_size) : max_size;
+  out.resize(std::min(limit, std::max<size_t>(size_t{1} << 16, p.payload.size() * 16)));
   ZSTD_inBuffer in{p.payload.data(), p.payload.size(), 0};
   size_t produced = 0;
   while (true) {
     if (produced == out.size()) {
-      if (out.size() >= max_size) {
+      if (out.size() >= limit) {
         Fail(ErrorCode::kCorruption,
-             "{} at offset {}: TRANSACTION_PAYLOAD decompresses beyond the {} byte limit", context,
-             offset, max_size);
+             "{} at offset {}: TRANSACTION_PAYLOAD decompresses beyond {} bytes ({})", context,
+             offset, limit, p.uncompressed_size > 0 ? "its declared size" : "the limit");
       }
-      out.resize(std::min(max_size, out.size() * 2 + 1));
+      out.resize(std::min(limit, out.size() * 2 + 1));
     }
     ZSTD_outBuffer o{out.data(), out.size(), produced};
     size_t rc = ZSTD_decompressStream(stream, &o, &in);

@@ -37,7 +37,9 @@ void Validate(const std::string& config_file) {
   std::unique_ptr<mysql::Connection> source;
   try {
     source = mysql::Connection::Connect(endpoints::SourceConnectOptions(config.source));
-    mysql::SourceCheckResult check = mysql::CheckSource(*source, config.source.server_id);
+    mysql::SourceCheckResult check =
+        mysql::CheckSource(*source, config.source.server_id, endpoints::SourceReportHost(config),
+                           endpoints::StaleSessionGrace(config.source));
     std::printf("%s: %s %s, binlog_format=%s, binlog_row_image=%s\n", source_name.c_str(),
                 mysql::FlavorName(check.facts.flavor), check.facts.version.c_str(),
                 check.facts.binlog_format.c_str(), check.facts.binlog_row_image.c_str());

@@ -2,9 +2,13 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <string>
+
+#include "mysql/source_check.h"
 
 namespace rowbridge::endpoints {
 
@@ -31,6 +35,24 @@ TlsOptions ToTlsOptions(const config::TlsConfig& tls) {
   out.cert_file = tls.cert;
   out.key_file = tls.key;
   return out;
+}
+
+std::string SourceReportHost(const config::Config& config) {
+  constexpr size_t kMaxReportHost = 60;
+  if (config.ha.lock != config::HaLock::kNone) return std::string(mysql::kReportHostPrefix) + "/ha";
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  const std::string pid = std::to_string(::getpid());
+  std::string name = std::string(mysql::kReportHostPrefix) + "/" + host;
+  // The pid tells processes apart, so it is the part that must survive truncation.
+  name.resize(std::min(name.size(), kMaxReportHost - 1 - pid.size()));
+  return name + "/" + pid;
+}
+
+std::chrono::milliseconds StaleSessionGrace(const config::SourceConfig& source) {
+  // The first heartbeat written to a closed socket may still succeed (the peer answers with a
+  // reset); the next one fails. One more period covers a heartbeat already under way.
+  return 3 * source.heartbeat_period + std::chrono::seconds(2);
 }
 
 mysql::ConnectOptions SourceConnectOptions(const config::SourceConfig& source) {

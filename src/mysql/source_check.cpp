@@ -4,11 +4,14 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 #include "common/error.h"
 
 namespace rowbridge::mysql {
 namespace {
+
+constexpr std::string_view kAnotherRowbridge = "another rowbridge";
 
 std::string Upper(std::string_view s) {
   std::string out(s);
@@ -177,6 +180,13 @@ SourceCheckResult EvaluateSource(const SourceFacts& f, uint32_t our_server_id,
             "a replica with our server_id {} and report host '{}' is registered, probably an "
             "earlier rowbridge session; the source replaces it when we connect",
             our_server_id, replica.host));
+      } else if (replica.host.starts_with(kReportHostPrefix)) {
+        r.rowbridge_clashes.push_back(replica);
+        r.problems.push_back(fmt::format(
+            "{} (report host '{}') is replicating from the source with our "
+            "server_id {}; starting would make the source disconnect it. Give each rowbridge job "
+            "its own server_id in rowbridge's config, or run standbys of one job with `ha`",
+            kAnotherRowbridge, replica.host, our_server_id));
       } else {
         r.problems.push_back(fmt::format(
             "another replica of the source (host '{}') already uses server_id {} (SHOW SLAVE "
@@ -199,13 +209,33 @@ SourceCheckResult EvaluateSource(const SourceFacts& f, uint32_t our_server_id,
 }
 
 SourceCheckResult CheckSource(Connection& connection, uint32_t our_server_id,
-                              std::string_view our_report_host) {
-  return EvaluateSource(GatherSourceFacts(connection), our_server_id, our_report_host);
+                              std::string_view our_report_host,
+                              std::chrono::milliseconds stale_session_grace) {
+  const auto deadline = std::chrono::steady_clock::now() + stale_session_grace;
+  SourceCheckResult r =
+      EvaluateSource(GatherSourceFacts(connection), our_server_id, our_report_host);
+  while (!r.rowbridge_clashes.empty() && r.problems.size() == r.rowbridge_clashes.size() &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    r = EvaluateSource(GatherSourceFacts(connection), our_server_id, our_report_host);
+  }
+  if (!r.rowbridge_clashes.empty() && stale_session_grace.count() > 0) {
+    for (std::string& problem : r.problems) {
+      if (!problem.starts_with(kAnotherRowbridge)) continue;
+      problem += fmt::format(
+          " (still registered after {}s; a dead process's session is dropped at the source's "
+          "next heartbeat, so this one is alive)",
+          std::chrono::duration_cast<std::chrono::seconds>(stale_session_grace).count());
+    }
+  }
+  return r;
 }
 
 SourceCheckResult RequireSourceReady(Connection& connection, uint32_t our_server_id,
-                                     std::string_view our_report_host) {
-  SourceCheckResult r = CheckSource(connection, our_server_id, our_report_host);
+                                     std::string_view our_report_host,
+                                     std::chrono::milliseconds stale_session_grace) {
+  SourceCheckResult r =
+      CheckSource(connection, our_server_id, our_report_host, stale_session_grace);
   if (!r.ok()) {
     std::string list;
     for (const std::string& p : r.problems) list += "\n  - " + p;

@@ -6,6 +6,7 @@
 // once, so an operator fixes the source in one round.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -43,20 +44,34 @@ struct SourceCheckResult {
   SourceFacts facts;
   std::vector<std::string> problems;  // any problem means replication cannot work
   std::vector<std::string> notes;     // allowed but worth knowing (e.g. binlog_row_image=MINIMAL)
+  // Other rowbridge processes registered with our server_id (also listed in `problems`). A dead
+  // one's session lingers until the source fails to write its next heartbeat; a live one stays.
+  std::vector<SourceFacts::Replica> rowbridge_clashes;
   bool ok() const { return problems.empty(); }
 };
+
+// Every report host rowbridge registers with starts with this.
+inline constexpr std::string_view kReportHostPrefix = "rowbridge";
 
 SourceFacts GatherSourceFacts(Connection& connection);
 // `our_server_id` and `our_report_host` are what rowbridge will register with. A replica with our
 // server_id and our report host is taken for an earlier session of ours (the source replaces it
-// when we connect) and only noted; with another host it is a clash.
+// when we connect) and only noted. With any other host it is a clash, because two replicas with
+// one server_id make the source disconnect the older one (error 4052 on MariaDB, on MySQL the
+// old dump thread is killed): a second rowbridge started with our id would stop a running one.
 SourceCheckResult EvaluateSource(const SourceFacts& facts, uint32_t our_server_id,
-                                 std::string_view our_report_host = "rowbridge");
+                                 std::string_view our_report_host = kReportHostPrefix);
+// EvaluateSource on facts gathered now. While the only problems are other rowbridge sessions with
+// our server_id, checks again each second for up to `stale_session_grace`, so that the session
+// of a process that just died (kill -9, a restart under systemd) has been dropped by the source;
+// a live one is still there at the end and stays a problem.
 SourceCheckResult CheckSource(Connection& connection, uint32_t our_server_id,
-                              std::string_view our_report_host = "rowbridge");
+                              std::string_view our_report_host = kReportHostPrefix,
+                              std::chrono::milliseconds stale_session_grace = {});
 // CheckSource, throwing Error(kConfig) that lists every problem if there is any.
 SourceCheckResult RequireSourceReady(Connection& connection, uint32_t our_server_id,
-                                     std::string_view our_report_host = "rowbridge");
+                                     std::string_view our_report_host = kReportHostPrefix,
+                                     std::chrono::milliseconds stale_session_grace = {});
 
 Flavor DetectFlavor(const Connection& connection);
 

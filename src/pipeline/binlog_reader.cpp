@@ -105,6 +105,7 @@ void BinlogReader::Run() {
 
   mysql::BinlogStreamOptions options;
   options.server_id = source.server_id;
+  options.report_host = endpoints::SourceReportHost(*ctx_.config);
   options.heartbeat_period = source.heartbeat_period;
   const auto period = std::max<int64_t>(1, source.heartbeat_period.count());
   options.silence_multiple =

@@ -197,7 +197,8 @@ void Pipeline::RunSession() {
   failure_side_ = Side::kSource;
   std::unique_ptr<mysql::Connection> admin =
       mysql::Connection::Connect(endpoints::SourceConnectOptions(config_.source));
-  mysql::RequireSourceReady(*admin, config_.source.server_id);
+  mysql::RequireSourceReady(*admin, config_.source.server_id, endpoints::SourceReportHost(config_),
+                            endpoints::StaleSessionGrace(config_.source));
   const bool mariadb = admin->is_mariadb();
   // What a replay from the checkpoint can reach, to tell a target written from another checkpoint.
   std::optional<uint64_t> replay_bytes;

@@ -254,7 +254,9 @@ void SnapshotRunner::Impl::Prepare() {
 
   auto admin = mysql::Connection::Connect(SourceOptions());
   mariadb = admin->is_mariadb();
-  const mysql::SourceCheckResult check = mysql::RequireSourceReady(*admin, config.source.server_id);
+  const mysql::SourceCheckResult check = mysql::RequireSourceReady(
+      *admin, config.source.server_id, endpoints::SourceReportHost(config),
+      endpoints::StaleSessionGrace(config.source));
   if (check.facts.binlog_row_image != "FULL") {
     Fail(ErrorCode::kConfig,
          "source {} has binlog_row_image={}: the copy reconciles chunks with full row images; set "

@@ -1,6 +1,7 @@
 // Binlog event decoding on hand-built event bytes: framing, checksums, FDE, TABLE_MAP metadata,
 // row images, GTIDs, payloads and the error paths.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -800,6 +801,17 @@ TEST(BinlogEvents, MariaDbGtidAndGtidList) {
 
 // --- TRANSACTION_PAYLOAD ----------------------------------------------------------------------
 
+// The process's peak resident memory so far. Each test runs in its own process (ctest), so a
+// rise across one call shows what that call touched, whatever ran before.
+size_t PeakRssBytes() {
+  struct rusage usage {};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<size_t>(usage.ru_maxrss) * 1024;
+}
+
+constexpr size_t kLyingSize = size_t{900} << 20;
+constexpr size_t kMemorySlack = size_t{64} << 20;
+
 TEST(BinlogEvents, TransactionPayloadIsBoundedAndIterated) {
   std::string inner = MakeEvent(EventType::kXid, Bytes().le(5, 8).s, false) +
                       MakeEvent(EventType::kXid, Bytes().le(6, 8).s, false);
@@ -827,6 +839,52 @@ TEST(BinlogEvents, TransactionPayloadIsBoundedAndIterated) {
   EXPECT_FALSE(it.Next(inner_ev));
   // The bound holds even when the size field lies.
   EXPECT_THROW(DecompressTransactionPayload(p, out, 20, ev.context, ev.offset), Error);
+}
+
+TEST(BinlogEvents, TransactionPayloadLyingAboutItsSizeCostsNoBuffer) {
+  std::string inner = MakeEvent(EventType::kXid, Bytes().le(5, 8).s, false);
+  std::string z(ZSTD_compressBound(inner.size()), '\0');
+  z.resize(ZSTD_compress(z.data(), z.size(), inner.data(), inner.size(), 3));
+  Bytes body;
+  body.u8(2).u8(1).u8(0);                       // compression: zstd
+  body.u8(3).u8(9).u8(0xfe).le(kLyingSize, 8);  // uncompressed size: a lie
+  body.u8(1).u8(1).u8(z.size());                // payload size
+  body.u8(0).str(z);
+  EventDecoder d;
+  d.Decode(MakeFde("8.0.30", ChecksumAlgorithm::kCrc32), 4);
+  Event ev = d.Decode(MakeEvent(EventType::kTransactionPayload, body.s, true), 500);
+  TransactionPayloadEvent p = ParseTransactionPayload(ev);
+  ASSERT_EQ(p.uncompressed_size, kLyingSize);
+  std::string out;
+  size_t before = PeakRssBytes();
+  DecompressTransactionPayload(p, out, size_t{1} << 30, ev.context, ev.offset);
+  EXPECT_EQ(out, inner);
+  EXPECT_LT(PeakRssBytes(), before + kMemorySlack);
+}
+
+TEST(BinlogEvents, MariaDbCompressedLengthBeyondDeflateRatioIsCorrupt) {
+  EventDecoder d;
+  d.Decode(MakeFde("10.11.6-MariaDB-log", ChecksumAlgorithm::kCrc32), 4);
+  std::string sql = "INSERT INTO t VALUES (1)";
+  uLongf zlen = compressBound(sql.size());
+  std::string z(zlen, '\0');
+  ASSERT_EQ(compress(reinterpret_cast<Bytef*>(z.data()), &zlen,
+                     reinterpret_cast<const Bytef*>(sql.data()), sql.size()),
+            Z_OK);
+  z.resize(zlen);
+  // Four length bytes claiming 900 MiB for a few dozen compressed bytes.
+  std::string stored = Bytes().u8(0x84).u8(kLyingSize >> 24).u8(0).u8(0).u8(0).str(z).s;
+  std::string ev = MakeEvent(EventType::kMariaQueryCompressed, QueryBody("db", stored, ""), true);
+  std::string scratch;
+  size_t before = PeakRssBytes();
+  try {
+    ParseQueryEvent(d.Decode(ev, 300), d.format(), scratch);
+    FAIL() << "a length no deflate stream can reach was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kCorruption);
+    EXPECT_NE(std::string(e.what()).find("impossible"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(PeakRssBytes(), before + kMemorySlack);
 }
 
 // --- file reader --------------------------------------------------------------------------------
@@ -881,6 +939,33 @@ TEST_F(FileTest, TruncatedEventNamesFileAndOffset) {
         << e.what();
     EXPECT_NE(std::string(e.what()).find(path_), std::string::npos);
   }
+}
+
+TEST_F(FileTest, EventSizeBeyondTheFileIsCorruptAndCostsNoBuffer) {
+  std::string fde = MakeFde("8.0.30", ChecksumAlgorithm::kCrc32);
+  std::string xid = MakeEvent(EventType::kXid, Bytes().le(9, 8).s, true);
+  // The XID's size field (header bytes 9..12) claims 900 MiB; the file holds a few dozen bytes.
+  for (int i = 0; i < 4; ++i) xid[9 + i] = static_cast<char>((kLyingSize >> (8 * i)) & 0xff);
+  BinlogFileReader file(
+      Write("\xfe"
+            "bin" +
+            fde + xid));
+  RawEvent raw;
+  ASSERT_TRUE(file.Next(raw));
+  size_t before = PeakRssBytes();
+  try {
+    file.Next(raw);
+    FAIL() << "an event larger than the file was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kCorruption);
+    EXPECT_NE(std::string(e.what()).find(fmt::format("at offset {}", 4 + fde.size())),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find(fmt::format("header says {} bytes", kLyingSize)),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_LT(PeakRssBytes(), before + kMemorySlack);
 }
 
 TEST_F(FileTest, BadMagicIsRejected) {

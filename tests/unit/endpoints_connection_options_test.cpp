@@ -1,6 +1,9 @@
-// Which compression target.compression means for a host: auto is none on loopback, LZ4 elsewhere.
+// Which compression target.compression means for a host (auto: none on loopback, LZ4 elsewhere),
+// and the report host a process registers with on the source.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <string>
 
 #include "config/config.h"
@@ -41,6 +44,22 @@ TEST(PipelineConnectionOptions, CompressionAutoIsNoneOnlyOnLoopback) {
     EXPECT_EQ(TargetCompression(target), CompressionMethod::kNone) << host;
     target.compression = config::Compression::kAuto;
   }
+}
+
+TEST(EndpointsReportHost, OwnsThisProcessUnlessTheJobRunsWithHa) {
+  config::Config config;
+  const std::string host = SourceReportHost(config);
+  EXPECT_TRUE(host.starts_with("rowbridge/")) << host;
+  EXPECT_TRUE(host.ends_with("/" + std::to_string(::getpid()))) << host;
+  EXPECT_LE(host.size(), 60u) << host;
+  config.ha.lock = config::HaLock::kSource;
+  EXPECT_EQ(SourceReportHost(config), "rowbridge/ha");
+}
+
+TEST(EndpointsReportHost, StaleSessionGraceCoversTwoHeartbeats) {
+  config::SourceConfig source;
+  source.heartbeat_period = std::chrono::seconds(5);
+  EXPECT_EQ(StaleSessionGrace(source), std::chrono::seconds(17));
 }
 
 }  // namespace

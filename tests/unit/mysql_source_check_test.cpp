@@ -66,6 +66,21 @@ TEST(MysqlSourceCheck, ServerIdClashes) {
   SourceCheckResult own = EvaluateSource(f, 100);
   EXPECT_TRUE(own.ok());
   EXPECT_EQ(own.notes.size(), 1u);
+  // Another rowbridge process with our id: a clash, set apart so a start can wait out a dead one.
+  f.replicas = std::vector<SourceFacts::Replica>{{100, "rowbridge/host-a/4242"}};
+  SourceCheckResult other = EvaluateSource(f, 100, "rowbridge/host-b/77");
+  ASSERT_EQ(other.problems.size(), 1u);
+  EXPECT_NE(other.problems[0].find("another rowbridge (report host 'rowbridge/host-a/4242') is "
+                                   "replicating from the source with our server_id 100"),
+            std::string::npos)
+      << other.problems[0];
+  ASSERT_EQ(other.rowbridge_clashes.size(), 1u);
+  EXPECT_TRUE(EvaluateSource(f, 100, "rowbridge/host-a/4242").ok());
+  // Any other replica with our id is a clash too, and not one to wait for.
+  f.replicas = std::vector<SourceFacts::Replica>{{100, "replica-7"}};
+  SourceCheckResult foreign = EvaluateSource(f, 100, "rowbridge/host-b/77");
+  ASSERT_EQ(foreign.problems.size(), 1u);
+  EXPECT_TRUE(foreign.rowbridge_clashes.empty());
   f.replicas.reset();
   f.replica_hosts_error = "denied";
   SourceCheckResult unknown = EvaluateSource(f, 100);
