@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "common/error.h"
+#include "server/bounded_http_server.h"
 
 namespace rowbridge::server {
 namespace {
@@ -12,8 +13,11 @@ namespace {
 constexpr const char* kJsonContentType = "application/json";
 constexpr const char* kTextContentType = "text/plain; charset=utf-8";
 
-// Scrapes and status checks are few; two workers keep one slow client from blocking the rest.
-constexpr size_t kWorkerThreads = 2;
+// Scrapes, probes and the status page's polls are few and quick. Several workers, and a deadline
+// on each connection (BoundedHttpServer), keep clients that trickle their headers from holding
+// every worker: a liveness probe always gets one within the deadline.
+constexpr size_t kWorkerThreads = 8;
+constexpr std::chrono::seconds kConnectionDeadline{10};
 
 }  // namespace
 
@@ -61,7 +65,7 @@ void AdminServer::Route() {
 void AdminServer::Start(const std::string& listen) {
   if (server_) Fail(ErrorCode::kInternal, "admin server already started");
   config::ListenAddress address = config::ParseListenAddress(listen);
-  server_ = std::make_unique<httplib::Server>();
+  server_ = std::make_unique<BoundedHttpServer>(kConnectionDeadline);
   server_->new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
   server_->set_read_timeout(std::chrono::seconds(5));
   server_->set_write_timeout(std::chrono::seconds(5));

@@ -5,8 +5,10 @@
 //   GET /healthz  200 "ok: <state>" or 503 "unhealthy: <reason>" (StatusBoard::CheckHealth)
 //
 // Start() binds synchronously, so a bad or busy address is reported at once, then serves on a
-// background thread with a small worker pool. Stop() (also run by the destructor) closes the
-// socket and joins; it is idempotent. The registry and board must outlive the server.
+// background thread with a small worker pool; no connection lives past a deadline
+// (BoundedHttpServer), so clients that trickle their headers cannot starve /healthz. Stop() (also
+// run by the destructor) closes the socket and joins; it is idempotent. The registry and board must
+// outlive the server.
 #pragma once
 
 #include <httplib.h>

@@ -1,9 +1,19 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <thread>
+#include <vector>
 
 #include "common/error.h"
 #include "config/config.h"
 #include "server/admin_server.h"
+#include "server/bounded_http_server.h"
 
 namespace rowbridge::server {
 namespace {
@@ -108,6 +118,101 @@ TEST(ServerHttp, StopsCleanlyWhenDestroyedRightAfterStart) {
     AdminServer server(registry, board, Policy());
     server.Start("127.0.0.1:0");
   }
+}
+
+// A client that opens a request and then sends one header byte at a time, slowly, for as long as
+// the server keeps the connection: the kind of client that starved the admin server's workers.
+class TricklingClient {
+ public:
+  explicit TricklingClient(uint16_t port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    thread_ = std::thread([this] {
+      const std::string opening = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+      ::send(fd_, opening.data(), opening.size(), MSG_NOSIGNAL);
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(40);
+      while (!stop_ && std::chrono::steady_clock::now() < give_up) {
+        if (::send(fd_, "X", 1, MSG_NOSIGNAL) != 1) {
+          cut_ = true;
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      }
+    });
+  }
+  ~TricklingClient() {
+    stop_ = true;
+    thread_.join();
+    ::close(fd_);
+  }
+  bool connected() const { return connected_; }
+  bool cut() const { return cut_; }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+  std::atomic<bool> stop_{false}, cut_{false};
+  std::thread thread_;
+};
+
+TEST(ServerHttp, HealthzAnswersWhileMoreClientsThanWorkersTrickleTheirHeaders) {
+  MetricsRegistry registry;
+  StatusBoard board;
+  board.SetState(PipelineState::kRunning);
+  board.RecordHeartbeat();
+  AdminServer server(registry, board, Policy());
+  server.Start("127.0.0.1:0");
+  std::vector<std::unique_ptr<TricklingClient>> tricklers;
+  for (int i = 0; i < 12; ++i) {
+    tricklers.push_back(std::make_unique<TricklingClient>(server.port()));
+    ASSERT_TRUE(tricklers.back()->connected());
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // all of them are in by now
+
+  httplib::Client client("127.0.0.1", server.port());
+  client.set_connection_timeout(seconds(5));
+  client.set_read_timeout(seconds(30));
+  const auto asked = std::chrono::steady_clock::now();
+  auto healthz = client.Get("/healthz");
+  const auto waited = std::chrono::steady_clock::now() - asked;
+  ASSERT_TRUE(healthz) << httplib::to_string(healthz.error());
+  EXPECT_EQ(healthz->status, 200);
+  // At worst it waits for a worker until the earliest trickler's connection deadline (10 s).
+  EXPECT_LT(waited, seconds(14));
+}
+
+TEST(ServerHttp, ConnectionStillOpenAtItsDeadlineIsCut) {
+  BoundedHttpServer server(std::chrono::milliseconds(1500));
+  server.Get("/", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("ok", "text/plain");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(port, 0);
+  std::thread listener([&] { server.listen_after_bind(); });
+  while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  {
+    TricklingClient slow(static_cast<uint16_t>(port));
+    ASSERT_TRUE(slow.connected());
+    // A quick request on another connection is served meanwhile and is not cut.
+    httplib::Client client("127.0.0.1", port);
+    auto res = client.Get("/");
+    ASSERT_TRUE(res) << httplib::to_string(res.error());
+    EXPECT_EQ(res->body, "ok");
+    EXPECT_EQ(res->get_header_value("Connection"), "close");
+    const bool cut = [&] {
+      for (int i = 0; i < 100 && !slow.cut(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      return slow.cut();
+    }();
+    EXPECT_TRUE(cut) << "the trickling connection outlived its 1.5 s deadline by 10 s";
+  }
+  EXPECT_EQ(server.connections_cut(), 1u);
+  server.stop();
+  listener.join();
 }
 
 }  // namespace
