@@ -275,14 +275,18 @@ void TcpConnection::WaitFor(short events, Clock::time_point deadline, const char
   } else if (ssl_error == SSL_ERROR_ZERO_RETURN) {
     detail = "connection closed by peer (TLS close_notify)";
   }
-  // A certificate the peer's name or our CA does not accept stays unaccepted on a retry.
+  // A certificate the peer's name or our CA does not accept stays unaccepted on a retry. Only a
+  // handshake that checks certificates can fail for one: with `required` the result is computed
+  // but ignored, and once the handshake is done a failure (a killed connection, say) has another
+  // cause, so naming the certificate then would send the operator the wrong way.
   Transience transience = Transience::kTransient;
-  if (ssl_ != nullptr) {
+  if (ssl_ != nullptr && !SSL_is_init_finished(ssl_) &&
+      SSL_get_verify_mode(ssl_) != SSL_VERIFY_NONE) {
     long verify = SSL_get_verify_result(ssl_);
     if (verify != X509_V_OK) {
       detail +=
           fmt::format(" (certificate verification: {})", X509_verify_cert_error_string(verify));
-      if (SSL_get_verify_mode(ssl_) != SSL_VERIFY_NONE) transience = Transience::kPermanent;
+      transience = Transience::kPermanent;
     }
   }
   throw Error(ErrorCode::kNetwork,

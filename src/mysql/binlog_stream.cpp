@@ -162,6 +162,22 @@ void BinlogStream::RequestDump() {
   c.tcp().set_read_timeout(silence_limit_);
 }
 
+bool BinlogStream::StartedInsideAnEvent(const Error& error) const {
+  // Before the first real event only the fake ROTATE and the FORMAT_DESCRIPTION have come. The
+  // servers word a read at a non-boundary as a too-large or bogus event (MariaDB: "log event
+  // entry exceeded max_allowed_packet", MySQL: "bogus data in log event"); a purged or missing
+  // file is also error 1236 and keeps its own message.
+  constexpr int kMasterFatalReadingBinlog = 1236;
+  if (options_.mode != BinlogStartMode::kFilePosition || events_read_ > 2 ||
+      error.server_code() != kMasterFatalReadingBinlog) {
+    return false;
+  }
+  const std::string_view text = error.what();
+  return text.find("max_allowed_packet") != std::string_view::npos ||
+         text.find("bogus data") != std::string_view::npos ||
+         text.find("event too small") != std::string_view::npos;
+}
+
 std::optional<std::string_view> BinlogStream::Next() {
   if (ended_) return std::nullopt;
   Connection& c = *connection_;
@@ -189,7 +205,18 @@ std::optional<std::string_view> BinlogStream::Next() {
     ++events_read_;
     return packet.substr(1);
   }
-  if (first == kErrMarker) ThrowServerError(packet, c.peer(), "streaming the binlog");
+  if (first == kErrMarker) {
+    try {
+      ThrowServerError(packet, c.peer(), "streaming the binlog");
+    } catch (const Error& e) {
+      if (!StartedInsideAnEvent(e)) throw;
+      throw e.WithMessage(fmt::format(
+          "binlog stream from {}: position {} in {} is not an event boundary (the server could "
+          "not read an event there); start from a position SHOW BINLOG EVENTS IN '{}' lists, or "
+          "from a GTID. The server said: {}",
+          c.peer(), options_.position, options_.file, options_.file, e.what()));
+    }
+  }
   if (first == kEofMarker && packet.size() < 9) {
     ended_ = true;
     return std::nullopt;

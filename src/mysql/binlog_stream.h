@@ -71,6 +71,8 @@ class BinlogStream {
   void Setup();
   void Register();
   void RequestDump();
+  // True if `error`, read before any real event, says the start position is inside an event.
+  bool StartedInsideAnEvent(const Error& error) const;
 
   std::unique_ptr<Connection> connection_;
   BinlogStreamOptions options_;

@@ -218,6 +218,55 @@ TEST_F(MysqlReplication, KilledDumpIsDetectedWithinTheHeartbeatBound) {
   }
 }
 
+// Over TLS without certificate checks (`required`), the server's certificate does not verify
+// against any CA we hold, which is allowed. A dump thread killed later must be reported as what it
+// is, not as a certificate problem the handshake already accepted.
+TEST(MysqlReplicationTls, KilledDumpOverTlsIsNotBlamedOnTheCertificate) {
+  ROWBRIDGE_REQUIRE_MYSQL();
+  ConnectOptions o = testing::MysqlConnectOptions(testing::MysqlFromEnv());
+  auto admin = Connection::Connect(o);
+  ConnectOptions tls = o;
+  tls.tls.mode = TlsMode::kRequired;
+  BinlogPosition end = CurrentBinlogPosition(*admin);
+  BinlogStreamOptions so;
+  so.server_id = 4300 + static_cast<uint32_t>(getpid() % 500);
+  so.register_replica = false;
+  so.heartbeat_period = 500ms;
+  so.file = end.file;
+  so.position = end.position;
+  auto stream = BinlogStream::Start(Connection::Connect(tls), so);
+  ASSERT_TRUE(stream->connection().tls_active());
+  ASSERT_TRUE(stream->Next().has_value());  // the fake ROTATE: the dump thread is running
+  admin->Execute(fmt::format("KILL {}", stream->connection().connection_id()));
+  try {
+    for (;;) stream->Next();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).find("certificate"), std::string::npos) << e.what();
+    EXPECT_TRUE(e.IsTransient()) << e.what();
+  }
+}
+
+TEST_F(MysqlReplication, StartInsideAnEventIsNamedAsSuch) {
+  auto admin = Connect();
+  admin->Execute("FLUSH BINARY LOGS");
+  admin->Execute("CREATE DATABASE IF NOT EXISTS rb_boundary");
+  admin->Execute("DROP DATABASE rb_boundary");
+  BinlogPosition end = CurrentBinlogPosition(*admin);
+  BinlogStreamOptions o = StreamOptions();
+  o.file = end.file;
+  o.position = 14;  // inside the file's FORMAT_DESCRIPTION (at 4), with events after it
+  try {
+    auto stream = BinlogStream::Start(Connect(), o);
+    for (int i = 0; i < 10; ++i) stream->Next();
+    ADD_FAILURE() << "a start inside an event was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  fmt::format("position {} in {} is not an event boundary", o.position, o.file)),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST_F(MysqlReplication, SilentSourceTimesOutNamingTheSilence) {
   auto admin = Connect();
   BinlogPosition end = CurrentBinlogPosition(*admin);
