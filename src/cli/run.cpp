@@ -88,9 +88,10 @@ void RunCommand(const std::string& config_file) {
   std::unique_ptr<server::AdminServer> admin;
   if (config.http.enabled) {
     admin = std::make_unique<server::AdminServer>(registry, status, config.http.health);
+    admin->RequireToken(config.http.token);
     admin->Start(config.http.listen);
-    spdlog::info("serving /metrics, /status and /healthz on {} (port {})", config.http.listen,
-                 admin->port());
+    spdlog::info("serving /metrics, /status and /healthz on {} (port {}){}", config.http.listen,
+                 admin->port(), config.http.token.empty() ? "" : ", token required");
   }
 
   // The pipeline of the current leadership term; a stop (signal, lost lock) goes to it.

@@ -1,5 +1,11 @@
 #include "config/config.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <cctype>
+#include <string>
+
 #include "common/error.h"
 
 namespace rowbridge::config {
@@ -120,6 +126,20 @@ const char* LogFormatName(LogFormat format) {
       return "json";
   }
   return "?";
+}
+
+bool IsLoopbackHost(std::string_view host) {
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  if (host == "::1") return true;
+  std::string lower(host);
+  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (lower == "localhost" || lower == "localhost.") return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, lower.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, lower.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
+  return false;
 }
 
 ListenAddress ParseListenAddress(std::string_view listen) {

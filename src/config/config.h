@@ -157,6 +157,9 @@ struct HealthConfig {
 struct HttpConfig {
   bool enabled = true;
   std::string listen = "127.0.0.1:9480";  // host:port, [v6]:port; port 0 picks a free port
+  // When set, every request must carry `Authorization: Bearer <token>`. Required for a listen
+  // address that is not loopback: /status shows hosts, users and tables.
+  std::string token;
   HealthConfig health;
 };
 
@@ -212,5 +215,8 @@ struct ListenAddress {
 };
 // Throws Error(kInvalidArgument) if `listen` is not host:port.
 ListenAddress ParseListenAddress(std::string_view listen);
+// 127.0.0.0/8, ::1 (bracketed or not) and "localhost" (any case); not 0.0.0.0 or ::, which listen
+// on every interface.
+bool IsLoopbackHost(std::string_view host);
 
 }  // namespace rowbridge::config

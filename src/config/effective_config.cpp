@@ -152,6 +152,7 @@ Json EffectiveConfigJson(const Config& config) {
   if (config.http.health.max_lag) health["max_lag"] = FormatDuration(*config.http.health.max_lag);
   root["http"] = {
       {"enabled", config.http.enabled}, {"listen", config.http.listen}, {"health", health}};
+  PutIfSet(root["http"], "token", Secret(config.http.token));
   root["ha"] = {{"lock", HaLockName(config.ha.lock)}, {"lease", FormatDuration(config.ha.lease)}};
   root["log"] = {{"level", LogLevelName(config.log.level)},
                  {"format", LogFormatName(config.log.format)}};

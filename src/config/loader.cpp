@@ -1,5 +1,7 @@
 #include "config/loader.h"
 
+#include <fmt/ranges.h>
+#include <sys/stat.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
@@ -147,7 +149,7 @@ class Loader {
     m.String("host", s.host, kRequired);
     m.UInt("port", s.port, 1, 65535);
     m.String("user", s.user, kRequired);
-    m.String("password", s.password);
+    m.Secret("password", s.password);
     m.UInt("server_id", s.server_id, 1, 4294967295u, kRequired);
     m.Enum("flavor", s.flavor,
            {{"auto", SourceFlavor::kAuto},
@@ -197,7 +199,7 @@ class Loader {
   void ReadTarget(MapReader m, TargetConfig& t) {
     m.String("host", t.host, kRequired);
     NonEmpty(m, "user", t.user);
-    m.String("password", t.password);
+    m.Secret("password", t.password);
     NonEmpty(m, "database", t.database);
     if (m.Has("database") && t.database.find_first_of(".`") != std::string::npos) {
       Problem(m, "database", "must be a plain database name (no dots or backticks)");
@@ -559,9 +561,18 @@ class Loader {
   void ReadHttp(MapReader m, Config& config) {
     HttpConfig& h = config.http;
     m.Bool("enabled", h.enabled);
+    m.Secret("token", h.token);
     if (m.String("listen", h.listen)) {
       try {
-        ParseListenAddress(h.listen);
+        const ListenAddress address = ParseListenAddress(h.listen);
+        if (h.enabled && !IsLoopbackHost(address.host) && h.token.empty()) {
+          Problem(m, "listen",
+                  fmt::format("\"{}\" is reachable from other hosts, and /status shows the source "
+                              "and target hosts, users and tables: set http.token (e.g. token: "
+                              "${{ROWBRIDGE_HTTP_TOKEN}}), which every request must then send as "
+                              "\"Authorization: Bearer <token>\", or listen on 127.0.0.1",
+                              h.listen));
+        }
       } catch (const Error& e) {
         Problem(m, "listen", e.what());
       }
@@ -673,6 +684,15 @@ Config ParseConfig(std::string_view yaml, std::string_view source_name,
     FailYaml(source_name, yaml, e);
   }
   if (!problems.empty()) problems.Throw(source_name);
+  constexpr uint32_t kReadableByOthers = 0004;
+  if (options.warnings != nullptr && (options.file_mode & kReadableByOthers) != 0 &&
+      !ctx.literal_secrets.empty()) {
+    options.warnings->push_back(fmt::format(
+        "{}: every user of this machine can read it (mode {:04o}), and it holds {} as text; "
+        "`chmod 600 {}`, or take the value from the environment (e.g. password: "
+        "${{ROWBRIDGE_SOURCE_PASSWORD}})",
+        source_name, options.file_mode & 07777, fmt::join(ctx.literal_secrets, ", "), source_name));
+  }
   return config;
 }
 
@@ -686,6 +706,8 @@ Config LoadConfigFile(const std::string& path, LoadOptions options) {
     options.base_directory =
         std::filesystem::absolute(std::filesystem::path(path)).parent_path().string();
   }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) options.file_mode = static_cast<uint32_t>(st.st_mode);
   return ParseConfig(text.str(), path, options);
 }
 

@@ -32,6 +32,9 @@ struct LoadOptions {
   // If set, receives advice that does not make the config invalid (rules that overlap partly),
   // rendered like problems: "name:line:column: path: message".
   std::vector<std::string>* warnings = nullptr;
+  // The config file's permission bits (LoadConfigFile sets them): a file others may read that
+  // holds a password or token as text gets a warning.
+  uint32_t file_mode = 0;
 };
 
 // `source_name` names the text in messages (usually the file name).

@@ -62,7 +62,7 @@ void AddProblem(ReadContext& ctx, const YAML::Mark& mark, std::string_view path,
 
 std::optional<ScalarValue> ReadScalar(ReadContext& ctx, const YAML::Node& node,
                                       std::string_view path, std::string_view expected,
-                                      const YAML::Mark* null_mark) {
+                                      const YAML::Mark* null_mark, bool secret) {
   if (node.IsNull()) {
     // An empty value's own mark points at whatever follows it; the key is the better place.
     AddProblem(
@@ -80,13 +80,17 @@ std::optional<ScalarValue> ReadScalar(ReadContext& ctx, const YAML::Node& node,
     Substituted substituted = SubstituteEnvironment(text, ctx.env);
     ScalarValue out;
     out.value = std::move(substituted.value);
-    out.shown = Quote(text);
+    out.shown = secret ? std::string("(a secret, not shown)") : Quote(text);
     out.from_environment = substituted.from_environment;
-    if (out.from_environment) out.shown += " (from the environment)";
+    if (out.from_environment && !secret) out.shown += " (from the environment)";
     out.mark = node.Mark();
     return out;
   } catch (const Error& e) {
-    AddProblem(ctx, node.Mark(), path, e.what());
+    AddProblem(ctx, node.Mark(), path,
+               secret ? std::string("holds a \"${\" that is not a valid ${VAR} reference (the "
+                                    "value is a secret and is not shown); write a literal "
+                                    "\"${\" as \"$${\"")
+                      : std::string(e.what()));
     return std::nullopt;
   }
 }
@@ -167,6 +171,19 @@ bool MapReader::String(std::string_view key, std::string& out, Presence presence
   if (presence == Presence::kRequired && scalar->value.empty()) {
     AddProblem(ctx_, scalar->mark, PathOf(key), "must not be empty");
     return false;
+  }
+  out = std::move(scalar->value);
+  return true;
+}
+
+bool MapReader::Secret(std::string_view key, std::string& out) {
+  const Entry* entry = Take(key, Presence::kOptional);
+  if (entry == nullptr) return false;
+  std::optional<ScalarValue> scalar =
+      ReadScalar(ctx_, entry->value, PathOf(key), "a string", &entry->key_mark, /*secret=*/true);
+  if (!scalar) return false;
+  if (!scalar->from_environment && !scalar->value.empty()) {
+    ctx_.literal_secrets.push_back(PathOf(key));
   }
   out = std::move(scalar->value);
   return true;

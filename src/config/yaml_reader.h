@@ -26,6 +26,9 @@ namespace rowbridge::config {
 struct ReadContext {
   Problems& problems;
   const EnvLookup& env;
+  // Paths of secrets (MapReader::Secret) written into the file as text rather than taken from the
+  // environment, for the warning about a config file others can read.
+  std::vector<std::string> literal_secrets;
 };
 
 // A scalar after substitution.
@@ -40,10 +43,12 @@ void AddProblem(ReadContext& ctx, const YAML::Mark& mark, std::string_view path,
                 std::string message);
 
 // Reads `node` as a scalar (`expected` names the type for the message if it is not one). A null
-// value is reported at `null_mark` if given (its key), since an empty value has no place.
+// value is reported at `null_mark` if given (its key), since an empty value has no place. A
+// `secret`'s text never appears in a message, not even the part of it a bad ${VAR} reference
+// would quote.
 std::optional<ScalarValue> ReadScalar(ReadContext& ctx, const YAML::Node& node,
                                       std::string_view path, std::string_view expected,
-                                      const YAML::Mark* null_mark = nullptr);
+                                      const YAML::Mark* null_mark = nullptr, bool secret = false);
 
 enum class Presence { kOptional, kRequired };
 
@@ -62,6 +67,9 @@ class MapReader {
 
   // Each returns true if the key was present and its value valid (then `out` is set).
   bool String(std::string_view key, std::string& out, Presence presence = Presence::kOptional);
+  // A password or token: String whose text no message shows; a literal value (not from the
+  // environment) is recorded in ReadContext::literal_secrets.
+  bool Secret(std::string_view key, std::string& out);
   bool Bool(std::string_view key, bool& out);
   bool UInt(std::string_view key, uint64_t& out, uint64_t min, uint64_t max,
             Presence presence = Presence::kOptional);

@@ -1,11 +1,8 @@
 #include "endpoints/connection_options.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <string>
 
 #include "mysql/source_check.h"
@@ -87,8 +84,8 @@ clickhouse::ClientOptions TargetClientOptions(const config::TargetConfig& target
 clickhouse::CompressionMethod TargetCompression(const config::TargetConfig& target) {
   switch (target.compression) {
     case config::Compression::kAuto:
-      return IsLoopbackHost(target.host) ? clickhouse::CompressionMethod::kNone
-                                         : clickhouse::CompressionMethod::kLz4;
+      return config::IsLoopbackHost(target.host) ? clickhouse::CompressionMethod::kNone
+                                                 : clickhouse::CompressionMethod::kLz4;
     case config::Compression::kLz4:
       return clickhouse::CompressionMethod::kLz4;
     case config::Compression::kZstd:
@@ -97,20 +94,6 @@ clickhouse::CompressionMethod TargetCompression(const config::TargetConfig& targ
       return clickhouse::CompressionMethod::kNone;
   }
   return clickhouse::CompressionMethod::kLz4;
-}
-
-bool IsLoopbackHost(std::string_view host) {
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
-    host = host.substr(1, host.size() - 2);
-  if (host == "::1") return true;
-  std::string lower(host);
-  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  if (lower == "localhost" || lower == "localhost.") return true;
-  in_addr v4{};
-  if (inet_pton(AF_INET, lower.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
-  in6_addr v6{};
-  if (inet_pton(AF_INET6, lower.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
-  return false;
 }
 
 }  // namespace rowbridge::endpoints

@@ -29,7 +29,5 @@ std::string SourceReportHost(const config::Config& config);
 // How long a start waits for another rowbridge's session with our server_id to go away before
 // calling it alive: a dead process's session ends when the source's next heartbeat write fails.
 std::chrono::milliseconds StaleSessionGrace(const config::SourceConfig& source);
-// 127.0.0.0/8, ::1 (bracketed or not) and "localhost" (any case).
-bool IsLoopbackHost(std::string_view host);
 
 }  // namespace rowbridge::endpoints

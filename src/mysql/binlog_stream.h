@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/error.h"
 #include "mysql/connection.h"
 #include "mysql/gtid_set.h"
 

@@ -19,6 +19,17 @@ constexpr const char* kTextContentType = "text/plain; charset=utf-8";
 constexpr size_t kWorkerThreads = 8;
 constexpr std::chrono::seconds kConnectionDeadline{10};
 
+// Compares in time that depends only on the lengths, so the answer's timing does not tell an
+// attacker how much of a guess was right.
+bool SameSecret(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char difference = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    difference |= static_cast<unsigned char>(a[i] ^ b[i]);
+  }
+  return difference == 0;
+}
+
 }  // namespace
 
 AdminServer::AdminServer(MetricsRegistry& metrics, StatusBoard& status, config::HealthConfig health)
@@ -29,6 +40,21 @@ AdminServer::~AdminServer() {
 }
 
 void AdminServer::Route() {
+  if (!token_.empty()) {
+    server_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+      constexpr std::string_view kBearer = "Bearer ";
+      const std::string& given = req.get_header_value("Authorization");
+      if (given.starts_with(kBearer) &&
+          SameSecret(std::string_view(given).substr(kBearer.size()), token_)) {
+        return httplib::Server::HandlerResponse::Unhandled;
+      }
+      res.status = 401;
+      res.set_header("WWW-Authenticate", "Bearer");
+      res.set_content("unauthorized: send \"Authorization: Bearer <http.token>\"\n",
+                      kTextContentType);
+      return httplib::Server::HandlerResponse::Handled;
+    });
+  }
   server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(metrics_.RenderPrometheus(), kPrometheusContentType);
   });

@@ -4,6 +4,8 @@
 //   GET /status   JSON (StatusBoard::ToJson): state, source position, per-table counts, config
 //   GET /healthz  200 "ok: <state>" or 503 "unhealthy: <reason>" (StatusBoard::CheckHealth)
 //
+// With a token (RequireToken), each of them needs "Authorization: Bearer <token>".
+//
 // Start() binds synchronously, so a bad or busy address is reported at once, then serves on a
 // background thread with a small worker pool; no connection lives past a deadline
 // (BoundedHttpServer), so clients that trickle their headers cannot starve /healthz. Stop() (also
@@ -36,6 +38,9 @@ class AdminServer {
   // cannot be bound.
   void Start(const std::string& listen);
   void Stop();
+  // From now on every request must carry "Authorization: Bearer <token>"; others get 401 and
+  // nothing else (config http.token). Call before Start.
+  void RequireToken(std::string token) { token_ = std::move(token); }
 
   // The bound port (useful after listening on port 0); 0 before Start.
   uint16_t port() const { return port_; }
@@ -46,6 +51,7 @@ class AdminServer {
   MetricsRegistry& metrics_;
   StatusBoard& status_;
   config::HealthConfig health_;
+  std::string token_;  // empty: no token required
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   uint16_t port_ = 0;

@@ -214,6 +214,88 @@ TEST(ConfigLoader, FilesResolveRelativePathsAgainstTheirDirectory) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(ConfigLoader, AnAdminAddressOthersCanReachNeedsAToken) {
+  const std::string base =
+      "source: {host: h, user: u, server_id: 1}\ntarget: {host: h}\ntables: [{match: a.b}]\n";
+  for (const char* listen : {"0.0.0.0:9480", "10.1.2.3:9480", "[::]:9480"}) {
+    try {
+      ParseConfig(base + "http: {listen: \"" + listen + "\"}\n", "c.yaml", WithEnv({}));
+      ADD_FAILURE() << listen << " accepted without a token";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("http.listen: \"" + std::string(listen) +
+                                           "\" is reachable from other hosts"),
+                std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("set http.token"), std::string::npos) << e.what();
+    }
+  }
+  Config c = ParseConfig(base + "http: {listen: \"0.0.0.0:9480\", token: \"${TOKEN}\"}\n", "c.yaml",
+                         WithEnv({{"TOKEN", "t0ken-value"}}));
+  EXPECT_EQ(c.http.token, "t0ken-value");
+  EXPECT_EQ(EffectiveConfigJson(c)["http"]["token"], "***");
+  // Loopback needs none; a disabled server none either.
+  EXPECT_TRUE(ParseConfig(base + "http: {listen: \"127.0.0.1:0\"}\n", "c.yaml", WithEnv({}))
+                  .http.token.empty());
+  ParseConfig(base + "http: {enabled: false, listen: \"0.0.0.0:9480\"}\n", "c.yaml", WithEnv({}));
+}
+
+TEST(ConfigLoader, ASecretIsNeverEchoedEvenWhenItsDollarBraceIsBad) {
+  const std::string secret = "Xy${7hunter-secret";
+  try {
+    ParseConfig("source: {host: h, user: u, server_id: 1, password: \"" + secret +
+                    "\"}\ntarget: {host: h}\ntables: [{match: a.b}]\n",
+                "c.yaml", WithEnv({}));
+    FAIL() << "a malformed ${ reference was accepted";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("source.password: holds a \"${\" that is not a valid ${VAR} reference"),
+              std::string::npos)
+        << message;
+    EXPECT_EQ(message.find("hunter"), std::string::npos) << message;
+    EXPECT_EQ(message.find("7h"), std::string::npos) << message;
+  }
+}
+
+TEST(ConfigLoader, AFileOthersCanReadWithALiteralSecretIsWarnedAbout) {
+  auto dir =
+      std::filesystem::temp_directory_path() / ("rowbridge_cfg_mode_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  auto file = dir / "rowbridge.yaml";
+  auto load_warnings = [&](const std::string& text, std::filesystem::perms perms) {
+    {
+      std::ofstream out(file);
+      out << text;
+    }
+    std::filesystem::permissions(file, perms);
+    std::vector<std::string> warnings;
+    LoadOptions options = WithEnv({{"PW", "from-env"}});
+    options.warnings = &warnings;
+    LoadConfigFile(file.string(), options);
+    return warnings;
+  };
+  using P = std::filesystem::perms;
+  const P world_readable = P::owner_read | P::owner_write | P::group_read | P::others_read;
+  const std::string tail = "target: {host: ch, password: ${PW}}\ntables: [{match: a.b}]\n";
+  std::vector<std::string> warned = load_warnings(
+      "source: {host: db, user: u, server_id: 7, password: literal-pw}\n" + tail, world_readable);
+  ASSERT_EQ(warned.size(), 1u);
+  EXPECT_NE(warned[0].find("every user of this machine can read it (mode 0644), and it holds "
+                           "source.password as text; `chmod 600 " +
+                           file.string() + "`"),
+            std::string::npos)
+      << warned[0];
+  EXPECT_EQ(warned[0].find("literal-pw"), std::string::npos) << warned[0];
+  // Owner-only, or every secret from the environment: nothing to say.
+  EXPECT_TRUE(
+      load_warnings("source: {host: db, user: u, server_id: 7, password: literal-pw}\n" + tail,
+                    P::owner_read | P::owner_write)
+          .empty());
+  EXPECT_TRUE(load_warnings("source: {host: db, user: u, server_id: 7, password: ${PW}}\n" + tail,
+                            world_readable)
+                  .empty());
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ConfigLoader, MissingFileIsAnIoError) {
   try {
     LoadConfigFile("/nonexistent/rowbridge.yaml");

@@ -17,11 +17,11 @@ using clickhouse::CompressionMethod;
 TEST(PipelineConnectionOptions, LoopbackHosts) {
   for (const char* host : {"127.0.0.1", "127.255.3.4", "localhost", "LocalHost", "localhost.",
                            "::1", "[::1]", "0:0:0:0:0:0:0:1"})
-    EXPECT_TRUE(IsLoopbackHost(host)) << host;
+    EXPECT_TRUE(config::IsLoopbackHost(host)) << host;
   for (const char* host :
        {"", "10.0.0.1", "128.0.0.1", "1.127.0.0", "126.255.255.255", "clickhouse.internal",
         "localhost.example.com", "::2", "[::1", "::ffff:127.0.0.1", "127.0.0.1.nip.io"})
-    EXPECT_FALSE(IsLoopbackHost(host)) << host;
+    EXPECT_FALSE(config::IsLoopbackHost(host)) << host;
 }
 
 TEST(PipelineConnectionOptions, CompressionAutoIsNoneOnlyOnLoopback) {

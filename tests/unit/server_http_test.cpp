@@ -86,6 +86,29 @@ TEST(ServerHttp, ServesMetricsStatusAndHealth) {
   EXPECT_FALSE(after.Get("/healthz"));
 }
 
+TEST(ServerHttp, WithATokenEveryRequestMustCarryIt) {
+  MetricsRegistry registry;
+  StatusBoard board;
+  board.SetState(PipelineState::kRunning);
+  board.RecordHeartbeat();
+  AdminServer server(registry, board, Policy());
+  server.RequireToken("s3cret-token");
+  server.Start("127.0.0.1:0");
+  httplib::Client client("127.0.0.1", server.port());
+  for (const char* path : {"/metrics", "/status", "/healthz", "/"}) {
+    auto anonymous = client.Get(path);
+    ASSERT_TRUE(anonymous) << path;
+    EXPECT_EQ(anonymous->status, 401) << path;
+    EXPECT_EQ(anonymous->body.find("running"), std::string::npos) << path;
+    auto wrong = client.Get(path, {{"Authorization", "Bearer s3cret-tokeN"}});
+    ASSERT_TRUE(wrong) << path;
+    EXPECT_EQ(wrong->status, 401) << path;
+    auto right = client.Get(path, {{"Authorization", "Bearer s3cret-token"}});
+    ASSERT_TRUE(right) << path;
+    EXPECT_EQ(right->status, 200) << path;
+  }
+}
+
 TEST(ServerHttp, BusyPortIsANetworkErrorNamingTheAddress) {
   MetricsRegistry registry;
   StatusBoard board;
