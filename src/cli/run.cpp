@@ -18,6 +18,7 @@
 #include "config/effective_config.h"
 #include "config/loader.h"
 #include "ha/leader_lock.h"
+#include "mysql/start_position.h"
 #include "pipeline/pipeline.h"
 #include "server/admin_server.h"
 #include "snapshot/newly_matched.h"
@@ -65,13 +66,31 @@ bool CopyBeforeStreaming(const config::Config& config, server::MetricsRegistry& 
   }
 }
 
-void RunCommand(const std::string& config_file) {
+struct RunFlags {
+  std::string config_file;
+  std::string start_at;  // empty: not given
+  bool move_checkpoint = false;
+};
+
+void RunCommand(const RunFlags& flags) {
   std::vector<std::string> warnings;
   config::LoadOptions load;
   load.warnings = &warnings;
-  config::Config config = config::LoadConfigFile(config_file, load);
+  config::Config config = config::LoadConfigFile(flags.config_file, load);
   ConfigureLogging(config.log);
   for (const std::string& w : warnings) spdlog::warn("{}", w);
+  pipeline::PipelineOptions pipeline_options;
+  if (!flags.start_at.empty()) {
+    pipeline_options.start_at = mysql::ParseStartAt(flags.start_at);
+    pipeline_options.move_checkpoint = flags.move_checkpoint;
+    if (config.ha.lock != config::HaLock::kNone) {
+      Fail(ErrorCode::kConfig,
+           "--start-at with `ha`: every process of the job would try to choose the start; run "
+           "one process without `ha` to save the first checkpoint, then start the job with `ha`");
+    }
+  } else if (flags.move_checkpoint) {
+    Fail(ErrorCode::kInvalidArgument, "--move-checkpoint needs --start-at (where to move it)");
+  }
 
   // SIGINT/SIGTERM are taken by a thread of ours (sigwait), never by a handler: blocked here,
   // before any other thread starts, so every thread inherits the mask.
@@ -129,7 +148,7 @@ void RunCommand(const std::string& config_file) {
                config.target.host, config.target.port);
   // One term: the copy (if any) and the stream, until a stop or an error.
   auto replicate = [&] {
-    pipeline::Pipeline pipeline(config, registry, status);
+    pipeline::Pipeline pipeline(config, registry, status, pipeline_options);
     {
       std::lock_guard lock(pipeline_mutex);
       current = &pipeline;
@@ -143,7 +162,11 @@ void RunCommand(const std::string& config_file) {
       }
     } forget{pipeline_mutex, current};
     if (stop_requested) return;
-    if (CopyBeforeStreaming(config, registry, status, stop_requested)) {
+    if (pipeline_options.start_at) {
+      spdlog::info("--start-at {}: the stream starts there; existing rows are not copied",
+                   pipeline_options.start_at->text);
+      pipeline.Run();
+    } else if (CopyBeforeStreaming(config, registry, status, stop_requested)) {
       pipeline.Run();
     } else {
       spdlog::info("stopped during the copy; the next start resumes it");
@@ -183,11 +206,16 @@ void RunCommand(const std::string& config_file) {
 }  // namespace
 
 void RegisterRun(CLI::App& app) {
-  auto file = std::make_shared<std::string>();
+  auto flags = std::make_shared<RunFlags>();
   CLI::App* cmd = app.add_subcommand(
       "run", "Replicate the source's binlog into ClickHouse continuously (until SIGTERM/SIGINT)");
-  cmd->add_option("-c,--config", *file, "the configuration file (YAML)")->required();
-  cmd->callback([file] { RunCommand(*file); });
+  cmd->add_option("-c,--config", flags->config_file, "the configuration file (YAML)")->required();
+  cmd->add_option("--start-at", flags->start_at,
+                  "first start only: stream from now, earliest, FILE:POS or a GTID set instead "
+                  "of copying the existing rows");
+  cmd->add_flag("--move-checkpoint", flags->move_checkpoint,
+                "with --start-at: replace a saved checkpoint instead of refusing");
+  cmd->callback([flags] { RunCommand(*flags); });
 }
 
 }  // namespace rowbridge::cli

@@ -676,7 +676,7 @@ Config ParseConfig(std::string_view yaml, std::string_view source_name,
          source_name, root.Mark().line + 1, root.Mark().column + 1);
   }
   Problems problems;
-  ReadContext ctx{problems, options.env};
+  ReadContext ctx{problems, options.env, {}};
   Config config;
   try {
     config = Loader(ctx, options, source_name).Read(root);

@@ -181,6 +181,18 @@ void Pipeline::RunSession() {
 
   // The checkpoint, and ClickHouse reachable (the state table lives there by default).
   std::optional<state::Checkpoint> checkpoint = store_->Load();
+  if (checkpoint && options_.start_at) {
+    if (!options_.move_checkpoint) {
+      Fail(ErrorCode::kConfig,
+           "--start-at {}: {} already holds a checkpoint ({}), and --start-at chooses where a "
+           "first start begins; to replace the checkpoint (the changes between the two positions "
+           "are then skipped or replayed, and stopped tables start again), add --move-checkpoint",
+           options_.start_at->text, store_->Describe(), checkpoint->Describe());
+    }
+    spdlog::warn("--move-checkpoint: the checkpoint {} in {} is replaced by a first start at {}",
+                 checkpoint->Describe(), store_->Describe(), options_.start_at->text);
+    checkpoint.reset();
+  }
   if (checkpoint) {
     state::RequireVersionRoom(
         checkpoint->next_version, "the checkpoint in " + store_->Describe(),
@@ -270,7 +282,8 @@ void Pipeline::RunSession() {
   std::optional<mysql::BinlogPosition> first_position;
   if (!checkpoint) {
     failure_side_ = Side::kSource;
-    first_position = mysql::CurrentBinlogPosition(*admin);
+    first_position = options_.start_at ? mysql::ResolveStartAt(*admin, *options_.start_at)
+                                       : mysql::CurrentBinlogPosition(*admin);
     failure_side_ = Side::kTarget;
   }
   schema::CatalogOptions catalog_options;
@@ -375,9 +388,12 @@ void Pipeline::RunSession() {
     store_->Save(first);
     stored = first;
     spdlog::info(
-        "first start: no checkpoint in {}; replicating changes from the source's current "
-        "position {} (rows that exist already are not copied)",
-        store_->Describe(), first.Describe());
+        "first start: no checkpoint in {}; replicating changes from {} {} (rows that "
+        "exist already are not copied)",
+        store_->Describe(),
+        options_.start_at ? "--start-at " + options_.start_at->text + ":"
+                          : std::string("the source's current position"),
+        first.Describe());
     checkpoint = first;
   }
   admin.reset();

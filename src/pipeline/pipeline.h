@@ -34,6 +34,7 @@
 #include <string>
 
 #include "config/config.h"
+#include "mysql/start_position.h"
 #include "server/metrics.h"
 #include "server/pipeline_metrics.h"
 #include "server/status.h"
@@ -46,6 +47,11 @@ struct PipelineOptions {
   std::chrono::milliseconds checkpoint_interval{1000};
   // How long a new session waits for INSERTs of a broken earlier connection before killing them.
   std::chrono::milliseconds insert_patience{10000};
+  // Where a first start begins (run --start-at); nullopt: the source's current position.
+  std::optional<mysql::StartAt> start_at;
+  // With start_at and a saved checkpoint: replace the checkpoint as a first start would (versions
+  // continue above what the targets hold) instead of refusing.
+  bool move_checkpoint = false;
 };
 
 class Pipeline {

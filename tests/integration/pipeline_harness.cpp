@@ -164,7 +164,7 @@ RowbridgeProcess::~RowbridgeProcess() {
   if (pid_ > 0) Kill();
 }
 
-void RowbridgeProcess::Start() {
+void RowbridgeProcess::Start(const std::vector<std::string>& extra_args) {
   ASSERT_LE(pid_, 0) << "rowbridge is already running";
   log_offset_ = std::filesystem::exists(log_path_) ? std::filesystem::file_size(log_path_) : 0;
   http_port_ = 0;
@@ -177,15 +177,18 @@ void RowbridgeProcess::Start() {
   for (auto& s : env_strings) env.push_back(s.data());
   env.push_back(nullptr);
   std::string binary = ROWBRIDGE_BINARY;
-  std::string run = "run", flag = "-c", path = config_path_.string();
-  char* argv[] = {binary.data(), run.data(), flag.data(), path.data(), nullptr};
+  std::vector<std::string> args = {binary, "run", "-c", config_path_.string()};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND,
                                    0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  const int rc = ::posix_spawn(&pid_, binary.c_str(), &actions, nullptr, argv, env.data());
+  const int rc = ::posix_spawn(&pid_, binary.c_str(), &actions, nullptr, argv.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
   ASSERT_EQ(rc, 0) << "cannot start " << binary;
 }

@@ -65,7 +65,8 @@ class RowbridgeProcess {
   RowbridgeProcess(std::filesystem::path dir, PipelineConfig config);
   ~RowbridgeProcess();
 
-  void Start();
+  // `rowbridge run -c <config>` followed by `extra_args` (e.g. {"--start-at", "now"}).
+  void Start(const std::vector<std::string>& extra_args = {});
   // SIGKILL, then reaps it.
   void Kill();
   // Sends `signal` (e.g. SIGSTOP, SIGCONT) without waiting.
