@@ -3,8 +3,10 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <utility>
 
@@ -156,14 +158,42 @@ void Client::Reconnect() {
     WriteClientHello(out_, hello);
     Flush();
 
-    const uint64_t type = socket_reader_->VarUInt();
+    // A port that is not ClickHouse's native one may never answer a binary Hello: the answer gets
+    // the connect timeout, not the query timeout, so a wrong port is reported in seconds.
+    const std::chrono::milliseconds read_timeout = connection_->read_timeout();
+    connection_->set_read_timeout(std::min(read_timeout, options_.tcp.connect_timeout));
+    uint64_t type = 0;
+    try {
+      type = socket_reader_->VarUInt();
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kTimeout && e.code() != ErrorCode::kNetwork) throw;
+      throw e.WithMessage(fmt::format(
+          "ClickHouse {}: {} our Hello: is port {} ClickHouse's native protocol port (9000, or "
+          "9440 with TLS)? ({})",
+          peer_,
+          e.code() == ErrorCode::kTimeout
+              ? fmt::format("no answer within {} ms to", options_.tcp.connect_timeout.count())
+              : std::string("the connection ended after"),
+          options_.port, e.what()));
+    }
+    if (type == 'H') {
+      // "HTTP/1.x 400 ...": ClickHouse's HTTP interface (8123) refusing a request it cannot parse.
+      Fail(ErrorCode::kConfig,
+           "ClickHouse {}: port {} answered in HTTP; it is the HTTP interface (8123 by default), "
+           "and rowbridge speaks the native protocol: set target.port to the server's tcp_port "
+           "(9000, or 9440 with TLS)",
+           peer_, options_.port);
+    }
+    connection_->set_read_timeout(read_timeout);
     if (type == static_cast<uint64_t>(ServerPacket::kException)) {
       // Wrong password, unknown database, ...: the server says why and hangs up.
       throw ServerExceptionError(ReadException(*socket_reader_), peer_);
     }
     if (type != static_cast<uint64_t>(ServerPacket::kHello)) {
-      Fail(ErrorCode::kProtocol, "ClickHouse {}: expected Hello, got {} packet (type {})", peer_,
-           ServerPacketName(type), type);
+      Fail(ErrorCode::kProtocol,
+           "ClickHouse {}: expected Hello, got {} packet (type {}): is port {} ClickHouse's "
+           "native protocol port (9000, or 9440 with TLS)?",
+           peer_, ServerPacketName(type), type, options_.port);
     }
     ServerHello server_hello = ReadServerHello(*socket_reader_, kClientRevision);
     if (server_hello.revision < kMinServerRevision) {

@@ -2,6 +2,9 @@
 
 #include <openssl/crypto.h>
 
+#include <algorithm>
+#include <chrono>
+
 #include "common/byte_reader.h"
 #include "common/error.h"
 #include "mysql/auth.h"
@@ -120,7 +123,21 @@ std::string Connection::server_version() const {
 
 void Connection::Handshake(const ConnectOptions& options) {
   channel_.ResetSequence();
-  greeting_ = ParseGreeting(channel_.ReadPacket(), peer());
+  // A port that does not speak MySQL may wait for us to speak first (ClickHouse's native port, an
+  // HTTP server): the greeting gets the connect timeout, not the read timeout, so a wrong port is
+  // reported in seconds.
+  const std::chrono::milliseconds read_timeout = tcp_->read_timeout();
+  tcp_->set_read_timeout(std::min(read_timeout, options.tcp.connect_timeout));
+  try {
+    greeting_ = ParseGreeting(channel_.ReadPacket(), peer());
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kTimeout) throw;
+    throw e.WithMessage(fmt::format(
+        "{} sent no MySQL greeting within {} ms: is port {} a MySQL or MariaDB server's? (a "
+        "MySQL server speaks first; ClickHouse's ports and HTTP servers wait for the client)",
+        peer(), options.tcp.connect_timeout.count(), options.port));
+  }
+  tcp_->set_read_timeout(read_timeout);
   const uint32_t server = greeting_.capabilities;
   if (!(server & kClientProtocol41) || !(server & kClientSecureConnection)) {
     Fail(ErrorCode::kUnsupported, "MySQL server {} (version {}) is too old: no 4.1 protocol",

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 
@@ -137,6 +138,28 @@ TEST(MysqlConnection, TlsRequiredAndVerifyCa) {
     auto cipher = c->QueryRows("SHOW SESSION STATUS LIKE 'Ssl_cipher'");
     ASSERT_EQ(cipher.size(), 1u);
     EXPECT_FALSE(cipher[0][1].value_or("").empty()) << TlsModeName(mode);
+  }
+}
+
+// A source port that does not speak MySQL and waits for its client (here ClickHouse's native
+// port) is named within the connect timeout, not after the read timeout.
+TEST(MysqlConnection, APortThatSendsNoGreetingIsNamedWithinTheConnectTimeout) {
+  ROWBRIDGE_REQUIRE_MYSQL();
+  ROWBRIDGE_REQUIRE_CLICKHOUSE();
+  ConnectOptions o = testing::MysqlConnectOptions(testing::MysqlFromEnv());
+  o.port = testing::ClickHouseFromEnv().port;
+  o.tcp.connect_timeout = std::chrono::seconds(2);
+  o.tcp.read_timeout = std::chrono::seconds(300);
+  const auto started = std::chrono::steady_clock::now();
+  try {
+    Connection::Connect(o);
+    ADD_FAILURE() << "connected to ClickHouse's native port as if it were MySQL";
+  } catch (const Error& e) {
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(6)) << e.what();
+    EXPECT_NE(std::string(e.what()).find("sent no MySQL greeting within 2000 ms"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find(std::to_string(o.port)), std::string::npos) << e.what();
   }
 }
 

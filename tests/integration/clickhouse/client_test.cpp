@@ -373,6 +373,22 @@ TEST_F(ClickHouseClientTest, ReadTimeoutClosesTheConnection) {
   client.Ping();
 }
 
+// The first-hour mistake of pointing target.port at the HTTP interface: named within the connect
+// timeout, not after the query timeout.
+TEST_F(ClickHouseClientTest, TheHttpPortIsNamedWithinTheConnectTimeout) {
+  ASSERT_NE(server_.http_port, 0) << "ROWBRIDGE_TEST_CH_HTTP_PORT is not set";
+  ClientOptions options = OptionsFor(server_);
+  options.port = server_.http_port;
+  options.tcp.connect_timeout = std::chrono::seconds(2);
+  options.tcp.read_timeout = std::chrono::seconds(300);
+  const auto started = std::chrono::steady_clock::now();
+  Error e = ErrorOf([&] { Client client(options); });
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(6)) << e.what();
+  EXPECT_NE(std::string(e.what()).find("native protocol port"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find(std::to_string(server_.http_port)), std::string::npos)
+      << e.what();
+}
+
 TEST_F(ClickHouseClientTest, ConnectToAClosedPortIsANetworkError) {
   ClientOptions options = OptionsFor(server_);
   options.port = 1;  // nothing listens on port 1 on a test machine
