@@ -1,6 +1,9 @@
 #include "integration/pipeline_workload.h"
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "integration/pipeline_fixture.h"
 
 namespace rowbridge::testing {
 
@@ -308,6 +311,38 @@ std::string Workload::BigTransaction(size_t rows) {
     if (!state_.events.empty() && i % 2 == 0) sql += EventChange(state_);
   }
   return sql + "COMMIT;\n";
+}
+
+std::string WorkloadRules(const std::string& db) {
+  return "  - match: " + db + ".items\n    mode: replica\n" + "  - match: " + db +
+         ".events\n    mode: changelog\n" + "  - match: " + db +
+         ".every_type\n    mode: replica\n" + "    conversion: {on_out_of_range: clamp}\n";
+}
+
+void ExpectWorkloadReplicated(const MysqlAddress& mysql, const ClickHouseAddress& ch,
+                              const std::string& source_db, const std::string& target_db,
+                              const Workload& workload) {
+  EXPECT_EQ(ReplicaRows(ch, target_db, "items", Workload::ItemsColumns(), "id"),
+            MysqlRows(mysql, source_db, "items", Workload::ItemsColumns(), "id"));
+  EXPECT_EQ(ReplicaRows(ch, target_db, "every_type", Workload::EveryTypeColumns(), "id"),
+            MysqlRows(mysql, source_db, "every_type", Workload::EveryTypeColumns(), "id"));
+  const std::string counts =
+      RunClickHouseSql(ch, "SELECT count(), uniqExact(_version) FROM `" + target_db + "`.events");
+  const std::string expected = std::to_string(workload.changes("events"));
+  EXPECT_EQ(Trimmed(counts), expected + "\t" + expected)
+      << "changelog rows and distinct versions must both equal the committed changes";
+  EXPECT_EQ(ChangelogLatestRows(ch, target_db, "events", Workload::EventsColumns(), "id",
+                                "_event_type", "_version"),
+            MysqlRows(mysql, source_db, "events", Workload::EventsColumns(), "id"));
+  // Replica tables: never two rows of one key with one version (a replayed change is skipped).
+  for (const char* table : {"items", "every_type"}) {
+    EXPECT_EQ(Trimmed(RunClickHouseSql(ch, std::string("SELECT count() FROM (SELECT id, _version, "
+                                                       "count() AS n FROM `") +
+                                               target_db + "`." + table +
+                                               " GROUP BY id, _version HAVING n > 1)")),
+              "0")
+        << table;
+  }
 }
 
 }  // namespace rowbridge::testing

@@ -62,4 +62,16 @@ class Workload {
   State state_;
 };
 
+// The `tables:` rules for a Workload in `db`: items and every_type as replicas (every_type clamps
+// out-of-range values), events as a changelog.
+std::string WorkloadRules(const std::string& db);
+
+// Every check of the workload's tables: replicas equal the source, the changelog has every change
+// exactly once and replays to the source's rows, and no replica holds two rows of one key with one
+// version (a replayed change is skipped). Needs a stream that began before the workload's first
+// change (the changelog count is of the changes, not of copied rows).
+void ExpectWorkloadReplicated(const MysqlAddress& mysql, const ClickHouseAddress& ch,
+                              const std::string& source_db, const std::string& target_db,
+                              const Workload& workload);
+
 }  // namespace rowbridge::testing
