@@ -5,7 +5,6 @@
 #include <chrono>
 
 #include "common/error.h"
-#include "server/bounded_http_server.h"
 
 namespace rowbridge::server {
 namespace {
@@ -13,11 +12,11 @@ namespace {
 constexpr const char* kJsonContentType = "application/json";
 constexpr const char* kTextContentType = "text/plain; charset=utf-8";
 
-// Scrapes, probes and the status page's polls are few and quick. Several workers, and a deadline
-// on each connection (BoundedHttpServer), keep clients that trickle their headers from holding
-// every worker: a liveness probe always gets one within the deadline.
-constexpr size_t kWorkerThreads = 8;
-constexpr std::chrono::seconds kConnectionDeadline{10};
+// Scrapes, probes and the status page's polls are few and quick, but httplib's read timeout bounds
+// each read, not a request, so a client trickling its headers holds a worker for as long as it
+// likes. Many workers (idle ones cost a stack each) and one request per connection keep a few such
+// clients from starving /healthz; dozens of them still could.
+constexpr size_t kWorkerThreads = 32;
 
 // Compares in time that depends only on the lengths, so the answer's timing does not tell an
 // attacker how much of a guess was right.
@@ -91,7 +90,8 @@ void AdminServer::Route() {
 void AdminServer::Start(const std::string& listen) {
   if (server_) Fail(ErrorCode::kInternal, "admin server already started");
   config::ListenAddress address = config::ParseListenAddress(listen);
-  server_ = std::make_unique<BoundedHttpServer>(kConnectionDeadline);
+  server_ = std::make_unique<httplib::Server>();
+  server_->set_keep_alive_max_count(1);
   server_->new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
   server_->set_read_timeout(std::chrono::seconds(5));
   server_->set_write_timeout(std::chrono::seconds(5));

@@ -7,8 +7,8 @@
 // With a token (RequireToken), each of them needs "Authorization: Bearer <token>".
 //
 // Start() binds synchronously, so a bad or busy address is reported at once, then serves on a
-// background thread with a small worker pool; no connection lives past a deadline
-// (BoundedHttpServer), so clients that trickle their headers cannot starve /healthz. Stop() (also
+// background thread with a pool of workers large enough that a few clients trickling their
+// headers cannot starve /healthz. Stop() (also
 // run by the destructor) closes the socket and joins; it is idempotent. The registry and board must
 // outlive the server.
 #pragma once

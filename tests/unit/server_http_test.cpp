@@ -13,7 +13,6 @@
 #include "common/error.h"
 #include "config/config.h"
 #include "server/admin_server.h"
-#include "server/bounded_http_server.h"
 
 namespace rowbridge::server {
 namespace {
@@ -204,38 +203,8 @@ TEST(ServerHttp, HealthzAnswersWhileMoreClientsThanWorkersTrickleTheirHeaders) {
   const auto waited = std::chrono::steady_clock::now() - asked;
   ASSERT_TRUE(healthz) << httplib::to_string(healthz.error());
   EXPECT_EQ(healthz->status, 200);
-  // At worst it waits for a worker until the earliest trickler's connection deadline (10 s).
-  EXPECT_LT(waited, seconds(14));
-}
-
-TEST(ServerHttp, ConnectionStillOpenAtItsDeadlineIsCut) {
-  BoundedHttpServer server(std::chrono::milliseconds(1500));
-  server.Get("/", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content("ok", "text/plain");
-  });
-  const int port = server.bind_to_any_port("127.0.0.1");
-  ASSERT_GT(port, 0);
-  std::thread listener([&] { server.listen_after_bind(); });
-  while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  {
-    TricklingClient slow(static_cast<uint16_t>(port));
-    ASSERT_TRUE(slow.connected());
-    // A quick request on another connection is served meanwhile and is not cut.
-    httplib::Client client("127.0.0.1", port);
-    auto res = client.Get("/");
-    ASSERT_TRUE(res) << httplib::to_string(res.error());
-    EXPECT_EQ(res->body, "ok");
-    EXPECT_EQ(res->get_header_value("Connection"), "close");
-    const bool cut = [&] {
-      for (int i = 0; i < 100 && !slow.cut(); ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      return slow.cut();
-    }();
-    EXPECT_TRUE(cut) << "the trickling connection outlived its 1.5 s deadline by 10 s";
-  }
-  EXPECT_EQ(server.connections_cut(), 1u);
-  server.stop();
-  listener.join();
+  // A worker is free: the answer does not wait for any trickler.
+  EXPECT_LT(waited, seconds(3));
 }
 
 }  // namespace
