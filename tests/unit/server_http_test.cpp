@@ -1,9 +1,12 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <thread>
+
 #include "common/error.h"
 #include "config/config.h"
 #include "server/admin_server.h"
+#include "server/web_assets.h"
 
 namespace rowbridge::server {
 namespace {
@@ -74,6 +77,61 @@ TEST(ServerHttp, ServesMetricsStatusAndHealth) {
   httplib::Client after("127.0.0.1", port);
   after.set_connection_timeout(seconds(1));
   EXPECT_FALSE(after.Get("/healthz"));
+}
+
+// The page and its files come from the binary (src/server/web/, embedded by the build) with the
+// headers that keep a stale copy or a foreign script out; /status/history has its first sample
+// at once.
+TEST(ServerHttp, ServesTheWebPageAndTheHistory) {
+  MetricsRegistry registry;
+  StatusBoard board;
+  board.Table("shop", "orders", "analytics", "orders").AddRows(3, 0, 0);
+  AdminServer server(registry, board, Policy());
+  server.Start("127.0.0.1:0");
+  httplib::Client client("127.0.0.1", server.port());
+  client.set_connection_timeout(seconds(5));
+  client.set_read_timeout(seconds(5));
+
+  auto page = client.Get("/");
+  ASSERT_TRUE(page) << httplib::to_string(page.error());
+  EXPECT_EQ(page->status, 200);
+  EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_EQ(page->get_header_value("Cache-Control"), "no-cache");
+  EXPECT_NE(page->get_header_value("Content-Security-Policy").find("default-src 'self'"),
+            std::string::npos);
+  EXPECT_EQ(page->body.rfind("<!DOCTYPE html>", 0), 0u) << page->body.substr(0, 100);
+  EXPECT_NE(page->body.find("<script src=\"/app.js\""), std::string::npos);
+
+  size_t served = 0;
+  for (const WebAsset& asset : WebAssets()) {
+    auto file = client.Get(asset.name == "index.html" ? "/" : "/" + std::string(asset.name));
+    ASSERT_TRUE(file) << asset.name;
+    EXPECT_EQ(file->status, 200) << asset.name;
+    EXPECT_EQ(file->body, asset.body) << asset.name;
+    EXPECT_EQ(file->get_header_value("Content-Type"), asset.content_type) << asset.name;
+    ++served;
+  }
+  EXPECT_GE(served, 3u);  // index.html, app.js, style.css at least
+  auto script = client.Get("/app.js");
+  ASSERT_TRUE(script);
+  EXPECT_EQ(script->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
+
+  // The sampler's first sample is taken when the server starts.
+  nlohmann::json history;
+  for (int i = 0; i < 100; ++i) {
+    auto response = client.Get("/status/history");
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->get_header_value("Content-Type"), "application/json");
+    history = nlohmann::json::parse(response->body);
+    if (!history["times"].empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(history["interval_seconds"], 5);
+  EXPECT_EQ(history["window_seconds"], 900);
+  ASSERT_EQ(history["times"].size(), 1u) << history.dump();
+  ASSERT_EQ(history["tables"].size(), 1u);
+  EXPECT_EQ(history["tables"][0]["table"], "orders");
+  server.Stop();
 }
 
 TEST(ServerHttp, BusyPortIsANetworkErrorNamingTheAddress) {
