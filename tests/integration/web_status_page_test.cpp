@@ -144,7 +144,7 @@ TEST_F(WebStatusPageTest, ShowsTablesPositionAndLagAndFollowsTheLoad) {
   EXPECT_TRUE(std::regex_match(position, std::regex(R"(\S+\.[0-9]+:[0-9]+)"))) << first;
   const std::string lag = TextOf(first, "source-lag");
   EXPECT_TRUE(std::regex_match(lag, std::regex(R"([0-9.]+ s)"))) << lag;
-  EXPECT_NE(TextOf(first, "health").find("healthy: running"), std::string::npos) << first;
+  EXPECT_EQ(TextOf(first, "health").rfind("healthy: running", 0), 0u) << first;
   EXPECT_NE(first.find("id=\"lag-chart\""), std::string::npos);
   EXPECT_NE(first.find("data-points=\""), std::string::npos) << "no chart was drawn:\n" << first;
 

@@ -159,7 +159,9 @@ function svg(tag, attributes) {
 // A line over the history's window: x is time (now - window .. now), y from 0 to the maximum.
 // Unknown values (null) break the line.
 function drawChart(chart, times, values, format) {
-  const width = 600, height = 160, top = 14, bottom = 18;
+  // Drawn in the chart's own pixels, so its text is never stretched.
+  const width = chart.clientWidth || 600, height = 160, top = 14, bottom = 18;
+  chart.setAttribute('viewBox', '0 0 ' + width + ' ' + height);
   chart.replaceChildren();
   const window_ = latestHistory ? latestHistory.window_seconds : 900;
   const end = times.length ? times[times.length - 1] : Date.now() / 1000;
