@@ -61,6 +61,7 @@ function renderSource(status) {
   setText($('version'), status.version);
   const health = $('health');
   setText(health, (status.health.healthy ? 'healthy: ' : 'unhealthy: ') + status.health.reason);
+  health.title = health.textContent;  // the badge is cut to one line; the whole reason on hover
   health.className = 'badge ' + (status.health.healthy ? 'ok' : 'bad');
   setText($('state'), status.status);
   const source = status.source;
@@ -102,8 +103,18 @@ function renderState(cell, table) {
         formatNumber(copy.rows_estimated) + ' rows · ' + eta));
   }
   if (table.state === 'stopped' && table.stopped) {
-    cell.appendChild(element('div', 'reason', table.stopped.reason));
+    const reason = element('div', 'reason', table.stopped.reason);
+    reason.title = table.stopped.reason;  // cut to a few lines; the whole reason on hover
+    cell.appendChild(reason);
   }
+}
+
+// The last error, unless it is the stop the state cell already tells.
+function lastError(table) {
+  const error = table.last_error;
+  if (!error) return '';
+  if (table.stopped && error.message === 'stopped: ' + table.stopped.reason) return '';
+  return error.at + ': ' + error.message;
 }
 
 // Where the table lifecycle's buttons (resnapshot, resume) go once that issue lands: POSTs to the
@@ -139,7 +150,9 @@ function renderTables(status) {
     setText(cells[4], formatRate(rates.has(key) ? rates.get(key) : null));
     setText(cells[5], formatNumber(table.rows.copied));
     setText(cells[6], formatNumber(table.rows.insert + table.rows.update + table.rows.delete));
-    setText(cells[7], table.last_error ? table.last_error.at + ': ' + table.last_error.message : '');
+    if (!cells[7].firstChild) cells[7].appendChild(element('div', 'clamp'));
+    setText(cells[7].firstChild, lastError(table));
+    cells[7].firstChild.title = cells[7].firstChild.textContent;
     renderActions(cells[8], table);
   }
   for (const [key, tr] of rows) {
