@@ -89,8 +89,8 @@ void RunCommand(const std::string& config_file) {
   if (config.http.enabled) {
     admin = std::make_unique<server::AdminServer>(registry, status, config.http.health);
     admin->Start(config.http.listen);
-    spdlog::info("serving /metrics, /status and /healthz on {} (port {})", config.http.listen,
-                 admin->port());
+    spdlog::info("serving the status page (/), /metrics, /status and /healthz on {} (port {})",
+                 config.http.listen, admin->port());
   }
 
   // The pipeline of the current leadership term; a stop (signal, lost lock) goes to it.
