@@ -9,7 +9,7 @@ PACKAGES=(
   libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev clang-format-14
   mariadb-server mariadb-client clickhouse-server clickhouse-client clickhouse-tools
-  gnuplot-nox procps iproute2 python3 openssl tzdata debootstrap
+  gnuplot-nox procps iproute2 python3 openssl tzdata debootstrap chromium prometheus
 )
 
 missing=()

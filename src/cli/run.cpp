@@ -109,8 +109,9 @@ void RunCommand(const RunFlags& flags) {
     admin = std::make_unique<server::AdminServer>(registry, status, config.http.health);
     admin->RequireToken(config.http.token);
     admin->Start(config.http.listen);
-    spdlog::info("serving /metrics, /status and /healthz on {} (port {}){}", config.http.listen,
-                 admin->port(), config.http.token.empty() ? "" : ", token required");
+    spdlog::info("serving the status page (/), /metrics, /status and /healthz on {} (port {}){}",
+                 config.http.listen, admin->port(),
+                 config.http.token.empty() ? "" : ", token required");
   }
 
   // The pipeline of the current leadership term; a stop (signal, lost lock) goes to it.

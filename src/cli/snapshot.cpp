@@ -57,8 +57,8 @@ void SnapshotCommand(const SnapshotFlags& flags) {
   if (config.http.enabled) {
     admin = std::make_unique<server::AdminServer>(registry, status, config.http.health);
     admin->Start(config.http.listen);
-    spdlog::info("serving /metrics, /status and /healthz on {} (port {})", config.http.listen,
-                 admin->port());
+    spdlog::info("serving the status page (/), /metrics, /status and /healthz on {} (port {})",
+                 config.http.listen, admin->port());
   }
   std::atomic<bool> done{false};
   std::atomic<bool> stop_requested{false};

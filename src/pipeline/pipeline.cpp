@@ -121,6 +121,14 @@ void Pipeline::SetLastCheckpoint(const state::Checkpoint& checkpoint) {
   status_.SetSourcePosition({checkpoint.file, checkpoint.position, checkpoint.gtid});
 }
 
+void Pipeline::ShowStopped(const state::StoppedTable& stopped) {
+  // The target of a table stopped before it was routed (e.g. listed by the checkpoint) is not
+  // known here; the board keeps the one it knew, if any.
+  status_.Table(stopped.database, stopped.table, "", "")
+      .SetStopped(stopped.reason, stopped.position, std::chrono::system_clock::now());
+  metrics_.table_stopped.WithLabels({stopped.database, stopped.table}).Set(1);
+}
+
 std::string Pipeline::WaitingFor(const Error& error, Side side) const {
   if (side == Side::kSource) {
     return fmt::format("reconnecting to source {}:{}: {}", config_.source.host, config_.source.port,
@@ -258,11 +266,14 @@ void Pipeline::RunSession() {
     return mysql::Connection::Connect(endpoints::SourceConnectOptions(config_.source));
   };
   rc.make_stats = [this](const tables::SourceTableName& name, const tables::TargetTable& target) {
-    return std::make_unique<server::TableStats>(metrics_, status_, name.database, name.table,
-                                                target.database, target.table);
+    auto stats = std::make_unique<server::TableStats>(metrics_, status_, name.database, name.table,
+                                                      target.database, target.table);
+    stats->status.SetStreaming();
+    return stats;
   };
   rc.on_stop = [&](const state::StoppedTable& stopped) {
     metrics_.errors.WithLabels({"table_stopped"}).Increment();
+    ShowStopped(stopped);
     std::lock_guard lock(buffers.mutex());
     if (tracker) tracker->AddStop(stopped);
   };
@@ -327,6 +338,7 @@ void Pipeline::RunSession() {
   if (checkpoint) {
     for (const state::StoppedTable& s : checkpoint->stopped_tables) {
       router.AddStopped(s);
+      ShowStopped(s);
       spdlog::warn("{}.{} stays stopped since {}: {}", s.database, s.table, s.position, s.reason);
     }
   }
@@ -527,6 +539,7 @@ void Pipeline::RunSession() {
           lag = UnixSeconds(wall) - reader.last_event_time();
         }
         run_metrics_->lag.Set(std::max(0.0, lag));
+        status_.SetReplicationLag(lag);
         metrics_.buffered_bytes.Set(static_cast<double>(buffers.total_bytes()));
       }
       if (now >= next_checkpoint) {

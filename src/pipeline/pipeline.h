@@ -79,6 +79,8 @@ class Pipeline {
   void RunSession();
   std::string WaitingFor(const Error& error, Side side) const;
   void SetLastCheckpoint(const state::Checkpoint& checkpoint);
+  // A stopped table on /status, /healthz, the page and rowbridge_table_stopped.
+  void ShowStopped(const state::StoppedTable& stopped);
 
   config::Config config_;
   server::MetricsRegistry& registry_;

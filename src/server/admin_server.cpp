@@ -5,12 +5,18 @@
 #include <chrono>
 
 #include "common/error.h"
+#include "server/web_assets.h"
 
 namespace rowbridge::server {
 namespace {
 
 constexpr const char* kJsonContentType = "application/json";
 constexpr const char* kTextContentType = "text/plain; charset=utf-8";
+
+// Names from the source need not be UTF-8; replace bad bytes rather than fail the request.
+std::string JsonText(const nlohmann::ordered_json& json) {
+  return json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
 
 // Scrapes, probes and the status page's polls are few and quick, but httplib's read timeout bounds
 // each read, not a request, so a client trickling its headers holds a worker for as long as it
@@ -58,11 +64,10 @@ void AdminServer::Route() {
     res.set_content(metrics_.RenderPrometheus(), kPrometheusContentType);
   });
   server_->Get("/status", [this](const httplib::Request&, httplib::Response& res) {
-    // Names from the source need not be UTF-8; replace bad bytes rather than fail the request.
-    res.set_content(status_.ToJson(health_).dump(2, ' ', false,
-                                                 nlohmann::ordered_json::error_handler_t::replace) +
-                        "\n",
-                    kJsonContentType);
+    res.set_content(JsonText(status_.ToJson(health_)), kJsonContentType);
+  });
+  server_->Get("/status/history", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(JsonText(history_.ToJson()), kJsonContentType);
   });
   server_->Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
     Health health = status_.CheckHealth(health_);
@@ -70,9 +75,19 @@ void AdminServer::Route() {
     res.set_content((health.healthy ? "ok: " : "unhealthy: ") + health.reason + "\n",
                     kTextContentType);
   });
-  server_->Get("/", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content("rowbridge admin: /metrics /status /healthz\n", kTextContentType);
-  });
+  for (const WebAsset& asset : WebAssets()) {
+    const std::string path = asset.name == "index.html" ? "/" : "/" + std::string(asset.name);
+    server_->Get(path, [&asset](const httplib::Request&, httplib::Response& res) {
+      // The page is the binary's: a new version must not meet a cached script of the old one.
+      res.set_header("Cache-Control", "no-cache");
+      res.set_header("X-Content-Type-Options", "nosniff");
+      // Only our own files run: a table name that got past the page's escaping still cannot load
+      // or run a script.
+      res.set_header("Content-Security-Policy",
+                     "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'");
+      res.set_content(asset.body.data(), asset.body.size(), std::string(asset.content_type));
+    });
+  }
   server_->set_exception_handler(
       [](const httplib::Request& req, httplib::Response& res, std::exception_ptr error) {
         std::string message = "internal error";
@@ -119,6 +134,8 @@ void AdminServer::Start(const std::string& listen) {
       spdlog::error("{}", CurrentExceptionAsError("admin HTTP server thread on " + listen).what());
     }
   });
+  sampler_stop_ = false;
+  sampler_ = std::thread([this] { SampleHistory(); });
   // stop() before the listening loop has started would be lost, so wait for it.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (!server_->is_running()) {
@@ -130,7 +147,30 @@ void AdminServer::Start(const std::string& listen) {
   }
 }
 
+void AdminServer::SampleHistory() {
+  std::unique_lock lock(sampler_mutex_);
+  while (!sampler_stop_) {
+    lock.unlock();
+    try {
+      history_.Record(status_.Sample());
+    } catch (...) {
+      // The charts are not worth stopping replication for; the failure is still said.
+      spdlog::warn("{}", CurrentExceptionAsError("status history sampler").what());
+    }
+    lock.lock();
+    sampler_wake_.wait_for(lock, history_.interval(), [this] { return sampler_stop_; });
+  }
+}
+
 void AdminServer::Stop() {
+  if (sampler_.joinable()) {
+    {
+      std::lock_guard lock(sampler_mutex_);
+      sampler_stop_ = true;
+    }
+    sampler_wake_.notify_all();
+    sampler_.join();
+  }
   if (!server_) return;
   server_->stop();
   if (thread_.joinable()) thread_.join();

@@ -1,28 +1,35 @@
 // The HTTP admin endpoint (cpp-httplib), for operators and monitoring:
 //
-//   GET /metrics  Prometheus text format 0.0.4 (MetricsRegistry::RenderPrometheus)
-//   GET /status   JSON (StatusBoard::ToJson): state, source position, per-table counts, config
-//   GET /healthz  200 "ok: <state>" or 503 "unhealthy: <reason>" (StatusBoard::CheckHealth)
+//   GET /               the web status page (src/server/web/, embedded at build time; its other
+//                       files are served under their own names, e.g. /app.js)
+//   GET /metrics        Prometheus text format 0.0.4 (MetricsRegistry::RenderPrometheus)
+//   GET /status         JSON (StatusBoard::ToJson): state, source position, per-table state and
+//                       counts, config
+//   GET /status/history JSON (StatusHistory::ToJson): the last 15 minutes of lag and rows/s
+//   GET /healthz        200 "ok: <state>" or 503 "unhealthy: <reason>" (StatusBoard::CheckHealth)
 //
 // With a token (RequireToken), each of them needs "Authorization: Bearer <token>".
 //
 // Start() binds synchronously, so a bad or busy address is reported at once, then serves on a
 // background thread with a pool of workers large enough that a few clients trickling their
-// headers cannot starve /healthz. Stop() (also
-// run by the destructor) closes the socket and joins; it is idempotent. The registry and board must
-// outlive the server.
+// headers cannot starve /healthz, and samples the board into the history on another (every
+// StatusHistory interval, the first at once). Stop() (also run by the destructor) closes the
+// socket and joins both; it is idempotent. The registry and board must outlive the server.
 #pragma once
 
 #include <httplib.h>
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
 #include "config/config.h"
 #include "server/metrics.h"
 #include "server/status.h"
+#include "server/status_history.h"
 
 namespace rowbridge::server {
 
@@ -47,6 +54,7 @@ class AdminServer {
 
  private:
   void Route();
+  void SampleHistory();
 
   MetricsRegistry& metrics_;
   StatusBoard& status_;
@@ -55,6 +63,12 @@ class AdminServer {
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   uint16_t port_ = 0;
+
+  StatusHistory history_;
+  std::thread sampler_;
+  std::mutex sampler_mutex_;
+  std::condition_variable sampler_wake_;
+  bool sampler_stop_ = false;
 };
 
 }  // namespace rowbridge::server

@@ -28,12 +28,14 @@ PipelineMetrics::PipelineMetrics(MetricsRegistry& r)
       source_connected(
           r.AddGauge("rowbridge_source_connected", "1 while the binlog connection is up, else 0.")
               .Get()),
-      rows(r.AddCounter("rowbridge_rows_total",
-                        "Row changes written to ClickHouse, by source table and change type "
-                        "(insert, update, delete).",
-                        {"database", "table", "change"})),
+      rows(r.AddCounter(
+          "rowbridge_rows_total",
+          "Row changes the stream wrote to ClickHouse, by source table and change type "
+          "(insert, update, delete).",
+          {"database", "table", "change"})),
       snapshot_rows(r.AddCounter("rowbridge_snapshot_rows_total",
-                                 "Rows copied by the initial snapshot, by source table.",
+                                 "Rows written by the initial copy, by source table (the "
+                                 "stream's are in rowbridge_rows_total).",
                                  {"database", "table"})),
       target_bytes(r.AddCounter("rowbridge_target_bytes_total",
                                 "Uncompressed bytes of row data sent to ClickHouse, by source "
@@ -51,6 +53,11 @@ PipelineMetrics::PipelineMetrics(MetricsRegistry& r)
       last_flush_time(r.AddGauge("rowbridge_last_flush_timestamp_seconds",
                                  "Unix time of the table's last flush to ClickHouse.",
                                  {"database", "table"})),
+      table_stopped(r.AddGauge("rowbridge_table_stopped",
+                               "1 for a source table no longer replicated (a schema change or "
+                               "statement-logged DML rowbridge cannot follow; the reason is in "
+                               "/status); absent for the others.",
+                               {"database", "table"})),
       buffered_bytes(
           r.AddGauge("rowbridge_buffered_bytes",
                      "Bytes of row data buffered in memory, waiting to be written (bounded by "

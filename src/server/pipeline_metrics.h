@@ -27,6 +27,7 @@ struct PipelineMetrics {
   HistogramFamily& flush_rows;     // rowbridge_flush_rows{database,table}
   Family<Gauge>& lag;              // rowbridge_lag_seconds{database,table}
   Family<Gauge>& last_flush_time;  // rowbridge_last_flush_timestamp_seconds{database,table}
+  Family<Gauge>& table_stopped;    // rowbridge_table_stopped{database,table} = 1 once stopped
 
   // Process.
   Gauge& buffered_bytes;      // rowbridge_buffered_bytes

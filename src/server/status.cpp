@@ -1,36 +1,16 @@
 #include "server/status.h"
 
 #include <algorithm>
-#include <ctime>
 
 #include "common/error.h"
 #include "config/units.h"
+#include "server/status_time.h"
 
 namespace rowbridge::server {
 namespace {
 
 using Json = nlohmann::ordered_json;
 using std::chrono::milliseconds;
-
-int64_t UnixMs(TimePoint t) {
-  return std::chrono::duration_cast<milliseconds>(t.time_since_epoch()).count();
-}
-
-// RFC 3339 in UTC with milliseconds, or null for "never" (0).
-Json Timestamp(int64_t unix_ms) {
-  if (unix_ms == 0) return nullptr;
-  int64_t seconds = unix_ms / 1000;
-  int64_t millis = unix_ms % 1000;
-  if (millis < 0) {
-    millis += 1000;
-    --seconds;
-  }
-  std::time_t t = static_cast<std::time_t>(seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
-}
 
 // Whole seconds, rounded up, as a duration text ("4s", "1m30s").
 std::string Seconds(int64_t ms) {
@@ -60,58 +40,6 @@ const char* PipelineStateName(PipelineState state) {
       return "failed";
   }
   return "?";
-}
-
-TableStatus::TableStatus(std::string source_database, std::string source_table,
-                         std::string target_database, std::string target_table)
-    : source_database_(std::move(source_database)),
-      source_table_(std::move(source_table)),
-      target_database_(std::move(target_database)),
-      target_table_(std::move(target_table)) {}
-
-void TableStatus::AddRows(uint64_t inserted, uint64_t updated, uint64_t deleted) {
-  inserted_.fetch_add(inserted, std::memory_order_relaxed);
-  updated_.fetch_add(updated, std::memory_order_relaxed);
-  deleted_.fetch_add(deleted, std::memory_order_relaxed);
-}
-
-void TableStatus::RecordFlush(TimePoint flushed_at, TimePoint newest_event_time) {
-  // Clocks of two machines: a source clock ahead of ours must not make the lag negative.
-  lag_ms_.store(std::max<int64_t>(0, UnixMs(flushed_at) - UnixMs(newest_event_time)),
-                std::memory_order_relaxed);
-  last_flush_ms_.store(UnixMs(flushed_at), std::memory_order_relaxed);
-}
-
-void TableStatus::RecordError(const std::string& message, TimePoint at) {
-  std::lock_guard lock(error_mutex_);
-  last_error_ = message;
-  last_error_ms_ = UnixMs(at);
-}
-
-std::optional<milliseconds> TableStatus::lag() const {
-  int64_t lag = lag_ms_.load(std::memory_order_relaxed);
-  if (lag < 0) return std::nullopt;
-  return milliseconds(lag);
-}
-
-Json TableStatus::ToJson() const {
-  Json out;
-  out["source"] = {{"database", source_database_}, {"table", source_table_}};
-  out["target"] = {{"database", target_database_}, {"table", target_table_}};
-  out["rows"] = {{"insert", inserted_.load(std::memory_order_relaxed)},
-                 {"update", updated_.load(std::memory_order_relaxed)},
-                 {"delete", deleted_.load(std::memory_order_relaxed)}};
-  std::optional<milliseconds> current_lag = lag();
-  out["lag_seconds"] =
-      current_lag ? Json(static_cast<double>(current_lag->count()) / 1000) : Json();
-  out["last_flush_at"] = Timestamp(last_flush_ms_.load(std::memory_order_relaxed));
-  std::lock_guard lock(error_mutex_);
-  if (last_error_ms_ == 0) {
-    out["last_error"] = nullptr;
-  } else {
-    out["last_error"] = {{"message", last_error_}, {"at", Timestamp(last_error_ms_)}};
-  }
-  return out;
 }
 
 StatusBoard::StatusBoard(Clock clock)
@@ -149,6 +77,10 @@ void StatusBoard::RecordProgress() {
   last_progress_ms_.store(UnixMs(clock_()), std::memory_order_relaxed);
 }
 
+void StatusBoard::SetReplicationLag(double seconds) {
+  replication_lag_.store(std::max(0.0, seconds), std::memory_order_relaxed);
+}
+
 void StatusBoard::SetSourcePosition(SourcePosition position) {
   std::lock_guard lock(mutex_);
   position_ = std::move(position);
@@ -165,6 +97,9 @@ TableStatus& StatusBoard::Table(const std::string& source_database, const std::s
              .emplace(key, std::make_unique<TableStatus>(source_database, source_table,
                                                          target_database, target_table))
              .first;
+    tables_in_order_.push_back(it->second.get());
+  } else {
+    it->second->SetTargetIfUnknown(target_database, target_table);
   }
   return *it->second;
 }
@@ -201,6 +136,27 @@ Health StatusBoard::CheckHealth(const config::HealthConfig& policy) const {
     case PipelineState::kSnapshot:
     case PipelineState::kRunning:
       break;
+  }
+  std::vector<const TableStatus*> stopped;
+  for (const auto& [key, table] : tables_) {
+    if (table->state() == TableState::kStopped) stopped.push_back(table.get());
+  }
+  if (!stopped.empty()) {
+    // The other tables still replicate, but a stopped one needs a person; every name is said,
+    // the first one's reason too (the others' are in /status).
+    const TableStatus& first = *stopped.front();
+    const std::string first_name = first.source_database() + "." + first.source_table();
+    if (stopped.size() == 1) {
+      return {false, fmt::format("{}, but table {} is stopped: {}", StateText(now), first_name,
+                                 first.stop_reason())};
+    }
+    std::string names;
+    for (const TableStatus* table : stopped) {
+      if (!names.empty()) names += ", ";
+      names += table->source_database() + "." + table->source_table();
+    }
+    return {false, fmt::format("{}, but {} tables are stopped ({}); {}: {}", StateText(now),
+                               stopped.size(), names, first_name, first.stop_reason())};
   }
   int64_t last_alive =
       std::max({last_event_ms_.load(std::memory_order_relaxed),
@@ -241,24 +197,40 @@ Json StatusBoard::ToJson(const config::HealthConfig& policy) const {
   out["version"] = ROWBRIDGE_VERSION;
   out["state"] = PipelineStateName(state_);
   out["status"] = StateText(now);
-  out["state_since"] = Timestamp(state_since_ms_);
-  out["started_at"] = Timestamp(UnixMs(started_at_));
+  out["state_since"] = TimestampJson(state_since_ms_);
+  out["started_at"] = TimestampJson(UnixMs(started_at_));
   out["uptime_seconds"] = (UnixMs(now) - UnixMs(started_at_)) / 1000;
   out["health"] = {{"healthy", health.healthy}, {"reason", health.reason}};
+  const double replication_lag = replication_lag_.load(std::memory_order_relaxed);
   Json position = {
       {"file", position_.file}, {"position", position_.position}, {"gtid_set", position_.gtid_set}};
   out["source"] = {
       {"position", position},
       {"events", events_.load(std::memory_order_relaxed)},
       {"heartbeats", heartbeats_.load(std::memory_order_relaxed)},
-      {"last_event_at", Timestamp(last_event_ms_.load(std::memory_order_relaxed))},
-      {"last_event_time", Timestamp(last_event_time_ms_.load(std::memory_order_relaxed))},
-      {"last_heartbeat_at", Timestamp(last_heartbeat_ms_.load(std::memory_order_relaxed))}};
+      {"last_event_at", TimestampJson(last_event_ms_.load(std::memory_order_relaxed))},
+      {"last_event_time", TimestampJson(last_event_time_ms_.load(std::memory_order_relaxed))},
+      {"last_heartbeat_at", TimestampJson(last_heartbeat_ms_.load(std::memory_order_relaxed))},
+      {"lag_seconds", replication_lag < 0 ? Json() : Json(replication_lag)}};
   Json tables = Json::array();
-  for (const auto& [key, table] : tables_) tables.push_back(table->ToJson());
+  for (const auto& [key, table] : tables_) tables.push_back(table->ToJson(now));
   out["tables"] = tables;
   if (!config_.is_null()) out["config"] = config_;
   return out;
+}
+
+StatusSample StatusBoard::Sample() const {
+  StatusSample sample;
+  sample.at = clock_();
+  const double lag = replication_lag_.load(std::memory_order_relaxed);
+  if (lag >= 0) sample.lag_seconds = lag;
+  std::lock_guard lock(mutex_);
+  sample.tables.reserve(tables_in_order_.size());
+  for (const TableStatus* table : tables_in_order_) {
+    sample.tables.push_back(
+        {table->source_database(), table->source_table(), table->rows_written(), table->lag()});
+  }
+  return sample;
 }
 
 }  // namespace rowbridge::server

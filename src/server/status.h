@@ -2,9 +2,10 @@
 //
 // The pipeline reports into a StatusBoard: its state ("running", "waiting: reconnecting to source
 // 127.0.0.1:3306 (attempt 3, next in 4s)", "stopped"), the source position, source activity
-// (events, heartbeats) and, per replicated table, rows by change type, lag and the last flush and
-// error. Frequent updates are atomic stores: per-table handles are looked up once and kept, and
-// row counts are added per flushed batch, not per row. State changes and errors take a lock.
+// (events, heartbeats), the replication lag and, per replicated table, its TableStatus (state,
+// rows, lag, last flush and error). Frequent updates are atomic stores: per-table handles are
+// looked up once and kept, and row counts are added per flushed batch, not per row. State changes
+// and errors take a lock.
 //
 // Times are wall-clock (system_clock), read through an injectable clock so tests can move it.
 #pragma once
@@ -20,12 +21,13 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "config/config.h"
+#include "server/table_status.h"
 
 namespace rowbridge::server {
 
-using TimePoint = std::chrono::system_clock::time_point;
 using Clock = std::function<TimePoint()>;
 
 enum class PipelineState {
@@ -47,34 +49,16 @@ struct SourcePosition {
   std::string gtid_set;   // executed GTID set, empty if GTIDs are off
 };
 
-// One replicated source table. Thread-safe.
-class TableStatus {
- public:
-  TableStatus(std::string source_database, std::string source_table, std::string target_database,
-              std::string target_table);
-
-  // Rows written to the target, by change type.
-  void AddRows(uint64_t inserted, uint64_t updated, uint64_t deleted);
-  // A batch reached ClickHouse at `flushed_at`; its newest row was committed on the source at
-  // `newest_event_time`. The table's lag is the difference.
-  void RecordFlush(TimePoint flushed_at, TimePoint newest_event_time);
-  void RecordError(const std::string& message, TimePoint at);
-
-  const std::string& source_database() const { return source_database_; }
-  const std::string& source_table() const { return source_table_; }
-  // Lag at the last flush; nullopt before the first flush.
-  std::optional<std::chrono::milliseconds> lag() const;
-
-  nlohmann::ordered_json ToJson() const;
-
- private:
-  const std::string source_database_, source_table_, target_database_, target_table_;
-  std::atomic<uint64_t> inserted_{0}, updated_{0}, deleted_{0};
-  std::atomic<int64_t> last_flush_ms_{0};  // unix ms; 0 = never
-  std::atomic<int64_t> lag_ms_{-1};        // -1 = never flushed
-  mutable std::mutex error_mutex_;
-  std::string last_error_;
-  int64_t last_error_ms_ = 0;
+// What the history (StatusHistory) records of the board at one moment.
+struct StatusSample {
+  struct Table {
+    std::string database, table;
+    uint64_t rows_written = 0;                     // copied and streamed, since the start
+    std::optional<std::chrono::milliseconds> lag;  // at its last flush
+  };
+  TimePoint at;
+  std::optional<double> lag_seconds;  // the replication lag; nullopt before the stream reports one
+  std::vector<Table> tables;          // in the order the board first saw them
 };
 
 struct Health {
@@ -97,19 +81,27 @@ class StatusBoard {
   void SetSourcePosition(SourcePosition position);
   // Progress that involves no source event, e.g. a snapshot chunk copied.
   void RecordProgress();
+  // The stream's lag: seconds between now and the commit time of the oldest change not yet in
+  // ClickHouse (rowbridge_replication_lag_seconds).
+  void SetReplicationLag(double seconds);
 
-  // The status of one source table, created on first call; the reference stays valid.
+  // The status of one source table, created on first call; the reference stays valid. Empty
+  // target names: not known here (filled in by a later call that knows them).
   TableStatus& Table(const std::string& source_database, const std::string& source_table,
                      const std::string& target_database, const std::string& target_table);
 
   // Shown under "config" in /status (pass config::EffectiveConfigJson, which hides secrets).
   void SetConfig(nlohmann::ordered_json config);
 
-  // /healthz: healthy while starting, copying or running AND the source (or the snapshot) showed
-  // life within policy.max_silence AND (if policy.max_lag is set) no table's lag exceeds it.
+  // /healthz: healthy while starting, copying or running AND no table is stopped AND the source
+  // (or the snapshot) showed life within policy.max_silence AND (if policy.max_lag is set) no
+  // table's lag exceeds it. A stopped table names itself in the reason: the other tables still
+  // replicate, but this one needs a person (docs/running.md, "Stopped tables").
   Health CheckHealth(const config::HealthConfig& policy) const;
 
   nlohmann::ordered_json ToJson(const config::HealthConfig& policy) const;
+
+  StatusSample Sample() const;
 
   TimePoint Now() const { return clock_(); }
 
@@ -124,6 +116,7 @@ class StatusBoard {
   std::atomic<int64_t> last_progress_ms_{0};
   std::atomic<uint64_t> events_{0};
   std::atomic<uint64_t> heartbeats_{0};
+  std::atomic<double> replication_lag_{-1};  // -1 = not reported yet
 
   mutable std::mutex mutex_;
   PipelineState state_ = PipelineState::kStarting;
@@ -133,6 +126,7 @@ class StatusBoard {
   TimePoint waiting_next_{};
   SourcePosition position_;
   std::map<std::pair<std::string, std::string>, std::unique_ptr<TableStatus>> tables_;
+  std::vector<TableStatus*> tables_in_order_;  // as first seen: the history's stable order
   nlohmann::ordered_json config_;
 };
 

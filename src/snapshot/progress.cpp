@@ -46,30 +46,33 @@ std::string RenderProgress(const ProgressLine& l, bool bar) {
 
 Progress::Progress(server::MetricsRegistry& registry)
     : rows_(registry.AddGauge("rowbridge_snapshot_rows_copied",
-                              "Rows the initial copy has written, per source table", {"table"})),
+                              "Rows the initial copy has written, per source table",
+                              {"database", "table"})),
       estimated_(registry.AddGauge("rowbridge_snapshot_rows_estimated",
-                                   "Estimated rows of each source table being copied", {"table"})),
+                                   "Estimated rows of each source table being copied",
+                                   {"database", "table"})),
       rate_(registry.AddGauge("rowbridge_snapshot_rows_per_second",
-                              "Copy rate of each table over this run", {"table"})),
+                              "Copy rate of each table over this run", {"database", "table"})),
       eta_(registry.AddGauge("rowbridge_snapshot_eta_seconds",
                              "Estimated seconds until the table is copied (-1 = unknown)",
-                             {"table"})),
+                             {"database", "table"})),
       done_(registry.AddGauge("rowbridge_snapshot_table_done", "1 once the table is copied",
-                              {"table"})) {}
+                              {"database", "table"})) {}
 
 Progress::~Progress() {
   Stop();
 }
 
-TableProgressCounters& Progress::Add(const std::string& table) {
+TableProgressCounters& Progress::Add(const std::string& database, const std::string& table) {
   std::lock_guard lock(mutex_);
   auto t = std::make_unique<TableProgressCounters>();
-  t->table = table;
-  t->g_rows = &rows_.WithLabels({table});
-  t->g_estimated = &estimated_.WithLabels({table});
-  t->g_rate = &rate_.WithLabels({table});
-  t->g_eta = &eta_.WithLabels({table});
-  t->g_done = &done_.WithLabels({table});
+  t->table = database + "." + table;
+  const server::LabelValues labels = {database, table};
+  t->g_rows = &rows_.WithLabels(labels);
+  t->g_estimated = &estimated_.WithLabels(labels);
+  t->g_rate = &rate_.WithLabels(labels);
+  t->g_eta = &eta_.WithLabels(labels);
+  t->g_done = &done_.WithLabels(labels);
   tables_.push_back(std::move(t));
   return *tables_.back();
 }

@@ -3,11 +3,12 @@
 // follows. Counters are atomics the copy threads bump; a reporter thread renders them every
 // interval, as a live bar on a terminal (rewritten in place) or as plain log lines otherwise, and
 // the same numbers are exported as gauges:
-//   rowbridge_snapshot_rows_copied{table}      rows done (this and earlier runs)
-//   rowbridge_snapshot_rows_estimated{table}   the estimate of the table's rows
-//   rowbridge_snapshot_rows_per_second{table}  rate over this run
-//   rowbridge_snapshot_eta_seconds{table}      -1 when unknown
-//   rowbridge_snapshot_table_done{table}       1 once the table is copied
+//   rowbridge_snapshot_rows_copied{database,table}      rows done (this and earlier runs)
+//   rowbridge_snapshot_rows_estimated{database,table}   the estimate of the table's rows
+//   rowbridge_snapshot_rows_per_second{database,table}  rate over this run
+//   rowbridge_snapshot_eta_seconds{database,table}      -1 when unknown
+//   rowbridge_snapshot_table_done{database,table}       1 once the table is copied
+// (labelled like every per-table series: the source table's database and name).
 #pragma once
 
 #include <atomic>
@@ -58,7 +59,8 @@ class Progress {
   explicit Progress(server::MetricsRegistry& registry);
   ~Progress();
 
-  TableProgressCounters& Add(const std::string& table);
+  // The counters of source table `database`.`table`.
+  TableProgressCounters& Add(const std::string& database, const std::string& table);
   // Renders every `interval` on a thread: a bar when `tty`, else lines (every `interval`).
   void Start(bool tty, std::chrono::milliseconds interval);
   void Stop();

@@ -115,6 +115,7 @@ BinlogPoint PointOf(const mysql::BinlogPosition& p) {
 struct CopiedTable {
   const tables::ReplicatedTable* source = nullptr;
   std::unique_ptr<server::TableStats> stats;  // the table's rows in the metrics and /status
+  server::Counter* copied_rows = nullptr;     // rowbridge_snapshot_rows_total
   std::string label;
   std::vector<ColumnDef> text_columns;
   std::vector<uint32_t> key;  // empty: one chunk (keyless_single_chunk)
@@ -365,6 +366,7 @@ void SnapshotRunner::Impl::Prepare() {
     t->stats = std::make_unique<server::TableStats>(pipeline_metrics, runner.status_, name.database,
                                                     name.table, source.target->database,
                                                     source.target->table);
+    t->copied_rows = &pipeline_metrics.snapshot_rows.WithLabels({name.database, name.table});
     t->label = name.ToString();
     const tables::SourceTableSchema& schema = *source.known;
     t->text_columns = TextColumns(schema.columns);
@@ -423,7 +425,7 @@ void SnapshotRunner::Impl::Prepare() {
       Fail(ErrorCode::kConfig, "more than {} tables in one copy", kVersionBand / kTableBand - 1);
     t->writer =
         static_cast<uint32_t>(tables.size() % std::max<uint32_t>(1, config.snapshot.writers));
-    t->counters = &progress.Add(t->label);
+    t->counters = &progress.Add(name.database, name.table);
     t->counters->rows_done = t->progress.rows_done;
     t->counters->rows_at_start = t->progress.rows_done;
     t->counters->done = t->progress.state == "copied" || t->progress.state == "done";
@@ -438,6 +440,11 @@ void SnapshotRunner::Impl::Prepare() {
       estimate = count ? std::strtoull(count->c_str(), nullptr, 10) : 0;
     }
     t->counters->estimated = estimate;
+    if (t->counters->done) {
+      t->stats->status.FinishCopy();
+    } else {
+      t->stats->status.StartCopy(t->progress.rows_done, estimate, runner.status_.Now());
+    }
     auto engine = admin->QueryValue(fmt::format(
         "SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = {} AND TABLE_NAME = {}",
         mapping::QuoteString(name.database), mapping::QuoteString(name.table)));
@@ -502,7 +509,13 @@ void SnapshotRunner::Impl::Finish(CopiedTable& t, const UnitRecord& unit, uint64
   t.counters->rows_done = p.rows_done;
   if (unit.last) t.counters->done = true;
   rows_this_run += unit.chunk_rows;
-  t.stats->status.AddRows(inserted, updated, deleted);
+  // Every row the copy writes (its chunks and the binlog window's changes folded into them) is
+  // counted as copied, apart from the stream's rows.
+  const uint64_t written = inserted + updated + deleted;
+  t.copied_rows->Increment(written);
+  t.stats->status.AddCopiedRows(written);
+  t.stats->status.SetCopyProgress(p.rows_done);
+  if (unit.last) t.stats->status.FinishCopy();
 }
 
 std::future<void> SnapshotRunner::Impl::Submit(std::unique_ptr<WriteJob> job) {

@@ -269,6 +269,16 @@ std::string RowbridgeProcess::HttpGet(const std::string& path) {
   return result->body;
 }
 
+int RowbridgeProcess::HttpStatus(const std::string& path) {
+  const uint16_t port = HttpPort();
+  if (port == 0) return 0;
+  httplib::Client client("127.0.0.1", port);
+  client.set_connection_timeout(2);
+  client.set_read_timeout(5);
+  auto result = client.Get(path);
+  return result ? result->status : 0;
+}
+
 std::optional<state::Checkpoint> RowbridgeProcess::SavedCheckpoint() const {
   const std::string job = std::to_string(config_.server_id);
   std::string text;

@@ -80,6 +80,8 @@ class RowbridgeProcess {
   uint16_t HttpPort(std::chrono::seconds timeout = std::chrono::seconds(30));
   // GET http://127.0.0.1:<port><path>; empty if it cannot connect.
   std::string HttpGet(const std::string& path);
+  // The HTTP status of that GET; 0 if it cannot connect.
+  int HttpStatus(const std::string& path);
 
   std::string log() const;
   // Runs another rowbridge command (e.g. validate) with this config's environment.

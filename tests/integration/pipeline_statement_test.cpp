@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -109,6 +110,30 @@ TEST_F(PipelineStatementTest, StatementDmlStopsTheReplicatedTablesItWrites) {
   EXPECT_NE(status.find("stopped: the source logged UPDATE as a statement"), std::string::npos)
       << status;
   EXPECT_NE(rb.HttpGet("/metrics").find("rowbridge_stopped_tables 4"), std::string::npos);
+  // Each stopped table is "stopped" with its reason on /status (c goes on streaming), and
+  // /healthz fails naming them: the other tables replicate, but these need a person.
+  const nlohmann::json status_json = nlohmann::json::parse(status);
+  std::map<std::string, std::string> states;
+  for (const nlohmann::json& t : status_json["tables"]) {
+    const std::string name = t["source"]["table"];
+    states[name] = t["state"];
+    if (t["state"] == "stopped") {
+      EXPECT_EQ(t["stopped"]["reason"], stopped[name].reason);
+      EXPECT_EQ(t["stopped"]["position"], stopped[name].position);
+    }
+  }
+  EXPECT_EQ(states, (std::map<std::string, std::string>{{"a", "stopped"},
+                                                        {"b", "stopped"},
+                                                        {"c", "streaming"},
+                                                        {"d", "stopped"},
+                                                        {"e", "stopped"}}))
+      << status;
+  EXPECT_EQ(rb.HttpStatus("/healthz"), 503);
+  const std::string health = rb.HttpGet("/healthz");
+  EXPECT_EQ(health.rfind("unhealthy: running, but 4 tables are stopped (", 0), 0u) << health;
+  for (const char* table : {".a", ".b", ".d", ".e"})
+    EXPECT_NE(health.find(db + table), std::string::npos) << health;
+  EXPECT_EQ(health.find(db + ".c"), std::string::npos) << health;
   const std::string log = rb.log();
   EXPECT_NE(log.find("stopped replicating " + db + ".b: the source logged DELETE as a statement"),
             std::string::npos)
@@ -122,6 +147,14 @@ TEST_F(PipelineStatementTest, StatementDmlStopsTheReplicatedTablesItWrites) {
   EXPECT_EQ(Ch("SELECT count() FROM " + Target("b") + " FINAL WHERE _is_deleted = 0"), "2");
   EXPECT_EQ(Ch("SELECT count() FROM " + Target("c") + " FINAL WHERE _is_deleted = 0"), "3");
   EXPECT_NE(rb.log().find(db + ".b stays stopped"), std::string::npos);
+  // The checkpoint's stopped tables keep /healthz failing after the restart.
+  EXPECT_EQ(rb.HttpStatus("/healthz"), 503);
+  const std::string health_after = rb.HttpGet("/healthz");
+  EXPECT_NE(health_after.find("4 tables are stopped"), std::string::npos) << health_after;
+  EXPECT_NE(health_after.find(db + ".b"), std::string::npos) << health_after;
+  EXPECT_NE(
+      rb.HttpGet("/metrics").find("rowbridge_table_stopped{database=\"" + db + "\",table=\"b\"} 1"),
+      std::string::npos);
   EXPECT_EQ(rb.Terminate(), 0);
 }
 

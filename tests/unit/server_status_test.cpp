@@ -7,6 +7,7 @@ namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::seconds;
+using Json = nlohmann::ordered_json;
 
 // 2026-01-02T03:04:05.000Z
 const TimePoint kStart = TimePoint(seconds(1767323045));
@@ -108,8 +109,10 @@ TEST(ServerStatus, JsonHasEveryField) {
   board.RecordHeartbeat();
   TableStatus& orders = board.Table("shop", "orders", "analytics", "orders");
   EXPECT_EQ(&orders, &board.Table("shop", "orders", "analytics", "orders"));
+  orders.SetStreaming();
   orders.AddRows(10, 4, 1);
   orders.AddRows(1, 0, 0);
+  board.SetReplicationLag(0.5);
   orders.RecordFlush(clock.now, kStart + milliseconds(1250));
   board.Table("blog", "posts", "analytics", "posts")
       .RecordError("conversion error: posts.views: 300 out of range for UInt8", clock.now);
@@ -135,7 +138,8 @@ TEST(ServerStatus, JsonHasEveryField) {
     "heartbeats": 1,
     "last_event_at": "2026-01-02T03:04:06.500Z",
     "last_event_time": "2026-01-02T03:04:06.200Z",
-    "last_heartbeat_at": "2026-01-02T03:04:06.500Z"
+    "last_heartbeat_at": "2026-01-02T03:04:06.500Z",
+    "lag_seconds": 0.5
   },
   "tables": [
     {
@@ -147,10 +151,12 @@ TEST(ServerStatus, JsonHasEveryField) {
         "database": "analytics",
         "table": "posts"
       },
+      "state": "pending",
       "rows": {
         "insert": 0,
         "update": 0,
-        "delete": 0
+        "delete": 0,
+        "copied": 0
       },
       "lag_seconds": null,
       "last_flush_at": null,
@@ -168,10 +174,12 @@ TEST(ServerStatus, JsonHasEveryField) {
         "database": "analytics",
         "table": "orders"
       },
+      "state": "streaming",
       "rows": {
         "insert": 11,
         "update": 4,
-        "delete": 1
+        "delete": 1,
+        "copied": 0
       },
       "lag_seconds": 0.25,
       "last_flush_at": "2026-01-02T03:04:06.500Z",
@@ -184,6 +192,93 @@ TEST(ServerStatus, JsonHasEveryField) {
     }
   }
 })");
+}
+
+TEST(ServerStatus, CopyingShowsProgressAndEta) {
+  FakeClock clock;
+  StatusBoard board(clock.AsClock());
+  TableStatus& t = board.Table("shop", "orders", "analytics", "orders");
+  EXPECT_EQ(t.state(), TableState::kPending);
+  // Resumed: 1000 rows were copied by an earlier run; the rate counts this run only.
+  t.StartCopy(1000, 5000, clock.now);
+  Json json = t.ToJson(clock.now);
+  EXPECT_EQ(json["state"], "copying");
+  EXPECT_EQ(json["copy"]["rows_copied"], 1000);
+  EXPECT_EQ(json["copy"]["rows_estimated"], 5000);
+  EXPECT_DOUBLE_EQ(json["copy"]["fraction"].get<double>(), 0.2);
+  EXPECT_TRUE(json["copy"]["eta_seconds"].is_null()) << "no rate yet, so no ETA";
+  clock.now += seconds(10);
+  t.SetCopyProgress(2000);
+  t.AddCopiedRows(1000);
+  json = t.ToJson(clock.now);
+  EXPECT_DOUBLE_EQ(json["copy"]["fraction"].get<double>(), 0.4);
+  EXPECT_DOUBLE_EQ(json["copy"]["rows_per_second"].get<double>(), 100);
+  EXPECT_DOUBLE_EQ(json["copy"]["eta_seconds"].get<double>(), 30);
+  EXPECT_EQ(json["rows"]["copied"], 1000);
+  EXPECT_EQ(json["rows"]["insert"], 0) << "copied rows are not counted as streamed";
+  // A low estimate: past it the fraction is 1 and the ETA 0, never more or negative.
+  t.SetCopyProgress(6000);
+  json = t.ToJson(clock.now);
+  EXPECT_DOUBLE_EQ(json["copy"]["fraction"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(json["copy"]["eta_seconds"].get<double>(), 0);
+  t.FinishCopy();
+  EXPECT_EQ(t.ToJson(clock.now)["state"], "copied");
+  t.SetStreaming();
+  EXPECT_EQ(t.ToJson(clock.now)["state"], "streaming");
+  EXPECT_EQ(board.CheckHealth(Policy()).reason, "starting");
+}
+
+TEST(ServerStatus, StoppedTableIsFinalAndMakesHealthFail) {
+  FakeClock clock;
+  StatusBoard board(clock.AsClock());
+  board.SetState(PipelineState::kRunning);
+  TableStatus& orders = board.Table("shop", "orders", "analytics", "orders");
+  orders.SetStreaming();
+  EXPECT_TRUE(board.CheckHealth(Policy()).healthy);
+  // Stopped before its target was known (the checkpoint lists it), then named by the stream.
+  TableStatus& items = board.Table("shop", "items", "", "");
+  items.SetStopped("the source logged UPDATE as a statement", "mysql-bin.000003:4711", clock.now);
+  EXPECT_TRUE(items.ToJson(clock.now)["target"].is_null());
+  EXPECT_EQ(&items, &board.Table("shop", "items", "analytics", "items"));
+  EXPECT_EQ(items.ToJson(clock.now)["target"]["table"], "items");
+  items.SetStreaming();
+  items.StartCopy(0, 10, clock.now);
+  items.SetStopped("a later reason", "", clock.now);
+  Json json = items.ToJson(clock.now);
+  EXPECT_EQ(json["state"], "stopped");
+  EXPECT_EQ(json["stopped"]["reason"], "the source logged UPDATE as a statement");
+  EXPECT_EQ(json["stopped"]["position"], "mysql-bin.000003:4711");
+  EXPECT_EQ(json["stopped"]["at"], "2026-01-02T03:04:05.000Z");
+  Health health = board.CheckHealth(Policy());
+  EXPECT_FALSE(health.healthy);
+  EXPECT_EQ(health.reason,
+            "running, but table shop.items is stopped: the source logged UPDATE as a statement");
+  board.Table("blog", "posts", "", "")
+      .SetStopped("ALTER TABLE at x: cannot follow", "x", clock.now);
+  EXPECT_EQ(board.CheckHealth(Policy()).reason,
+            "running, but 2 tables are stopped (blog.posts, shop.items); blog.posts: ALTER TABLE "
+            "at x: cannot follow");
+  EXPECT_EQ(board.ToJson(Policy())["health"]["healthy"], false);
+}
+
+TEST(ServerStatus, SampleListsTablesInTheOrderFirstSeen) {
+  FakeClock clock;
+  StatusBoard board(clock.AsClock());
+  board.Table("z", "late", "a", "b").AddCopiedRows(7);
+  board.Table("a", "first", "a", "b").AddRows(1, 2, 3);
+  board.Table("a", "first", "a", "b").RecordFlush(clock.now, clock.now - seconds(2));
+  StatusSample sample = board.Sample();
+  EXPECT_EQ(sample.at, clock.now);
+  EXPECT_FALSE(sample.lag_seconds.has_value());
+  ASSERT_EQ(sample.tables.size(), 2u);
+  EXPECT_EQ(sample.tables[0].table, "late");
+  EXPECT_EQ(sample.tables[0].rows_written, 7u);
+  EXPECT_FALSE(sample.tables[0].lag.has_value());
+  EXPECT_EQ(sample.tables[1].table, "first");
+  EXPECT_EQ(sample.tables[1].rows_written, 6u);
+  EXPECT_EQ(sample.tables[1].lag, milliseconds(2000));
+  board.SetReplicationLag(1.5);
+  EXPECT_EQ(board.Sample().lag_seconds, 1.5);
 }
 
 TEST(ServerStatus, LagNeverNegative) {

@@ -1,0 +1,104 @@
+// The shipped monitoring (monitoring/grafana/rowbridge-dashboard.json and
+// monitoring/prometheus/rowbridge-alerts.yml) against a real `rowbridge run`: every metric the
+// dashboard and the alert rules name must be exported, so neither shows "no data" for a metric
+// that does not exist. The run copies a table, streams into it and stops another one, so the
+// copy's, the stream's and the stopped table's series all exist. (`promtool check rules` checks the
+// rules' syntax: the PrometheusRules test.)
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "integration/pipeline_fixture.h"
+#include "integration/pipeline_harness.h"
+#include "support/test_servers.h"
+
+namespace rowbridge::testing {
+namespace {
+
+// Every rowbridge_* name in a file of the repository.
+std::set<std::string> MetricNamesIn(const std::string& relative) {
+  std::ifstream in(std::string(ROWBRIDGE_SOURCE_DIR) + "/" + relative);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string content = text.str();
+  EXPECT_FALSE(content.empty()) << relative << " is missing or empty";
+  std::set<std::string> names;
+  const std::regex pattern("rowbridge_[a-z0-9_]+");
+  for (auto it = std::sregex_iterator(content.begin(), content.end(), pattern);
+       it != std::sregex_iterator(); ++it) {
+    names.insert(it->str());
+  }
+  return names;
+}
+
+class MonitoringTest : public PipelineFixture {
+ protected:
+  MonitoringTest() : PipelineFixture("rbm") {}
+};
+
+TEST_F(MonitoringTest, EveryMetricTheDashboardAndTheAlertsNameIsExported) {
+  std::set<std::string> names = MetricNamesIn("monitoring/grafana/rowbridge-dashboard.json");
+  const std::set<std::string> rules = MetricNamesIn("monitoring/prometheus/rowbridge-alerts.yml");
+  ASSERT_GE(names.size(), 10u);
+  ASSERT_GE(rules.size(), 4u);
+  names.insert(rules.begin(), rules.end());
+
+  TestDir dir("monitoring-metrics");
+  const std::string db = source_db_;
+  RunMysqlSql(mysql_, "CREATE DATABASE `" + db + "`; USE `" + db +
+                          "`; CREATE TABLE orders (id INT PRIMARY KEY, v INT); "
+                          "CREATE TABLE items (id INT PRIMARY KEY, v INT); "
+                          "INSERT INTO orders VALUES (1, 1), (2, 2), (3, 3);");
+  PipelineConfig config = Config(fmt::format("  - match: {}.*\n    mode: replica\n", db));
+  config.snapshot = true;
+  RowbridgeProcess rb(dir.path(), config);
+  rb.Start();
+  rb.WaitCaughtUp();  // copied, and streaming: what follows is the stream's
+  RunMysqlSql(mysql_, "USE `" + db +
+                          "`; INSERT INTO orders VALUES (4, 4); INSERT INTO items VALUES (1, 1); "
+                          "SET SESSION binlog_format = STATEMENT; UPDATE items SET v = 2; "
+                          "SET SESSION binlog_format = ROW;");
+  rb.WaitCaughtUp();
+  const std::string metrics = rb.HttpGet("/metrics");
+  ASSERT_FALSE(metrics.empty()) << rb.log();
+
+  for (const std::string& name : names) {
+    // A sample line, not only HELP and TYPE: "name{labels} value" or "name value"; a histogram's
+    // name (a text may name the family) has its samples as name_bucket, name_sum and name_count.
+    const std::regex sample("(^|\n)" + name + "(_bucket|_sum|_count)?[{ ]");
+    EXPECT_TRUE(std::regex_search(metrics, sample))
+        << name << " is named by the dashboard or the alerts but not exported";
+  }
+  // Per-table series carry the source table as {database, table}, the copy's too.
+  for (const char* family : {"rowbridge_snapshot_rows_copied", "rowbridge_snapshot_rows_total",
+                             "rowbridge_snapshot_rows_estimated", "rowbridge_lag_seconds"}) {
+    EXPECT_NE(metrics.find(fmt::format("{}{{database=\"{}\",table=\"orders\"}}", family, db)),
+              std::string::npos)
+        << family << "\n"
+        << metrics;
+  }
+  EXPECT_NE(metrics.find(fmt::format("rowbridge_snapshot_rows_total{{database=\"{}\",table="
+                                     "\"orders\"}} 3\n",
+                                     db)),
+            std::string::npos)
+      << "the copy's rows are counted apart from the stream's\n"
+      << metrics;
+  EXPECT_NE(
+      metrics.find(fmt::format(
+          "rowbridge_rows_total{{database=\"{}\",table=\"orders\",change=\"insert\"}} 1\n", db)),
+      std::string::npos)
+      << metrics;
+  EXPECT_NE(
+      metrics.find(fmt::format("rowbridge_table_stopped{{database=\"{}\",table=\"items\"}} 1", db)),
+      std::string::npos)
+      << metrics;
+  EXPECT_EQ(rb.Terminate(), 0);
+}
+
+}  // namespace
+}  // namespace rowbridge::testing
