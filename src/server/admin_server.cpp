@@ -35,6 +35,23 @@ bool SameSecret(std::string_view a, std::string_view b) {
   return difference == 0;
 }
 
+constexpr std::string_view kTokenCookie = "rowbridge_token";
+
+// The value of cookie `name` in a Cookie header ("a=1; rowbridge_token=xyz"), or "".
+std::string_view CookieValue(std::string_view header, std::string_view name) {
+  while (!header.empty()) {
+    const size_t end = header.find(';');
+    std::string_view pair = header.substr(0, end);
+    while (pair.starts_with(' ')) pair.remove_prefix(1);
+    if (pair.size() > name.size() && pair.starts_with(name) && pair[name.size()] == '=') {
+      return pair.substr(name.size() + 1);
+    }
+    if (end == std::string_view::npos) break;
+    header.remove_prefix(end + 1);
+  }
+  return {};
+}
+
 }  // namespace
 
 AdminServer::AdminServer(MetricsRegistry& metrics, StatusBoard& status, config::HealthConfig health)
@@ -48,15 +65,31 @@ void AdminServer::Route() {
   if (!token_.empty()) {
     server_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       constexpr std::string_view kBearer = "Bearer ";
-      const std::string& given = req.get_header_value("Authorization");
+      const std::string given = req.get_header_value("Authorization");
       if (given.starts_with(kBearer) &&
           SameSecret(std::string_view(given).substr(kBearer.size()), token_)) {
         return httplib::Server::HandlerResponse::Unhandled;
       }
+      // A browser cannot send a header when it opens a page: /?token=<token> once sets a cookie
+      // (HttpOnly, this site only) and sends it to the page without the token in its address;
+      // the page's own requests then carry the cookie.
+      if (SameSecret(CookieValue(req.get_header_value("Cookie"), kTokenCookie), token_)) {
+        return httplib::Server::HandlerResponse::Unhandled;
+      }
+      if (req.method == "GET" && req.has_param("token") &&
+          SameSecret(req.get_param_value("token"), token_)) {
+        res.status = 303;
+        res.set_header("Set-Cookie", std::string(kTokenCookie) + "=" + token_ +
+                                         "; HttpOnly; SameSite=Strict; Path=/");
+        res.set_header("Location", req.path);
+        return httplib::Server::HandlerResponse::Handled;
+      }
       res.status = 401;
       res.set_header("WWW-Authenticate", "Bearer");
-      res.set_content("unauthorized: send \"Authorization: Bearer <http.token>\"\n",
-                      kTextContentType);
+      res.set_content(
+          "unauthorized: send \"Authorization: Bearer <http.token>\" (in a browser, open "
+          "/?token=<http.token> once)\n",
+          kTextContentType);
       return httplib::Server::HandlerResponse::Handled;
     });
   }
