@@ -107,6 +107,25 @@ TEST(ServerHttp, WithATokenEveryRequestMustCarryIt) {
     ASSERT_TRUE(right) << path;
     EXPECT_EQ(right->status, 200) << path;
   }
+  // A browser: /?token= once sets an HttpOnly cookie and sends it on without the token; the cookie
+  // then opens every path. A wrong token in the address gets nothing.
+  auto wrong_login = client.Get("/?token=guess");
+  ASSERT_TRUE(wrong_login);
+  EXPECT_EQ(wrong_login->status, 401);
+  EXPECT_FALSE(wrong_login->has_header("Set-Cookie"));
+  auto login = client.Get("/?token=s3cret-token");
+  ASSERT_TRUE(login);
+  EXPECT_EQ(login->status, 303);
+  EXPECT_EQ(login->get_header_value("Location"), "/");
+  EXPECT_EQ(login->get_header_value("Set-Cookie"),
+            "rowbridge_token=s3cret-token; HttpOnly; SameSite=Strict; Path=/");
+  auto with_cookie =
+      client.Get("/status", {{"Cookie", "theme=dark; rowbridge_token=s3cret-token"}});
+  ASSERT_TRUE(with_cookie);
+  EXPECT_EQ(with_cookie->status, 200);
+  auto bad_cookie = client.Get("/status", {{"Cookie", "rowbridge_token=s3cret-tokeN"}});
+  ASSERT_TRUE(bad_cookie);
+  EXPECT_EQ(bad_cookie->status, 401);
 
   // The page and its files come from the binary (src/server/web/, embedded by the build) with the
   // headers that keep a stale copy or a foreign script out; /status/history has its first sample
