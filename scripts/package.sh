@@ -115,6 +115,7 @@ echo "  /etc/rowbridge/example.yaml loads (validate then says: $(head -n 1 <<<"$
 
 in_chroot getent passwd rowbridge >/dev/null || fail "the postinst made no user rowbridge"
 echo "  user: $(in_chroot getent passwd rowbridge)"
+# shellcheck disable=SC2016  # dpkg-query's own ${...}
 in_chroot dpkg-query --showformat='${Conffiles}\n' --show rowbridge | grep -q /etc/rowbridge/example.yaml ||
   fail "/etc/rowbridge/example.yaml is not a conffile"
 echo "  conffile: /etc/rowbridge/example.yaml"

@@ -111,10 +111,11 @@ build() {
   fi
   local version
   # shellcheck disable=SC2046  # the command's words
-  if ! version="$($SUDO chroot "$partial" $(check_command_of "$flavor") 2>&1 | head -n 1)"; then
+  if ! version="$($SUDO chroot "$partial" $(check_command_of "$flavor") 2>&1)"; then
     echo "source-chroots: $(check_command_of "$flavor") does not run in the chroot: $version" >&2
     return 1
   fi
+  version="${version%%$'\n'*}"
   $SUDO chroot "$partial" apt-get clean >/dev/null 2>&1 || true
   echo "$version" | $SUDO tee "$partial/.rowbridge-ready" >/dev/null
   remove_unmounted "$target"

@@ -43,7 +43,9 @@ bool IsStarted(server::PipelineState state) {
 }  // namespace
 
 ServiceNotifier::ServiceNotifier(const server::StatusBoard& status, config::HealthConfig policy)
-    : status_(status), policy_(std::move(policy)), active_(std::getenv("NOTIFY_SOCKET") != nullptr) {
+    : status_(status),
+      policy_(std::move(policy)),
+      active_(std::getenv("NOTIFY_SOCKET") != nullptr) {
   if (!active_) return;
   uint64_t usec = 0;
   if (sd_watchdog_enabled(0, &usec) > 0 && usec > 0) watchdog_interval_ = microseconds(usec);
@@ -62,6 +64,7 @@ ServiceNotifier::~ServiceNotifier() {
   }
   wake_.notify_all();
   thread_.join();
+  Tick();  // the last state (e.g. "failed: <why>"), if the thread did not send it yet
 }
 
 void ServiceNotifier::Stopping() {
@@ -105,9 +108,10 @@ void ServiceNotifier::Tick() {
       if (live.healthy) {
         spdlog::info("systemd watchdog: the pipeline shows life again; pinging");
       } else {
-        spdlog::warn("systemd watchdog: not pinging, the pipeline shows no life: {}; systemd "
-                     "restarts rowbridge if this lasts",
-                     live.reason);
+        spdlog::warn(
+            "systemd watchdog: not pinging, the pipeline shows no life: {}; systemd "
+            "restarts rowbridge if this lasts",
+            live.reason);
       }
       was_alive_ = live.healthy;
     }

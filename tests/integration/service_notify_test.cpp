@@ -136,8 +136,8 @@ TEST_F(ServiceNotifyTest, ReadyWhenRunningWatchdogWhileAliveStoppingOnSigterm) {
                               << systemd.AllMessages() << "log:\n"
                               << rb.log();
   EXPECT_NE(ready.find("STATUS=running"), std::string::npos) << ready;
-  EXPECT_TRUE(std::regex_search(rb.HttpGet("/status"),
-                                std::regex("\"state\"\\s*:\\s*\"running\"")));
+  EXPECT_TRUE(
+      std::regex_search(rb.HttpGet("/status"), std::regex("\"state\"\\s*:\\s*\"running\"")));
 
   // Pings at half the interval while it replicates: at least 4 in the next 3 s.
   RunMysqlSql(mysql_, fmt::format("INSERT INTO `{}`.events VALUES (1, 7)", source_db_));

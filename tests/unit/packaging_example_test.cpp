@@ -16,7 +16,9 @@
 namespace rowbridge::config {
 namespace {
 
-std::string ExamplePath() { return (rowbridge::testing::SourceDir() / "packaging/example.yaml"); }
+std::string ExamplePath() {
+  return (rowbridge::testing::SourceDir() / "packaging/example.yaml");
+}
 
 Config LoadExample(const std::map<std::string, std::string>& env) {
   LoadOptions options;
