@@ -9,8 +9,8 @@
 #                   of a pristine Debian 12 chroot (scripts/source-chroots.sh bookworm-pristine,
 #                   built once under /var/lib/rowbridge/chroots), runs `rowbridge --version`,
 #                   `rowbridge validate --help` and the installed example config there, checks
-#                   the user, the unit and the conffile, and verifies the unit with
-#                   `systemd-analyze verify` when the host has it. The copy is removed afterwards
+#                   the user, the unit and the conffile, and verifies the unit with the host's
+#                   `systemd-analyze verify` (skipped, saying so, when the host has none). The copy is removed afterwards
 #                   (nothing is ever mounted inside it).
 #
 # Knobs (environment): ROWBRIDGE_RELEASE_BUILD (default build/release), ROWBRIDGE_PACKAGE_DIR
@@ -46,8 +46,11 @@ command -v dpkg-shlibdeps >/dev/null || {
 }
 
 t0=$SECONDS
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_UNITY_BUILD=ON \
-  -DCMAKE_INSTALL_PREFIX=/usr -DROWBRIDGE_TESTS=OFF -DROWBRIDGE_BENCH=OFF >/dev/null
+# -O2 as Debian builds its packages (dpkg-buildflags), not CMake's Release -O3: it compiles
+# faster. A unity build compiles each module in a few large files: faster again.
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
+  -DCMAKE_UNITY_BUILD=ON -DCMAKE_INSTALL_PREFIX=/usr -DROWBRIDGE_TESTS=OFF -DROWBRIDGE_BENCH=OFF \
+  >/dev/null
 nice cmake --build "$BUILD" -j "$JOBS" --target rowbridge rowbridge-loadgen
 echo "package.sh: release build took $((SECONDS - t0))s"
 
@@ -93,7 +96,7 @@ fail() {
 echo "package.sh: installing $(basename "$deb") into a copy of $pristine"
 in_chroot apt-get -o Acquire::Check-Valid-Until=false update -qq ||
   fail "apt-get update in the chroot"
-in_chroot apt-get install -y -q --no-install-recommends "/tmp/$(basename "$deb")" ||
+in_chroot apt-get install -y -q -o Dpkg::Use-Pty=0 --no-install-recommends "/tmp/$(basename "$deb")" ||
   fail "apt-get install of the package"
 
 got="$(in_chroot rowbridge --version)" || fail "rowbridge --version does not run"
@@ -104,14 +107,11 @@ echo "  rowbridge validate --help: ok"
 in_chroot rowbridge-loadgen --help >/dev/null || fail "rowbridge-loadgen --help"
 echo "  rowbridge-loadgen --help: ok"
 
-# The installed example loads: validate gets past the configuration to the source, which is not
-# there (nothing listens on the chroot's port 3306... unless the host has a server there, which
-# then answers; either way the config was read).
+# The installed example loads: validate says so, then fails on the servers, which are not there.
 out="$(in_chroot env MYSQL_PASSWORD=x rowbridge validate -c /etc/rowbridge/example.yaml 2>&1)" || true
-if grep -q "configuration problem" <<<"$out"; then
+grep -q "^config /etc/rowbridge/example.yaml: ok" <<<"$out" ||
   fail "the installed example.yaml does not load: $out"
-fi
-echo "  /etc/rowbridge/example.yaml loads (validate then says: $(head -n 1 <<<"$out"))"
+echo "  rowbridge validate -c /etc/rowbridge/example.yaml: $(grep "^config " <<<"$out")"
 
 in_chroot getent passwd rowbridge >/dev/null || fail "the postinst made no user rowbridge"
 echo "  user: $(in_chroot getent passwd rowbridge)"
@@ -126,9 +126,14 @@ grep -qx 'ExecStart=/usr/bin/rowbridge run --config /etc/rowbridge/%i.yaml' "$un
 echo "  unit: /lib/systemd/system/rowbridge@.service"
 
 if command -v systemd-analyze >/dev/null; then
-  # An instance of the template, with the chroot as the root the binary is looked up in.
-  verify="$(systemd-analyze verify --root="$scratch" rowbridge@shop.service 2>&1)" ||
+  # The installed unit, as an instance of the template; its ExecStart names the chroot's binary,
+  # since verify checks that the command exists (the chroot has no systemd to verify it with).
+  unit_copy="$(mktemp -d)"
+  sed "s#^ExecStart=/usr/bin/rowbridge #ExecStart=$scratch/usr/bin/rowbridge #" "$unit" \
+    >"$unit_copy/rowbridge@.service"
+  verify="$(systemd-analyze verify "$unit_copy/rowbridge@shop.service" 2>&1)" ||
     fail "systemd-analyze verify rowbridge@shop.service: $verify"
+  rm -r "$unit_copy"
   [ -z "$verify" ] || fail "systemd-analyze verify rowbridge@shop.service warns: $verify"
   echo "  systemd-analyze verify rowbridge@shop.service: ok"
 else
