@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
@@ -151,6 +152,7 @@ TEST_F(ServiceNotifyTest, ReadyWhenRunningWatchdogWhileAliveStoppingOnSigterm) {
 
   EXPECT_EQ(rb.Terminate(), 0) << rb.log();
   EXPECT_FALSE(systemd.WaitForLine("STOPPING=1", 5s).empty()) << systemd.AllMessages();
+  std::printf("what systemd received:\n%s", systemd.AllMessages().c_str());
 }
 
 }  // namespace
