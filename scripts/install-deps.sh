@@ -6,10 +6,10 @@ set -euo pipefail
 PACKAGES=(
   build-essential g++ cmake ninja-build ccache pkg-config git
   libssl-dev zlib1g-dev liblz4-dev libzstd-dev libfmt-dev libspdlog-dev libcli11-dev
-  libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev
+  libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libsystemd-dev
   libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev clang-format-14
   mariadb-server mariadb-client clickhouse-server clickhouse-client clickhouse-tools
-  gnuplot-nox procps iproute2 python3 openssl tzdata debootstrap chromium prometheus
+  gnuplot-nox procps iproute2 python3 openssl tzdata debootstrap dpkg-dev chromium prometheus
 )
 
 missing=()

@@ -19,6 +19,8 @@
 #   ROWBRIDGE_SKIP_DEPS=1  do not run scripts/install-deps.sh
 #   ROWBRIDGE_TEST_SOURCES the other source flavors to run the integration tests against
 #                          (default "mysql mariadb11"; "" runs MariaDB 10.11 only)
+#   ROWBRIDGE_PACKAGE_TEST=0  skip the Debian package step (scripts/package.sh --install-test:
+#                          a release build, the .deb, installed into a clean Debian 12 chroot)
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT" || exit 1
@@ -236,7 +238,21 @@ if ((${#OTHER_SOURCES[@]})); then
   bash "$ROOT/scripts/source-chroots.sh" all >"${TMPDIR:-/tmp}/rowbridge-source-chroots.log" 2>&1 &
   CHROOTS_PID=$!
 fi
+# The package's install test copies a pristine Debian 12 chroot; it is built (once, downloads)
+# meanwhile too. scripts/package.sh waits for it (a lock) or builds it if this failed.
+PACKAGE_TEST="${ROWBRIDGE_PACKAGE_TEST:-1}"
+if [[ "$PACKAGE_TEST" == 1 ]]; then
+  bash "$ROOT/scripts/source-chroots.sh" bookworm-pristine \
+    >"${TMPDIR:-/tmp}/rowbridge-pristine-chroot.log" 2>&1 &
+fi
 step "build (ASan+UBSan)" build_asan || exit 1
+# The package's release build runs at the lowest priority while the tests run: it takes CPU the
+# tests leave idle (waiting on servers) rather than minutes of its own at the end.
+PACKAGE_BUILD_PID=""
+if [[ "$PACKAGE_TEST" == 1 ]]; then
+  nice -n 19 bash "$ROOT/scripts/package.sh" >"${TMPDIR:-/tmp}/rowbridge-package-build.log" 2>&1 &
+  PACKAGE_BUILD_PID=$!
+fi
 step "start test servers" start_servers || exit 1
 step "unit and integration tests, MariaDB 10.11 (ctest)" run_ctest
 step "benchmark scripts, smoke mode (bench/*.sh --smoke)" bench_smoke
@@ -270,4 +286,18 @@ else
   if step "build fuzz targets (clang-14)" build_fuzz; then
     step "fuzz ${#FUZZERS[@]} targets x ${FUZZ_SECONDS}s" run_fuzzers
   fi
+fi
+
+if [[ "$PACKAGE_TEST" == 1 ]]; then
+  # Waits for the background build, then package.sh finds it done and runs the install test.
+  package() {
+    wait "$PACKAGE_BUILD_PID" || {
+      cat "${TMPDIR:-/tmp}/rowbridge-package-build.log"
+      return 1
+    }
+    bash "$ROOT/scripts/package.sh" --install-test
+  }
+  step "Debian package + clean-chroot install" package
+else
+  SUMMARY+=("  (package step skipped: ROWBRIDGE_PACKAGE_TEST=0)")
 fi

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cli/logging.h"
+#include "cli/service_notifier.h"
 #include "common/error.h"
 #include "common/retry.h"
 #include "common/write_fence.h"
@@ -103,6 +104,8 @@ void RunCommand(const RunFlags& flags) {
   server::MetricsRegistry registry;
   server::StatusBoard status;
   status.SetConfig(config::EffectiveConfigJson(config));
+  // Under systemd (Type=notify): READY once replicating, the state, watchdog pings while alive.
+  ServiceNotifier notifier(status, config.http.health);
 
   std::unique_ptr<server::AdminServer> admin;
   if (config.http.enabled) {
@@ -131,6 +134,7 @@ void RunCommand(const RunFlags& flags) {
       if (sig == SIGINT || sig == SIGTERM) {
         spdlog::info("received {}; stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
         stop_requested = true;
+        notifier.Stopping();
         stop_pipeline();
       }
     }

@@ -5,6 +5,7 @@
 #include "clickhouse/columns/civil_time.h"
 #include "clickhouse/columns/date.h"
 #include "clickhouse/columns/numeric.h"
+#include "common/civil_date.h"
 #include "mapping/integer_converters.h"
 #include "mapping/text_sink.h"
 
@@ -19,11 +20,6 @@ using clickhouse::Column;
 using clickhouse::TypeCode;
 
 constexpr int64_t kMicrosPerDay = int64_t{86400} * 1000000;
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
 
 uint32_t DaysInMonth(uint32_t year, uint32_t month) {
   static constexpr uint8_t kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};

@@ -7,6 +7,7 @@
 
 #include "clickhouse/columns/civil_time.h"
 #include "common/byte_reader.h"
+#include "common/civil_date.h"
 #include "common/error.h"
 
 namespace rowbridge::mapping {
@@ -19,11 +20,6 @@ constexpr int32_t kMaxOffsetSeconds = 26 * 3600;
 // A TZif file of tzdata is a few kB; anything much larger is not one.
 constexpr size_t kMaxTzifBytes = 4 << 20;
 constexpr uint32_t kMaxTransitions = 1u << 20;
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
 
 bool IsLeapYear(int64_t year) {
   return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;

@@ -18,10 +18,6 @@ constexpr uint32_t kWantedCapabilities = kClientLongPassword | kClientLongFlag |
                                          kClientPluginAuth | kClientPluginAuthLenencData |
                                          kClientConnectAttrs | kClientDeprecateEof;
 
-uint8_t First(std::string_view payload) {
-  return payload.empty() ? 0 : static_cast<uint8_t>(payload[0]);
-}
-
 }  // namespace
 
 // --- ResultSet -------------------------------------------------------------------------------
@@ -184,7 +180,7 @@ void Connection::Handshake(const ConnectOptions& options) {
   bool public_key_requested = false;
   for (int round = 0; round < 8; ++round) {
     std::string_view packet = channel_.ReadPacket();
-    switch (First(packet)) {
+    switch (PacketMarker(packet)) {
       case kOkMarker:
         auth_plugin_ = plugin;
         return;
@@ -226,7 +222,7 @@ void Connection::Handshake(const ConnectOptions& options) {
       }
       default:
         Fail(ErrorCode::kProtocol, "MySQL server {} sent an unexpected packet (0x{:02x}) while {}",
-             peer(), First(packet), context);
+             peer(), PacketMarker(packet), context);
     }
   }
   Fail(ErrorCode::kProtocol, "MySQL server {} did not finish authentication after 8 rounds",
@@ -289,7 +285,7 @@ ResultSet Connection::Query(std::string_view sql) {
   ResultSet rs(this);
   try {
     std::string_view packet = channel_.ReadPacket();
-    uint8_t first = First(packet);
+    uint8_t first = PacketMarker(packet);
     if (first == kErrMarker) ThrowServerError(packet, peer());
     if (first == kOkMarker) {
       OkPacket ok = ParseOk(packet, peer());
@@ -369,10 +365,10 @@ void Connection::Ping() {
   SendCommand(std::string_view(&command, 1));
   std::string_view packet = channel_.ReadPacket();
   if (IsErr(packet)) ThrowServerError(packet, peer(), "pinging");
-  if (First(packet) != kOkMarker) {
+  if (PacketMarker(packet) != kOkMarker) {
     broken_ = true;
     Fail(ErrorCode::kProtocol, "MySQL server {} answered COM_PING with 0x{:02x}", peer(),
-         First(packet));
+         PacketMarker(packet));
   }
 }
 

@@ -9,10 +9,6 @@
 namespace rowbridge::mysql {
 namespace {
 
-uint8_t First(std::string_view payload) {
-  return payload.empty() ? 0 : static_cast<uint8_t>(payload[0]);
-}
-
 // Reads `count` column definitions and, unless CLIENT_DEPRECATE_EOF, the EOF after them.
 std::vector<ColumnDefinition> ReadDefinitions(PacketChannel& channel, uint64_t count,
                                               bool deprecate_eof, std::string_view what) {
@@ -70,7 +66,7 @@ bool BinaryResultSet::Next() {
       ThrowServerError(packet, c.peer(), "reading rows");
     }
     // Rows start with 0x00, so 0xfe can only be the end (EOF, or OK with CLIENT_DEPRECATE_EOF).
-    if (First(packet) == kEofMarker) {
+    if (PacketMarker(packet) == kEofMarker) {
       done_ = true;
       c.result_open_ = false;
       uint16_t status = 0;
@@ -113,10 +109,10 @@ PreparedStatement PreparedStatement::Prepare(Connection& connection, std::string
   try {
     std::string_view packet = c.channel_.ReadPacket();
     if (IsErr(packet)) ThrowServerError(packet, c.peer(), "preparing a statement");
-    if (First(packet) != kOkMarker || packet.size() < 12) {
+    if (PacketMarker(packet) != kOkMarker || packet.size() < 12) {
       Fail(ErrorCode::kProtocol,
            "MySQL server {} answered COM_STMT_PREPARE with a bad packet (0x{:02x}, {} bytes)",
-           c.peer(), First(packet), packet.size());
+           c.peer(), PacketMarker(packet), packet.size());
     }
     ByteReader r(packet, 0, "COM_STMT_PREPARE answer");
     r.Skip(1);
@@ -189,7 +185,7 @@ BinaryResultSet PreparedStatement::Execute() {
   BinaryResultSet rs(&c);
   try {
     std::string_view packet = c.channel_.ReadPacket();
-    const uint8_t first = First(packet);
+    const uint8_t first = PacketMarker(packet);
     if (first == kErrMarker) ThrowServerError(packet, c.peer(), "executing a statement");
     if (first == kOkMarker) {
       OkPacket ok = ParseOk(packet, c.peer());

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace rowbridge::mysql {
 
@@ -43,6 +44,12 @@ inline constexpr uint8_t kErrMarker = 0xff;
 
 // Server status flags.
 inline constexpr uint16_t kServerMoreResultsExist = 0x0008;
+
+// A packet's first byte, which tells its kind (kOkMarker, kEofMarker, kErrMarker, ...); 0 for an
+// empty packet.
+inline uint8_t PacketMarker(std::string_view payload) {
+  return payload.empty() ? 0 : static_cast<uint8_t>(payload[0]);
+}
 
 // Packets carry at most this many payload bytes; a payload of exactly this size is followed by
 // another packet continuing it.

@@ -120,6 +120,59 @@ std::string StatusBoard::StateText(TimePoint now) const {
   return text;
 }
 
+std::string StatusBoard::SilenceProblem(const config::HealthConfig& policy, TimePoint now) const {
+  const int64_t last_alive =
+      std::max({last_event_ms_.load(std::memory_order_relaxed),
+                last_heartbeat_ms_.load(std::memory_order_relaxed),
+                last_progress_ms_.load(std::memory_order_relaxed), state_since_ms_});
+  const int64_t silence = UnixMs(now) - last_alive;
+  if (silence <= policy.max_silence.count()) return "";
+  return fmt::format("{}, but no event, heartbeat or progress for {} (limit {})", StateText(now),
+                     Seconds(silence), config::FormatDuration(policy.max_silence));
+}
+
+Health StatusBoard::CheckLiveness(const config::HealthConfig& policy) const {
+  const TimePoint now = clock_();
+  std::lock_guard lock(mutex_);
+  switch (state_) {
+    case PipelineState::kStandby:
+    case PipelineState::kStopping:
+      return {true, StateText(now)};
+    case PipelineState::kStopped:
+    case PipelineState::kFailed:
+      return {false, StateText(now)};
+    case PipelineState::kWaiting: {
+      const int64_t overdue = UnixMs(now) - UnixMs(waiting_next_);
+      if (waiting_attempt_ > 0 && overdue > policy.max_silence.count()) {
+        return {false, fmt::format("{}, but the attempt is {} overdue (limit {})", StateText(now),
+                                   Seconds(overdue), config::FormatDuration(policy.max_silence))};
+      }
+      return {true, StateText(now)};
+    }
+    case PipelineState::kStarting:
+    case PipelineState::kSnapshot:
+    case PipelineState::kRunning:
+      break;
+  }
+  if (std::string silent = SilenceProblem(policy, now); !silent.empty()) return {false, silent};
+  return {true, StateText(now)};
+}
+
+PipelineState StatusBoard::state() const {
+  std::lock_guard lock(mutex_);
+  return state_;
+}
+
+std::string StatusBoard::StateLine() const {
+  std::lock_guard lock(mutex_);
+  std::string text = PipelineStateName(state_);
+  if (!detail_.empty()) text += ": " + detail_;
+  if (state_ == PipelineState::kWaiting && waiting_attempt_ > 0) {
+    text += fmt::format(" (attempt {})", waiting_attempt_);
+  }
+  return text;
+}
+
 Health StatusBoard::CheckHealth(const config::HealthConfig& policy) const {
   const TimePoint now = clock_();
   std::lock_guard lock(mutex_);
@@ -158,16 +211,7 @@ Health StatusBoard::CheckHealth(const config::HealthConfig& policy) const {
     return {false, fmt::format("{}, but {} tables are stopped ({}); {}: {}", StateText(now),
                                stopped.size(), names, first_name, first.stop_reason())};
   }
-  int64_t last_alive =
-      std::max({last_event_ms_.load(std::memory_order_relaxed),
-                last_heartbeat_ms_.load(std::memory_order_relaxed),
-                last_progress_ms_.load(std::memory_order_relaxed), state_since_ms_});
-  int64_t silence = UnixMs(now) - last_alive;
-  if (silence > policy.max_silence.count()) {
-    return {false,
-            fmt::format("{}, but no event, heartbeat or progress for {} (limit {})", StateText(now),
-                        Seconds(silence), config::FormatDuration(policy.max_silence))};
-  }
+  if (std::string silent = SilenceProblem(policy, now); !silent.empty()) return {false, silent};
   if (policy.max_lag) {
     const TableStatus* worst = nullptr;
     milliseconds worst_lag{0};

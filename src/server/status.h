@@ -99,6 +99,21 @@ class StatusBoard {
   // replicate, but this one needs a person (docs/running.md, "Stopped tables").
   Health CheckHealth(const config::HealthConfig& policy) const;
 
+  // Whether the process shows life, for a watchdog that restarts a wedged process (the systemd
+  // service's WatchdogSec). Narrower than CheckHealth, because a restart must cure what it
+  // judges: starting, copying and running are alive while the source (or the copy) showed life
+  // within policy.max_silence, as for /healthz; lag is not judged (a lagging pipeline works, and
+  // a restart would only add to the lag); waiting is alive while its retries keep their schedule
+  // (the next attempt is at most policy.max_silence overdue), since a restart cannot bring a
+  // server back; standby and stopping are alive; stopped and failed are not.
+  Health CheckLiveness(const config::HealthConfig& policy) const;
+
+  PipelineState state() const;
+  // The state and its detail as one line, like /status's "status" but without the waiting
+  // countdown ("waiting: reconnecting to source db1:3306: ... (attempt 3)"), so that the line
+  // changes only when the state does: for a service manager's status text.
+  std::string StateLine() const;
+
   nlohmann::ordered_json ToJson(const config::HealthConfig& policy) const;
 
   StatusSample Sample() const;
@@ -107,6 +122,9 @@ class StatusBoard {
 
  private:
   std::string StateText(TimePoint now) const;  // requires mutex_
+  // Why the pipeline counts as silent at `now` (no event, heartbeat or progress within
+  // policy.max_silence), or empty. Requires mutex_.
+  std::string SilenceProblem(const config::HealthConfig& policy, TimePoint now) const;
 
   Clock clock_;
   const TimePoint started_at_;

@@ -98,6 +98,75 @@ TEST(ServerStatus, LagBeyondTheBoundIsUnhealthy) {
             "1m)");
 }
 
+TEST(ServerStatus, LivenessJudgesSilenceButNotLag) {
+  FakeClock clock;
+  StatusBoard board(clock.AsClock());
+  EXPECT_TRUE(board.CheckLiveness(Policy()).healthy);  // starting
+  board.SetState(PipelineState::kSnapshot, "initial copy");
+  clock.now += seconds(59);
+  board.RecordProgress();  // a chunk copied
+  clock.now += seconds(60);
+  EXPECT_TRUE(board.CheckLiveness(Policy()).healthy);
+  board.SetState(PipelineState::kRunning);
+  TableStatus& orders = board.Table("shop", "orders", "analytics", "orders");
+  orders.RecordFlush(clock.now, clock.now - seconds(3600));
+  board.RecordHeartbeat();
+  // Far behind, but working: unhealthy for /healthz, alive for the watchdog.
+  EXPECT_FALSE(board.CheckHealth(Policy(seconds(60))).healthy);
+  EXPECT_TRUE(board.CheckLiveness(Policy(seconds(60))).healthy);
+  clock.now += seconds(61);
+  Health wedged = board.CheckLiveness(Policy());
+  EXPECT_FALSE(wedged.healthy);
+  EXPECT_EQ(wedged.reason, "running, but no event, heartbeat or progress for 1m1s (limit 1m)");
+}
+
+TEST(ServerStatus, WaitingIsAliveWhileItsRetriesKeepTheirSchedule) {
+  FakeClock clock;
+  StatusBoard board(clock.AsClock());
+  board.SetState(PipelineState::kRunning);
+  board.SetWaiting("reconnecting to ClickHouse 127.0.0.1:9000", 7, clock.now + seconds(30));
+  EXPECT_FALSE(board.CheckHealth(Policy()).healthy);
+  EXPECT_TRUE(board.CheckLiveness(Policy()).healthy);
+  clock.now += seconds(90);  // the attempt is due since 60 s: still within max_silence
+  EXPECT_TRUE(board.CheckLiveness(Policy()).healthy);
+  clock.now += seconds(1);
+  Health stuck = board.CheckLiveness(Policy());
+  EXPECT_FALSE(stuck.healthy);
+  EXPECT_EQ(stuck.reason,
+            "waiting: reconnecting to ClickHouse 127.0.0.1:9000 (attempt 7, retrying now), but the "
+            "attempt is 1m1s overdue (limit 1m)");
+}
+
+TEST(ServerStatus, StandbyAndStoppingAreAliveStoppedAndFailedAreNot) {
+  FakeClock clock;
+  StatusBoard board(clock.AsClock());
+  board.SetState(PipelineState::kStandby, "waiting for the leader lock");
+  clock.now += seconds(3600);
+  EXPECT_TRUE(board.CheckLiveness(Policy()).healthy);
+  board.SetState(PipelineState::kStopping);
+  clock.now += seconds(3600);
+  EXPECT_TRUE(board.CheckLiveness(Policy()).healthy);
+  board.SetState(PipelineState::kStopped);
+  EXPECT_FALSE(board.CheckLiveness(Policy()).healthy);
+  board.SetState(PipelineState::kFailed, "no key");
+  EXPECT_FALSE(board.CheckLiveness(Policy()).healthy);
+}
+
+TEST(ServerStatus, StateLineHasNoCountdown) {
+  FakeClock clock;
+  StatusBoard board(clock.AsClock());
+  EXPECT_EQ(board.StateLine(), "starting");
+  EXPECT_EQ(board.state(), PipelineState::kStarting);
+  board.SetState(PipelineState::kSnapshot, "initial copy");
+  EXPECT_EQ(board.StateLine(), "snapshot: initial copy");
+  board.SetWaiting("reconnecting to source 127.0.0.1:3306", 2, clock.now + seconds(4));
+  const std::string line = board.StateLine();
+  EXPECT_EQ(line, "waiting: reconnecting to source 127.0.0.1:3306 (attempt 2)");
+  clock.now += seconds(3);
+  EXPECT_EQ(board.StateLine(), line);
+  EXPECT_EQ(board.state(), PipelineState::kWaiting);
+}
+
 TEST(ServerStatus, JsonHasEveryField) {
   FakeClock clock;
   StatusBoard board(clock.AsClock());
