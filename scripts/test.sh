@@ -13,7 +13,7 @@
 # Knobs (environment):
 #   ROWBRIDGE_TEST_BUILD   the ASan build directory             (default build/asan)
 #   ROWBRIDGE_FUZZ_BUILD   the fuzz build directory              (default build/fuzz)
-#   ROWBRIDGE_FUZZ_SECONDS seconds per fuzz target; 0 skips fuzzing (default 20)
+#   ROWBRIDGE_FUZZ_SECONDS seconds per fuzz target; 0 skips fuzzing (default 10; longer runs by hand)
 #   ROWBRIDGE_TEST_JOBS    parallel ctest jobs                   (default 2 x cores)
 #   ROWBRIDGE_CTEST_ARGS   extra ctest arguments, e.g. "-R Binlog"
 #   ROWBRIDGE_SKIP_DEPS=1  do not run scripts/install-deps.sh
@@ -27,7 +27,7 @@ cd "$ROOT" || exit 1
 
 BUILD="${ROWBRIDGE_TEST_BUILD:-$ROOT/build/asan}"
 FUZZ_BUILD="${ROWBRIDGE_FUZZ_BUILD:-$ROOT/build/fuzz}"
-FUZZ_SECONDS="${ROWBRIDGE_FUZZ_SECONDS:-20}"
+FUZZ_SECONDS="${ROWBRIDGE_FUZZ_SECONDS:-10}"
 CORES="$(nproc)"
 read -r -a OTHER_SOURCES <<<"${ROWBRIDGE_TEST_SOURCES-mysql mariadb11}"
 JOBS="${ROWBRIDGE_TEST_JOBS:-$((CORES * 2))}"
