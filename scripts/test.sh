@@ -19,6 +19,7 @@
 #   ROWBRIDGE_SKIP_DEPS=1  do not run scripts/install-deps.sh
 #   ROWBRIDGE_TEST_SOURCES the other source flavors to run the integration tests against
 #                          (default "mysql mariadb11"; "" runs MariaDB 10.11 only)
+#   ROWBRIDGE_SOAK_MINUTES minutes of faults in the short soak (default 1.5); 0 skips it
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT" || exit 1
@@ -150,6 +151,14 @@ bench_smoke() {
   return "$rc"
 }
 
+# The fault-injection soak, short (tests/soak/soak.sh, docs/running.md "Fault-injection soak"):
+# random faults for ROWBRIDGE_SOAK_MINUTES on its own MariaDB and ClickHouse (the shared servers
+# are not touched), then `rowbridge check` and a row-for-row comparison; about 3 minutes in all.
+# The seed is random and printed, so each run covers another schedule and a failure repeats with
+# --seed.
+SOAK_MINUTES="${ROWBRIDGE_SOAK_MINUTES:-1.5}"
+soak_short() { bash "$ROOT/tests/soak/soak.sh" --minutes "$SOAK_MINUTES" --build "$BUILD"; }
+
 # The source chroots (MySQL 9.x, MariaDB 11.8) are built in the background while the code
 # compiles: the time goes to downloads. Their output waits in a log until the flavor runs.
 CHROOTS_PID=""
@@ -240,6 +249,9 @@ step "build (ASan+UBSan)" build_asan || exit 1
 step "start test servers" start_servers || exit 1
 step "unit and integration tests, MariaDB 10.11 (ctest)" run_ctest
 step "benchmark scripts, smoke mode (bench/*.sh --smoke)" bench_smoke
+if [[ "$SOAK_MINUTES" != 0 ]]; then
+  step "fault-injection soak, ${SOAK_MINUTES} min (tests/soak/soak.sh)" soak_short
+fi
 if [[ -n "$CHROOTS_PID" ]]; then
   chroots() {
     wait "$CHROOTS_PID" && return 0
