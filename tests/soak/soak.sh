@@ -41,7 +41,7 @@
 # `rowbridge check` must pass; and an independent comparison dumps every compared table from both
 # sides (replica: FINAL WHERE _is_deleted = 0; changelog: the latest change per key unless it is a
 # delete) and diffs them; a changelog table must also hold every change once (count = distinct
-# versions). Exit status 0 only with 0 differences, check passed, the statement DML stopped the
+# (version, key) pairs). Exit status 0 only with 0 differences, check passed, the statement DML stopped the
 # victim table as documented and rowbridge never exited unless the soak killed it or stopped it.
 set -uo pipefail
 SOAK_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -643,9 +643,11 @@ for t in "${TABLES[@]}"; do
   else
     query="SELECT concat($ch_cols) FROM soak.$t WHERE (id, _version) IN
       (SELECT id, max(_version) FROM soak.$t GROUP BY id) AND _event_type != 'delete' ORDER BY id FORMAT TSVRaw"
-    read -r changes versions < <(ch_sql -q "SELECT count(), uniqExact(_version) FROM soak.$t FORMAT TSV")
-    DUPS[$t]=$((changes - versions))
-    ((DUPS[$t] == 0)) || finding "soak.$t: $changes changes but $versions distinct versions: $((changes - versions)) changes are there twice"
+    # A change is one row, except a key change: a 'delete' of the old key and an 'insert' of the
+    # new one, with one version. So each (version, key) is there once, or a change is twice.
+    read -r changes distinct < <(ch_sql -q "SELECT count(), uniqExact(_version, id) FROM soak.$t FORMAT TSV")
+    DUPS[$t]=$((changes - distinct))
+    ((DUPS[$t] == 0)) || finding "soak.$t: $changes changes but $distinct distinct (version, key) pairs: $((changes - distinct)) changes are there twice"
   fi
   ch_sql -q "$query" >"$work/compare-$t.target" || die "cannot dump soak.$t from ClickHouse"
   ROWS[$t]=$(wc -l <"$work/compare-$t.source")
