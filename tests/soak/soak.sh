@@ -155,13 +155,14 @@ binlog_end() {
     src_sql -N -e "SHOW BINARY LOG STATUS" | awk 'NF {print $1, $2; exit}'
 }
 
-# The compared tables: name, mode, columns as NAME:HOW (n: a number or date as text, s: a string
-# as hex, t: a DATETIME to the second).
+# The compared tables: name, mode, columns as NAME:HOW (n: a number as text, s: a string as hex,
+# d: a DATE as days since 1970-01-01 (ClickHouse 18.16 shows day 0 as 0000-00-00), t: a DATETIME
+# to the second).
 TABLES=(r_orders r_accounts c_events c_ledger)
 declare -A MODE=([r_orders]=replica [r_accounts]=replica [c_events]=changelog [c_ledger]=changelog)
 declare -A COLS=(
   [r_orders]="id:n customer:n qty:n amount:n note:s created:t shipped:t"
-  [r_accounts]="id:n owner:s balance:n points:n flags:n opened:n updated:t"
+  [r_accounts]="id:n owner:s balance:n points:n flags:n opened:d updated:t"
   [c_events]="id:n kind:n payload:s amount:n big:n at:t"
   [c_ledger]="id:n account:n delta:n memo:s booked:t settled:t"
 )
@@ -189,9 +190,11 @@ src_sql -e "
   die "could not create the source tables"
 ch_sql -q "CREATE DATABASE IF NOT EXISTS soak" || die "could not create the ClickHouse database"
 
-# rowbridge-loadgen on a table of soak; ARGS are its flags (tools/loadgen/main.cpp).
+# rowbridge-loadgen on a table of soak; ARGS are its flags (tools/loadgen/main.cpp). It execs, so
+# that `loadgen ... &` makes $! the loadgen itself (a TERM to a subshell would orphan it); run it
+# in the foreground only inside $( ) or ( ).
 loadgen() {
-  ASAN_OPTIONS="detect_leaks=0" "$build/rowbridge-loadgen" -host 127.0.0.1 \
+  ASAN_OPTIONS="detect_leaks=0" exec "$build/rowbridge-loadgen" -host 127.0.0.1 \
     -port "$ROWBRIDGE_TEST_MYSQL_PORT" -user "$ROWBRIDGE_TEST_MYSQL_USER" \
     -pwd "$ROWBRIDGE_TEST_MYSQL_PASSWORD" -schema soak "$@"
 }
@@ -200,8 +203,8 @@ loadgen() {
 preload_rows=2000
 say "preloading $preload_rows rows per table"
 for t in "${TABLES[@]}" victim; do
-  loadgen -table "$t" -count "$preload_rows" -batchsize 250 -conn 2 -time_interval 0 \
-    --seed "$((seed % 100000 + 1))" --report-every 60 >"$work/preload-$t.log" 2>&1 ||
+  (loadgen -table "$t" -count "$preload_rows" -batchsize 250 -conn 2 -time_interval 0 \
+    --seed "$((seed % 100000 + 1))" --report-every 60) >"$work/preload-$t.log" 2>&1 ||
     { cat "$work/preload-$t.log" >&2; die "preloading soak.$t failed"; }
 done
 
@@ -619,6 +622,7 @@ src_expr() {
     n) echo "COALESCE(CAST(\`$name\` AS CHAR), 'NULL')" ;;
     s) echo "COALESCE(HEX(\`$name\`), 'NULL')" ;;
     t) echo "COALESCE(DATE_FORMAT(\`$name\`, '%Y-%m-%d %H:%i:%s'), 'NULL')" ;;
+    d) echo "COALESCE(CAST(DATEDIFF(\`$name\`, '1970-01-01') AS CHAR), 'NULL')" ;;
   esac
 }
 ch_expr() {
@@ -626,6 +630,7 @@ ch_expr() {
   case "$how" in
     n | t) echo "ifNull(toString(\`$name\`), 'NULL')" ;;
     s) echo "ifNull(hex(\`$name\`), 'NULL')" ;;
+    d) echo "ifNull(toString(toUInt16(\`$name\`)), 'NULL')" ;;
   esac
 }
 total_differences=0
@@ -657,6 +662,11 @@ for t in "${TABLES[@]}"; do
   ((DIFFS[$t] == 0)) || finding "soak.$t differs: ${DIFFS[$t]} lines (< source, > ClickHouse), first ones:" \
     "$(grep '^[<>]' "$work/compare-$t.diff" | head -n 10)"
 done
+
+# Nothing may have written to the source since the marker: the comparison would not be fair.
+read -r after_file after_pos < <(binlog_end)
+[[ "$after_file $after_pos" == "$end_file $end_pos" ]] ||
+  finding "the source's binlog moved from $end_file:$end_pos to $after_file:$after_pos during the checks: something still wrote to it (a soak bug)"
 
 # ---------------------------------------------------------------------------------------------
 # The report
