@@ -19,7 +19,7 @@
 #   ROWBRIDGE_SKIP_DEPS=1  do not run scripts/install-deps.sh
 #   ROWBRIDGE_TEST_SOURCES the other source flavors to run the integration tests against
 #                          (default "mysql mariadb11"; "" runs MariaDB 10.11 only)
-#   ROWBRIDGE_SOAK_MINUTES minutes of faults in the short soak (default 1.5); 0 skips it
+#   ROWBRIDGE_SOAK_MINUTES minutes of faults in the short soak (default 2); 0 skips it
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT" || exit 1
@@ -156,7 +156,7 @@ bench_smoke() {
 # are not touched), then `rowbridge check` and a row-for-row comparison; about 3 minutes in all.
 # The seed is random and printed, so each run covers another schedule and a failure repeats with
 # --seed.
-SOAK_MINUTES="${ROWBRIDGE_SOAK_MINUTES:-1.5}"
+SOAK_MINUTES="${ROWBRIDGE_SOAK_MINUTES:-2}"
 soak_short() { bash "$ROOT/tests/soak/soak.sh" --minutes "$SOAK_MINUTES" --build "$BUILD"; }
 
 # The source chroots (MySQL 9.x, MariaDB 11.8) are built in the background while the code
