@@ -30,11 +30,11 @@
 # stop it with a message (checked in the log and in /status); it is left out of the comparison.
 # soak.noise, which no rule matches, gets statement-logged DML all along: harmless by design.
 #
-# Faults, each 2-6 s after the previous one ended (seeded): rowbridge kill -9 (then restart), rowbridge SIGSTOP for 2-8 s
-# then SIGCONT, source TERM and KILL (then restart), ClickHouse TERM and KILL (then restart), the
-# dump thread KILLed on the source, binlog rotation (FLUSH BINARY LOGS), the network to the source
-# and to ClickHouse stalled for 2-12 s or dropped (every connection reset), statement-logged DML
-# on the unmatched table.
+# Faults, each 2-6 s after the previous one ended (seeded): rowbridge kill -9 (then restart),
+# rowbridge SIGSTOP for 2-8 s then SIGCONT, source TERM and KILL (then restart), ClickHouse TERM
+# and KILL (then restart), the dump thread KILLed on the source, binlog rotation (FLUSH BINARY
+# LOGS), the network to the source and to ClickHouse stalled for 2-12 s or dropped (every
+# connection reset), statement-logged DML on the unmatched table.
 #
 # The end: the workload stops; rowbridge must catch up (its saved checkpoint reaches the source's
 # binlog end after a marker transaction in an unmatched database) and stop cleanly on SIGTERM;
