@@ -559,6 +559,7 @@ say "faults done: $total_faults in $((SECONDS - T_FAULTS))s; stopping the worklo
 # The end: catch up, stop, check, compare
 
 proxy resume >/dev/null
+proxy_stats="$(proxy stats)"
 for t in "${!LG_PID[@]}"; do kill -TERM "${LG_PID[$t]}" 2>/dev/null; done
 for t in "${!LG_PID[@]}"; do wait "${LG_PID[$t]}" 2>/dev/null; done
 LG_PID=()
@@ -695,6 +696,7 @@ fi
   echo "workload: rowbridge-loadgen $(loadgen_totals) rows (after $preload_rows preloaded rows per table);"
   echo "  $LG_RESTARTS loadgen restarts after source faults; $KEY_CHANGES UPDATEs changing primary keys"
   echo "rowbridge: $RB_STARTS starts, $UNEXPECTED_EXITS exits the soak did not cause"
+  echo "proxy: ${proxy_stats#ok }"
   echo "statement DML on soak.victim: stopped with a message in the log: $STMT_LOG, in /status: $STMT_STATUS"
   [[ -n "$STMT_MESSAGE" ]] && echo "  ${STMT_MESSAGE:0:400}"
   echo "  at the end (after restarts): rowbridge_stopped_tables ${stopped_tables:-?}; /status last_error of soak.victim: ${final_status_message:+shown}${final_status_message:-none}"
