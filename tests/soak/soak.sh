@@ -118,8 +118,10 @@ cleanup() {
   for pid in "${LG_PID[@]}" "$PROXY_PID"; do
     [[ -n "$pid" ]] && wait "$pid" 2>/dev/null
   done
+  # KILL: a graceful stop of ClickHouse takes tens of seconds, and the data is thrown away or only
+  # read (what a crash leaves is on disk too).
   if [[ -d "$servers" ]]; then
-    "${TS[@]}" stop "$servers" >>"$work/servers.log" 2>&1 || true
+    "${TS[@]}" stop --kill "$servers" >>"$work/servers.log" 2>&1 || true
   fi
   if ((FAILED || keep)); then
     echo "soak: work directory kept: $work (rowbridge.log, timeline.log, config, servers/)" >&2
@@ -699,7 +701,7 @@ fi
   echo "proxy: ${proxy_stats#ok }"
   echo "statement DML on soak.victim: stopped with a message in the log: $STMT_LOG, in /status: $STMT_STATUS"
   [[ -n "$STMT_MESSAGE" ]] && echo "  ${STMT_MESSAGE:0:400}"
-  echo "  at the end (after restarts): rowbridge_stopped_tables ${stopped_tables:-?}; /status last_error of soak.victim: ${final_status_message:+shown}${final_status_message:-none}"
+  echo "  at the end (after restarts): rowbridge_stopped_tables ${stopped_tables:-?}; /status last_error of soak.victim: $([[ -n "$final_status_message" ]] && echo shown || echo none)"
   echo "  soak.victim is left out of the comparison"
   echo "caught up: $([[ $caught_up == 1 ]] && echo "yes, checkpoint $checkpoint" || echo NO)"
   echo "rowbridge check: exit status $check_rc: $(tail -n 1 "$work/check.log")"
