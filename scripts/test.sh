@@ -21,6 +21,7 @@
 #                          (default "mysql mariadb11"; "" runs MariaDB 10.11 only)
 #   ROWBRIDGE_PACKAGE_TEST=0  skip the Debian package step (scripts/package.sh --install-test:
 #                          a release build, the .deb, installed into a clean Debian 12 chroot)
+#   ROWBRIDGE_SOAK_MINUTES minutes of faults in the short soak (default 2); 0 skips it
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT" || exit 1
@@ -152,6 +153,14 @@ bench_smoke() {
   return "$rc"
 }
 
+# The fault-injection soak, short (tests/soak/soak.sh, docs/running.md "Fault-injection soak"):
+# random faults for ROWBRIDGE_SOAK_MINUTES on its own MariaDB and ClickHouse (the shared servers
+# are not touched), then `rowbridge check` and a row-for-row comparison; about 3 minutes in all.
+# The seed is random and printed, so each run covers another schedule and a failure repeats with
+# --seed.
+SOAK_MINUTES="${ROWBRIDGE_SOAK_MINUTES:-2}"
+soak_short() { bash "$ROOT/tests/soak/soak.sh" --minutes "$SOAK_MINUTES" --build "$BUILD"; }
+
 # The source chroots (MySQL 9.x, MariaDB 11.8) are built in the background while the code
 # compiles: the time goes to downloads. Their output waits in a log until the flavor runs.
 CHROOTS_PID=""
@@ -256,6 +265,9 @@ fi
 step "start test servers" start_servers || exit 1
 step "unit and integration tests, MariaDB 10.11 (ctest)" run_ctest
 step "benchmark scripts, smoke mode (bench/*.sh --smoke)" bench_smoke
+if [[ "$SOAK_MINUTES" != 0 ]]; then
+  step "fault-injection soak, ${SOAK_MINUTES} min (tests/soak/soak.sh)" soak_short
+fi
 if [[ -n "$CHROOTS_PID" ]]; then
   chroots() {
     wait "$CHROOTS_PID" && return 0
