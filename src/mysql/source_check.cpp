@@ -224,7 +224,8 @@ SourceCheckResult CheckSource(Connection& connection, uint32_t our_server_id,
       if (!problem.starts_with(kAnotherRowbridge)) continue;
       problem += fmt::format(
           " (still registered after {}s; a dead process's session is dropped at the source's "
-          "next heartbeat, so this one is alive)",
+          "next heartbeat, so this one is alive, unless its host vanished and left a half-open "
+          "connection: then KILL its `Binlog Dump` thread, which SHOW PROCESSLIST lists)",
           std::chrono::duration_cast<std::chrono::seconds>(stale_session_grace).count());
     }
   }
