@@ -43,6 +43,8 @@ inline constexpr uint8_t kErrMarker = 0xff;
 
 // Server status flags.
 inline constexpr uint16_t kServerMoreResultsExist = 0x0008;
+// The session's sql_mode has NO_BACKSLASH_ESCAPES.
+inline constexpr uint16_t kServerNoBackslashEscapes = 0x0200;
 
 // Packets carry at most this many payload bytes; a payload of exactly this size is followed by
 // another packet continuing it.
