@@ -97,4 +97,24 @@ void PipelineFixture::DeleteTargetRows(const std::string& table, const std::stri
       << "the mutation on " << Target(table) << " did not finish";
 }
 
+PipelineConfig PipelineFixture::KeyMoveConfig(const std::string& mode) {
+  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
+  Sql("CREATE TABLE t (id INT PRIMARY KEY, v INT);");
+  PipelineConfig config = Config("  - match: " + source_db_ + ".t\n    mode: " + mode + "\n");
+  config.max_rows = 1;  // every row its own batch: the change's two rows go in two INSERTs
+  config.file_state = true;
+  return config;
+}
+
+std::string PipelineFixture::StartAndKeyMove(RowbridgeProcess& rb) {
+  StartAndWaitForCheckpoint(rb);
+  if (HasFatalFailure()) return {};
+  std::string before_changes = ReadCheckpointFile(rb);
+  EXPECT_FALSE(before_changes.empty());
+  Sql("INSERT INTO t VALUES (1, 10); UPDATE t SET id = 2 WHERE id = 1;");
+  rb.WaitCaughtUp();
+  EXPECT_EQ(rb.Terminate(), 0);
+  return before_changes;
+}
+
 }  // namespace rowbridge::testing

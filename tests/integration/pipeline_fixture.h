@@ -45,6 +45,13 @@ class PipelineFixture : public ::testing::Test {
   // and waits until the mutation is done.
   void DeleteTargetRows(const std::string& table, const std::string& condition);
 
+  // A key change split over two batches: the source table t (id INT PRIMARY KEY, v INT) under a
+  // `mode` rule, every row its own batch, a file state store. Start `rb` (made with that config)
+  // with StartAndKeyMove: it waits for the first checkpoint, keeps its bytes (returned), moves
+  // key 1 to 2, waits until that is replicated and stops rowbridge.
+  PipelineConfig KeyMoveConfig(const std::string& mode);
+  std::string StartAndKeyMove(RowbridgeProcess& rb);
+
   MysqlAddress mysql_;
   ClickHouseAddress ch_;
   std::string source_db_;

@@ -300,18 +300,9 @@ TEST_F(PipelineRunTest, KillNineAtRandomMomentsLosesAndDuplicatesNothing) {
 // write the second one only.
 TEST_F(PipelineRunTest, KeyMoveSplitOverTwoBatchesIsReplayedOnce) {
   TestDir dir("pipeline-key-move");
-  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
-  Sql("CREATE TABLE t (id INT PRIMARY KEY, v INT);");
-  PipelineConfig config = Config("  - match: " + source_db_ + ".t\n    mode: replica\n");
-  config.max_rows = 1;  // every row its own batch: the move's two rows go in two INSERTs
-  config.file_state = true;
-  RowbridgeProcess rb(dir.path(), config);
-  StartAndWaitForCheckpoint(rb);
-  const std::string before_changes = ReadCheckpointFile(rb);
-  ASSERT_FALSE(before_changes.empty());
-  Sql("INSERT INTO t VALUES (1, 10); UPDATE t SET id = 2 WHERE id = 1;");
-  rb.WaitCaughtUp();
-  ASSERT_EQ(rb.Terminate(), 0);
+  RowbridgeProcess rb(dir.path(), KeyMoveConfig("replica"));
+  const std::string before_changes = StartAndKeyMove(rb);
+  ASSERT_FALSE(HasFailure());
   const std::string table = Target("t");
   ASSERT_EQ(Ch("SELECT count() FROM " + table), "3");
 

@@ -232,18 +232,9 @@ TEST_F(PipelineStatementTest, KeyChangesDeleteTheOldKeyInBothModes) {
 // replay must write the second one only (as for a replica's tombstone and new row).
 TEST_F(PipelineStatementTest, ChangelogKeyChangeSplitOverTwoBatchesIsReplayedOnce) {
   TestDir dir("pipeline-changelog-key-move");
-  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
-  Sql("CREATE TABLE t (id INT PRIMARY KEY, v INT);");
-  PipelineConfig config = Config("  - match: " + source_db_ + ".t\n    mode: changelog\n");
-  config.max_rows = 1;  // every row its own batch: the change's two rows go in two INSERTs
-  config.file_state = true;
-  RowbridgeProcess rb(dir.path(), config);
-  StartAndWaitForCheckpoint(rb);
-  const std::string before_changes = ReadCheckpointFile(rb);
-  ASSERT_FALSE(before_changes.empty());
-  Sql("INSERT INTO t VALUES (1, 10); UPDATE t SET id = 2 WHERE id = 1;");
-  rb.WaitCaughtUp();
-  ASSERT_EQ(rb.Terminate(), 0);
+  RowbridgeProcess rb(dir.path(), KeyMoveConfig("changelog"));
+  const std::string before_changes = StartAndKeyMove(rb);
+  ASSERT_FALSE(HasFailure());
   const std::string events =
       "SELECT groupArray((id, _event_type)) FROM (SELECT id, _event_type "
       "FROM " +
