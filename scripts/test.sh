@@ -3,9 +3,9 @@
 # ASan+UBSan, starts throwaway MariaDB and ClickHouse servers, runs every unit and integration test
 # and the benchmark scripts in smoke mode (bench/*.sh --smoke) against them, then the integration
 # tests again against each other source flavor (MySQL 9.x: all of them; MariaDB 11.8: the
-# pipeline, copy, check and test-server tests), builds the libFuzzer targets with clang and runs
-# each for a bounded time, and stops the servers again, also when a test fails. Prints a summary;
-# exits non-zero if any step failed.
+# pipeline, copy, check, quoting and test-server tests), builds the libFuzzer targets with clang
+# and runs each for a bounded time, and stops the servers again, also when a test fails. Prints a
+# summary; exits non-zero if any step failed.
 #
 # Tests that only one flavor can run say so in their name: *MariaDbOnly* (e.g. comparisons with
 # mariadb-binlog, MariaDB-only authentication) and *MySqlOnly*.
@@ -175,7 +175,7 @@ run_flavor() {
   local -a selection=(-L integration)
   case "$flavor" in
     mysql) selection+=(-E "MariaDbOnly|$clickhouse_only") ;;
-    mariadb11) selection+=(-R 'Pipeline|Snapshot|Check|TestServers' -E "MariaDbOnly|MySqlOnly|$clickhouse_only") ;;
+    mariadb11) selection+=(-R 'Pipeline|Snapshot|Check|TestServers|SqlQuote' -E "MariaDbOnly|MySqlOnly|$clickhouse_only") ;;
   esac
   if [[ -n "$SOURCE_DIR" ]]; then
     bash "$ROOT/tests/servers/testservers.sh" stop --remove "$SOURCE_DIR" || return 1

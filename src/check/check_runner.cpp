@@ -6,16 +6,14 @@
 #include <map>
 #include <memory>
 
-#include "check/source_table.h"
 #include "check/table_check.h"
 #include "clickhouse/client.h"
 #include "common/error.h"
-#include "config/table_matcher.h"
-#include "config/target_template.h"
 #include "endpoints/connection_options.h"
-#include "mapping/time_zone.h"
 #include "mysql/connection.h"
 #include "tables/source_schema.h"
+#include "tables/table_resolver.h"
+#include "tables/target_tables.h"
 
 namespace rowbridge::check {
 
@@ -27,8 +25,10 @@ std::unique_ptr<mysql::Connection> ConnectSource(const config::SourceConfig& c) 
   o.tcp.read_timeout = std::max(c.read_timeout, config::Duration(300000));
   o.program_name = "rowbridge check";
   auto conn = mysql::Connection::Connect(o);
-  // Strings arrive as stored, without conversion to a client character set.
-  conn->Execute("SET SESSION character_set_results = binary");
+  // The text the copy's encoder reads (mapping/text_cell.h): strings as stored, without conversion
+  // to a client character set; TIMESTAMPs as their UTC wall time, which maps one-to-one to the
+  // seconds the binlog carries (no daylight-saving gaps or repeats in UTC).
+  conn->Execute("SET SESSION character_set_results = binary, time_zone = '+00:00'");
   return conn;
 }
 
@@ -39,12 +39,25 @@ std::unique_ptr<clickhouse::Client> ConnectTarget(const config::TargetConfig& c)
   return std::make_unique<clickhouse::Client>(std::move(o));
 }
 
-mapping::ConverterSettings SettingsFor(const config::TableRule& rule) {
-  mapping::ConverterSettings s;
-  s.zone = mapping::TimeZone::Load(rule.conversion.datetime_timezone);
-  if (rule.conversion.on_out_of_range == config::OutOfRange::kError)
-    s.policies = mapping::RangePolicies::AllError();
-  return s;
+// `name` under `rule`, with its columns as the source has them now. Throws Error(kConfig) if the
+// table is gone, Error(kUnsupported) for a column type check cannot describe at all.
+tables::ReplicatedTable LoadSourceTable(mysql::Connection& source,
+                                        const tables::TableResolver& resolver,
+                                        const tables::SourceTableName& name, int rule) {
+  tables::ReplicatedTable table = resolver.Describe(name, rule);
+  table.known = tables::LoadSourceTableSchema(source, name.database, name.table);
+  if (!table.known)
+    Fail(ErrorCode::kConfig, "source table {} does not exist on {}", name.ToString(),
+         source.peer());
+  const tables::SourceTableSchema& schema = *table.known;
+  for (size_t i = 0; i < schema.columns.size(); ++i) {
+    // MariaDB's INET4/INET6/UUID look like BINARY(n) but read as text; VECTOR has no exact text.
+    const std::string& type = schema.column_types[i];
+    if (type == "inet4" || type == "inet6" || type == "uuid" || type.starts_with("vector"))
+      Fail(ErrorCode::kUnsupported, "source column {}.{}: type {} is not supported by check",
+           name.ToString(), schema.columns[i].name, type);
+  }
+  return table;
 }
 
 void PrintResult(const TableCheckResult& r, std::FILE* out) {
@@ -83,18 +96,21 @@ void PrintResult(const TableCheckResult& r, std::FILE* out) {
 }  // namespace
 
 RetryPolicy CheckRetryPolicy() {
-  RetryPolicy policy;
-  policy.initial = std::chrono::milliseconds(1000);
-  policy.max = std::chrono::milliseconds(10000);
-  policy.max_elapsed = std::chrono::milliseconds(120000);
-  return policy;
+  using namespace std::chrono_literals;
+  return {.initial = 1s, .max = 10s, .max_elapsed = 2min};
 }
 
 CheckOutcome RunCheck(const config::Config& config, const CheckOptions& options, std::FILE* out) {
   std::unique_ptr<mysql::Connection> source;
   std::unique_ptr<clickhouse::Client> target;
+  // The catalog names each table's rule and target; nothing is created (dry run), and the target
+  // connection it holds is never opened: check reads the targets on its own.
+  tables::TargetCatalog catalog(endpoints::TargetClientOptions(config.target));
+  tables::ResolverOptions resolver_options;
+  resolver_options.dry_run = true;
+  tables::TableResolver resolver(config, catalog, std::move(resolver_options));
   // target "db.t" → (rule index, source tables)
-  std::map<std::string, std::pair<int, std::vector<std::pair<std::string, std::string>>>> targets;
+  std::map<std::string, std::pair<int, std::vector<tables::SourceTableName>>> targets;
   std::map<std::string, config::QualifiedName> target_names;
   RetryOptions retry;
   retry.policy = options.retry;
@@ -103,26 +119,24 @@ CheckOutcome RunCheck(const config::Config& config, const CheckOptions& options,
                    [&] { return ConnectSource(config.source); });
     target = Retry("check: connecting to ClickHouse", retry,
                    [&] { return ConnectTarget(config.target); });
-    config::TableMatcher matcher(config.tables);
     bool first_listing = true;
     const auto source_tables = Retry("check: listing the source tables", retry, [&] {
       if (!first_listing) source = ConnectSource(config.source);
       first_listing = false;
       return tables::ListSourceTables(*source);
     });
-    for (const auto& [db, table] : source_tables) {
+    for (const tables::SourceTableName& table : source_tables) {
       if (!options.only_tables.empty() &&
-          std::find(options.only_tables.begin(), options.only_tables.end(), db + "." + table) ==
+          std::find(options.only_tables.begin(), options.only_tables.end(), table.ToString()) ==
               options.only_tables.end())
         continue;
-      const int rule = matcher.Match(db, table);
+      const int rule = resolver.Match(table);
       if (rule == config::TableMatcher::kNoRule) continue;
-      const config::QualifiedName name = config::ExpandTarget(
-          config.tables[static_cast<size_t>(rule)].target, config.target.database, db, table);
+      const config::QualifiedName name = resolver.TargetName(table, rule);
       const std::string key = name.database + "." + name.table;
       auto& entry = targets[key];
       entry.first = rule;
-      entry.second.emplace_back(db, table);
+      entry.second.push_back(table);
       target_names[key] = name;
     }
   } catch (const Error& e) {
@@ -138,7 +152,6 @@ CheckOutcome RunCheck(const config::Config& config, const CheckOptions& options,
     // Named references, not structured bindings: clang 14 cannot capture those in a lambda.
     const std::string& key = target_entry.first;
     const auto& entry = target_entry.second;
-    const config::TableRule& rule = config.tables[static_cast<size_t>(entry.first)];
     try {
       bool first = true;
       const TableCheckResult result = Retry("check " + key, retry, [&] {
@@ -150,14 +163,10 @@ CheckOutcome RunCheck(const config::Config& config, const CheckOptions& options,
         first = false;
         if (!target->connected()) target->Reconnect();
         TableCheckSpec spec;
-        for (const auto& [db, table] : entry.second)
-          spec.sources.push_back(ReadSourceTable(*source, db, table));
+        for (const tables::SourceTableName& table : entry.second)
+          spec.sources.push_back(LoadSourceTable(*source, resolver, table, entry.first));
         spec.target = target_names[key];
-        spec.mode = rule.mode;
-        spec.meta = rule.meta_columns;
-        spec.include_columns = rule.include_columns;
-        spec.exclude_columns = rule.exclude_columns;
-        spec.settings = SettingsFor(rule);
+        spec.settings = resolver.PlanOptionsFor(spec.sources.front(), {}).converter;
         spec.chunk_rows = std::max<uint64_t>(options.chunk_rows, 1);
         spec.max_listed = options.max_listed;
         return CheckTable(spec, *source, *target);

@@ -5,17 +5,15 @@
 #include <algorithm>
 
 #include "clickhouse/columns/factory.h"
+#include "clickhouse/sql_quote.h"
 #include "clickhouse/type_name.h"
 #include "common/error.h"
 #include "mapping/mysql_text.h"
+#include "mysql/sql_quote.h"
 
 namespace rowbridge::check {
 
 namespace {
-
-bool Contains(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
 
 // FNV-1a over the value and its length (so "ab","c" and "a","bc" differ).
 uint64_t HashValue(uint64_t h, std::string_view value) {
@@ -27,31 +25,34 @@ uint64_t HashValue(uint64_t h, std::string_view value) {
 
 }  // namespace
 
-std::string QuoteClickHouseName(std::string_view name) {
-  std::string out = "`";
-  for (char c : name) {
-    if (c == '`' || c == '\\') out += '\\';
-    out += c;
+bool IsCheckableSourceType(const binlog::ColumnDef& column) {
+  switch (column.type) {
+    case binlog::ColumnType::kJson:
+    case binlog::ColumnType::kVector:
+    case binlog::ColumnType::kNull:
+    case binlog::ColumnType::kTypedArray:
+    case binlog::ColumnType::kInvalid:
+    case binlog::ColumnType::kDecimal:
+      return false;
+    default:
+      return true;
   }
-  return out + "`";
 }
 
-RowNormalizer::RowNormalizer(const SourceTable& source, const std::vector<TargetColumn>& target,
-                             const std::vector<std::string>& include,
-                             const std::vector<std::string>& exclude,
+RowNormalizer::RowNormalizer(const tables::ReplicatedTable& table,
+                             const std::vector<TargetColumn>& target,
                              const mapping::ConverterSettings& settings,
                              std::vector<std::string>& problems)
-    : source_(source) {
+    : source_(*table.known) {
+  const tables::SourceTableSchema& source = *table.known;
+  const std::string where = source.name.ToString();
   if (source.primary_key.empty())
-    Fail(ErrorCode::kConfig, "source table {}.{} has no primary key: check compares rows by key",
-         source.database, source.table);
-  const std::string where = source.database + "." + source.table;
+    Fail(ErrorCode::kConfig, "source table {} has no primary key: check compares rows by key",
+         where);
   for (uint32_t i = 0; i < source.columns.size(); ++i) {
     const binlog::ColumnDef& def = source.columns[i];
     const bool is_key = def.is_primary_key;
-    if (!is_key &&
-        ((!include.empty() && !Contains(include, def.name)) || Contains(exclude, def.name)))
-      continue;
+    if (!is_key && !tables::IsReplicatedColumn(def, *table.rule)) continue;
     auto t = std::find_if(target.begin(), target.end(),
                           [&](const TargetColumn& c) { return c.name == def.name; });
     std::string problem;
@@ -71,6 +72,7 @@ RowNormalizer::RowNormalizer(const SourceTable& source, const std::vector<Target
       } else {
         Compared c;
         c.name = def.name;
+        c.context = where + "." + def.name;
         c.source_index = i;
         c.target_nullable = type.code == clickhouse::TypeCode::kNullable;
         c.scratch = clickhouse::CreateColumn(converter.target);
@@ -87,13 +89,13 @@ RowNormalizer::RowNormalizer(const SourceTable& source, const std::vector<Target
       if (columns_[p].source_index == key_index) key_positions_.push_back(p);
   }
   for (size_t p = 0; p < columns_.size(); ++p) {
-    const std::string quoted = QuoteMysqlName(columns_[p].name);
     if (p > 0) {
       source_select_ += ", ";
       target_select_ += ", ";
     }
-    source_select_ += SourceSelectExpression(source.columns[columns_[p].source_index], quoted);
-    target_select_ += QuoteClickHouseName(columns_[p].name);
+    source_select_ += mapping::TextSelectExpression(source.columns[columns_[p].source_index],
+                                                    mysql::QuoteIdentifier(columns_[p].name));
+    target_select_ += clickhouse::QuoteIdentifier(columns_[p].name);
   }
 }
 
@@ -121,7 +123,8 @@ void RowNormalizer::NormalizeSource(const mysql::ResultSet& row, NormalizedRow& 
     std::string& text = out.values[p];
     text.clear();
     const binlog::ColumnDef& def = source_.columns[c.source_index];
-    const binlog::Cell cell = encoder_.Encode(def, c.source_index, row.Get(p));
+    binlog::Cell cell;
+    mapping::EncodeTextCell(def, c.source_index, row.Get(p), c.cell_buffer, c.context, cell);
     c.scratch->Clear();
     try {
       if (cell.is_null) {

@@ -3,8 +3,9 @@
 //
 // For each compared column the pipeline's converter is chosen once (mapping::SelectConverter for
 // the source column and the target column's ClickHouse type, with the rule's out-of-range
-// policy and time zone). A source value (text from a SELECT, see text_cell.h) is encoded as the
-// binlog cell the pipeline would have seen, converted into a one-value column of the target type
+// policy and time zone). A source value (text from a SELECT of source_select_list(): the copy's
+// select expressions and text encoding, mapping/text_cell.h) is encoded as the binlog cell the
+// pipeline would have seen, converted into a one-value column of the target type
 // and rendered with Column::AppendText; a target value is rendered with AppendText straight from
 // the block ClickHouse returned. Equal texts mean the pipeline would have written exactly what
 // the target holds.
@@ -14,18 +15,19 @@
 // "<not convertible: ...>", which never equals a target value.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "check/source_table.h"
-#include "check/text_cell.h"
 #include "clickhouse/block.h"
 #include "clickhouse/columns/column.h"
 #include "mapping/converter.h"
+#include "mapping/text_cell.h"
 #include "mysql/connection.h"
+#include "tables/replicated_table.h"
 
 namespace rowbridge::check {
 
@@ -43,12 +45,13 @@ struct NormalizedRow {
 
 class RowNormalizer {
  public:
-  // Compares every column of `source` that is allowed by include/exclude (empty include = all)
-  // and exists in `target`. Columns that cannot be compared (missing in the target, no converter
-  // for the pair) are appended to `problems` by name and left out; throws Error(kConfig) if a
-  // primary-key column is among them, or if the source has no primary key.
-  RowNormalizer(const SourceTable& source, const std::vector<TargetColumn>& target,
-                const std::vector<std::string>& include, const std::vector<std::string>& exclude,
+  // Compares every column of `source` (its columns known) that its rule replicates
+  // (tables::IsReplicatedColumn) and `target` has, and every primary-key column. Columns that
+  // cannot be compared (missing in the target, a type check cannot read, no converter for the
+  // pair) are appended to `problems` by name and left out; throws Error(kConfig) if a primary-key
+  // column is among them, or if the source has no primary key. The session the source rows are
+  // read on must have time_zone = '+00:00' and character_set_results = binary (text_cell.h).
+  RowNormalizer(const tables::ReplicatedTable& source, const std::vector<TargetColumn>& target,
                 const mapping::ConverterSettings& settings, std::vector<std::string>& problems);
 
   // The SELECT lists for each side, in compared order.
@@ -69,23 +72,26 @@ class RowNormalizer {
  private:
   struct Compared {
     std::string name;
+    std::string context;  // db.table.column, for errors
     uint32_t source_index = 0;
     bool target_nullable = false;
     mapping::Converter converter;
     clickhouse::ColumnPtr scratch;  // of the converter's (unwrapped) target type
+    std::array<uint8_t, mapping::kTextCellBufferSize> cell_buffer;
   };
   void Finish(NormalizedRow& out) const;
 
-  const SourceTable& source_;
+  const tables::SourceTableSchema& source_;
   std::vector<Compared> columns_;
   std::vector<size_t> key_positions_;  // into columns_, in key order
   std::string source_select_;
   std::string target_select_;
-  TextCellEncoder encoder_;
   mapping::ConvertScratch scratch_;
 };
 
-// `name` quoted for ClickHouse (`a\`b`).
-std::string QuoteClickHouseName(std::string_view name);
+// Whether check can read a source column of this type from the text protocol: every type but
+// MySQL's binary JSON and VECTOR (their text is not their row-event bytes) and the types no
+// source table has.
+bool IsCheckableSourceType(const binlog::ColumnDef& column);
 
 }  // namespace rowbridge::check

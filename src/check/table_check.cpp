@@ -9,7 +9,9 @@
 #include "binlog/column_type.h"
 #include "check/row_normalizer.h"
 #include "clickhouse/columns/wide_int.h"
+#include "clickhouse/sql_quote.h"
 #include "common/error.h"
+#include "mysql/sql_quote.h"
 
 namespace rowbridge::check {
 
@@ -107,7 +109,7 @@ std::string Shorten(const std::string& text) {
   return text.size() > 60 ? out + "..." : out;
 }
 
-bool SameSchema(const SourceTable& a, const SourceTable& b) {
+bool SameSchema(const tables::SourceTableSchema& a, const tables::SourceTableSchema& b) {
   if (a.columns.size() != b.columns.size() || a.primary_key != b.primary_key) return false;
   for (size_t i = 0; i < a.columns.size(); ++i) {
     const auto& x = a.columns[i];
@@ -139,17 +141,19 @@ TableCheckResult CheckTable(const TableCheckSpec& spec, mysql::Connection& sourc
                             clickhouse::Client& target) {
   if (spec.sources.empty()) Fail(ErrorCode::kInternal, "check: no source table");
   TableCheckResult result;
-  for (const SourceTable& s : spec.sources) {
+  const tables::SourceTableSchema& first = *spec.sources.front().known;
+  for (const tables::ReplicatedTable& s : spec.sources) {
     if (!result.sources.empty()) result.sources += ", ";
-    result.sources += s.database + "." + s.table;
-    if (!SameSchema(s, spec.sources.front()))
+    result.sources += s.name.ToString();
+    if (!SameSchema(*s.known, first))
       Fail(ErrorCode::kConfig,
-           "check: source tables {}.{} and {}.{} go into one target but have different columns",
-           spec.sources.front().database, spec.sources.front().table, s.database, s.table);
+           "check: source tables {} and {} go into one target but have different columns",
+           first.name.ToString(), s.name.ToString());
   }
+  const config::TableRule& rule = *spec.sources.front().rule;
   result.target = spec.target.database + "." + spec.target.table;
   const std::string target_table =
-      QuoteClickHouseName(spec.target.database) + "." + QuoteClickHouseName(spec.target.table);
+      clickhouse::QuoteQualified(spec.target.database, spec.target.table);
 
   std::vector<TargetColumn> target_columns;
   target.Select("DESCRIBE TABLE " + target_table, [&](clickhouse::Block& block) {
@@ -161,31 +165,30 @@ TableCheckResult CheckTable(const TableCheckSpec& spec, mysql::Connection& sourc
     return std::any_of(target_columns.begin(), target_columns.end(),
                        [&](const TargetColumn& c) { return c.name == name; });
   };
-  const bool replica = spec.mode == config::TableMode::kReplica;
+  const bool replica = rule.mode == config::TableMode::kReplica;
+  const config::MetaColumns& meta_columns = rule.meta_columns;
   for (const std::string& meta :
-       replica ? std::vector<std::string>{spec.meta.is_deleted}
-               : std::vector<std::string>{spec.meta.version, spec.meta.event_type}) {
+       replica ? std::vector<std::string>{meta_columns.is_deleted}
+               : std::vector<std::string>{meta_columns.version, meta_columns.event_type}) {
     if (!has_target_column(meta))
       Fail(ErrorCode::kConfig, "check: target table {} has no meta column {} ({} mode)",
-           result.target, meta, config::TableModeName(spec.mode));
+           result.target, meta, config::TableModeName(rule.mode));
   }
 
-  RowNormalizer normalizer(spec.sources.front(), target_columns, spec.include_columns,
-                           spec.exclude_columns, spec.settings, result.problems);
-  const SourceTable& first = spec.sources.front();
+  RowNormalizer normalizer(spec.sources.front(), target_columns, spec.settings, result.problems);
   std::string key_list;
   for (uint32_t k : first.primary_key) {
     if (!key_list.empty()) key_list += ", ";
-    key_list += QuoteClickHouseName(first.columns[k].name);
+    key_list += clickhouse::QuoteIdentifier(first.columns[k].name);
   }
-  const std::string is_deleted = QuoteClickHouseName(spec.meta.is_deleted);
-  const std::string version = QuoteClickHouseName(spec.meta.version);
-  const std::string event_type = QuoteClickHouseName(spec.meta.event_type);
+  const std::string is_deleted = clickhouse::QuoteIdentifier(meta_columns.is_deleted);
+  const std::string version = clickhouse::QuoteIdentifier(meta_columns.version);
+  const std::string event_type = clickhouse::QuoteIdentifier(meta_columns.event_type);
 
   // Counts.
-  for (const SourceTable& s : spec.sources) {
+  for (const tables::ReplicatedTable& s : spec.sources) {
     const auto n = source.QueryValue(fmt::format(
-        "SELECT COUNT(*) FROM {}.{}", QuoteMysqlName(s.database), QuoteMysqlName(s.table)));
+        "SELECT COUNT(*) FROM {}", mysql::QuoteQualified(s.name.database, s.name.table)));
     result.source_rows += n ? static_cast<uint64_t>(KeyNumber(*n)) : 0;
   }
   result.target_rows =
@@ -199,17 +202,17 @@ TableCheckResult CheckTable(const TableCheckSpec& spec, mysql::Connection& sourc
   // Ranges.
   const binlog::ColumnDef& key_def = normalizer.first_key_source();
   const bool chunked = IsIntegerType(key_def);
-  const std::string source_key = QuoteMysqlName(key_def.name);
-  const std::string target_key = QuoteClickHouseName(key_def.name);
+  const std::string source_key = mysql::QuoteIdentifier(key_def.name);
+  const std::string target_key = clickhouse::QuoteIdentifier(key_def.name);
   std::optional<std::string> lo;
   RowBuffer source_rows, target_rows;
   for (;;) {
     std::optional<std::string> hi;
     if (chunked) {
-      for (const SourceTable& s : spec.sources) {
+      for (const tables::ReplicatedTable& s : spec.sources) {
         auto v = source.QueryValue(
-            fmt::format("SELECT {0} FROM {1}.{2}{3} ORDER BY {0} LIMIT 1 OFFSET {4}", source_key,
-                        QuoteMysqlName(s.database), QuoteMysqlName(s.table),
+            fmt::format("SELECT {0} FROM {1}{2} ORDER BY {0} LIMIT 1 OFFSET {3}", source_key,
+                        mysql::QuoteQualified(s.name.database, s.name.table),
                         lo ? fmt::format(" WHERE {} > {}", source_key, *lo) : std::string(),
                         spec.chunk_rows - 1));
         if (v && (!hi || KeyNumber(*v) < KeyNumber(*hi))) hi = std::move(v);
@@ -228,10 +231,11 @@ TableCheckResult CheckTable(const TableCheckSpec& spec, mysql::Connection& sourc
     }
     ++result.ranges;
     source_rows.Clear();
-    for (const SourceTable& s : spec.sources) {
-      mysql::ResultSet rs = source.Query(fmt::format(
-          "SELECT {} FROM {}.{}{}", normalizer.source_select_list(), QuoteMysqlName(s.database),
-          QuoteMysqlName(s.table), source_where.empty() ? "" : " WHERE " + source_where));
+    for (const tables::ReplicatedTable& s : spec.sources) {
+      mysql::ResultSet rs =
+          source.Query(fmt::format("SELECT {} FROM {}{}", normalizer.source_select_list(),
+                                   mysql::QuoteQualified(s.name.database, s.name.table),
+                                   source_where.empty() ? "" : " WHERE " + source_where));
       while (rs.Next()) normalizer.NormalizeSource(rs, source_rows.Add());
     }
     target_rows.Clear();

@@ -17,23 +17,21 @@
 #include <string>
 #include <vector>
 
-#include "check/source_table.h"
 #include "clickhouse/client.h"
 #include "config/config.h"
 #include "config/target_template.h"
 #include "mapping/converter.h"
 #include "mysql/connection.h"
+#include "tables/replicated_table.h"
 
 namespace rowbridge::check {
 
 struct TableCheckSpec {
-  std::vector<SourceTable> sources;  // one, or several merged into one target
+  // One, or several merged into one target, each with its rule and its columns known. The first
+  // one's rule gives the mode, meta columns and replicated columns.
+  std::vector<tables::ReplicatedTable> sources;
   config::QualifiedName target;
-  config::TableMode mode = config::TableMode::kReplica;
-  config::MetaColumns meta;
-  std::vector<std::string> include_columns;
-  std::vector<std::string> exclude_columns;
-  mapping::ConverterSettings settings;
+  mapping::ConverterSettings settings;  // the rule's conversion (TableResolver::PlanOptionsFor)
   uint64_t chunk_rows = 10000;
   size_t max_listed = 20;
 };

@@ -10,9 +10,9 @@
 #include "clickhouse/columns/low_cardinality.h"
 #include "clickhouse/columns/numeric.h"
 #include "clickhouse/columns/string.h"
+#include "clickhouse/sql_quote.h"
 #include "common/error.h"
 #include "mapping/mysql_text.h"
-#include "mapping/sql_quote.h"
 
 namespace rowbridge::mapping {
 
@@ -395,10 +395,10 @@ size_t ConversionPlan::AppendNext(binlog::RowCursor& cursor, TargetBlock& block,
 }
 
 std::string ConversionPlan::InsertQuery(std::string_view database, std::string_view table) const {
-  std::string query = "INSERT INTO " + QuoteTableName(database, table) + " (";
+  std::string query = "INSERT INTO " + clickhouse::QuoteQualified(database, table) + " (";
   for (size_t i = 0; i < insert_columns_.size(); ++i) {
     if (i > 0) query += ", ";
-    query += QuoteIdentifier(insert_columns_[i].name);
+    query += clickhouse::QuoteIdentifier(insert_columns_[i].name);
   }
   query += ") VALUES";
   return query;

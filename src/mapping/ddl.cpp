@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "clickhouse/sql_quote.h"
 #include "common/error.h"
-#include "mapping/sql_quote.h"
 
 namespace rowbridge::mapping {
 
@@ -22,18 +22,19 @@ std::string ReplaceAll(std::string text, std::string_view from, std::string_view
 }
 
 std::string OnCluster(const DdlOptions& options) {
-  return options.cluster.empty() ? "" : " ON CLUSTER " + QuoteIdentifier(options.cluster);
+  return options.cluster.empty() ? ""
+                                 : " ON CLUSTER " + clickhouse::QuoteIdentifier(options.cluster);
 }
 
 std::string KeyList(const std::vector<std::string>& key, const std::string* extra) {
   std::string list = "(";
   for (size_t i = 0; i < key.size(); ++i) {
     if (i > 0) list += ", ";
-    list += QuoteIdentifier(key[i]);
+    list += clickhouse::QuoteIdentifier(key[i]);
   }
   if (extra != nullptr) {
     if (!key.empty()) list += ", ";
-    list += QuoteIdentifier(*extra);
+    list += clickhouse::QuoteIdentifier(*extra);
   }
   return list + ")";
 }
@@ -67,7 +68,8 @@ std::vector<std::string> ChooseTableKey(std::string_view qualified_table,
 }
 
 std::string CreateDatabaseStatement(std::string_view database, const DdlOptions& options) {
-  return "CREATE DATABASE IF NOT EXISTS " + QuoteIdentifier(database) + OnCluster(options);
+  return "CREATE DATABASE IF NOT EXISTS " + clickhouse::QuoteIdentifier(database) +
+         OnCluster(options);
 }
 
 std::vector<TargetColumn> CreatedColumns(std::span<const binlog::ColumnDef> columns,
@@ -121,10 +123,10 @@ std::vector<std::string> CreateTableStatements(std::string_view database, std::s
   const std::string data_table =
       clustered ? std::string(table) + options.local_suffix : std::string(table);
 
-  std::string sql = "CREATE TABLE IF NOT EXISTS " + QuoteTableName(database, data_table) +
-                    OnCluster(options) + "\n(\n";
+  std::string sql = "CREATE TABLE IF NOT EXISTS " +
+                    clickhouse::QuoteQualified(database, data_table) + OnCluster(options) + "\n(\n";
   for (size_t i = 0; i < created.size(); ++i) {
-    sql += "    " + QuoteIdentifier(created[i].name) + " " + created[i].type.name;
+    sql += "    " + clickhouse::QuoteIdentifier(created[i].name) + " " + created[i].type.name;
     sql += i + 1 < created.size() ? ",\n" : "\n";
   }
   sql += ")\nENGINE = ";
@@ -133,13 +135,13 @@ std::vector<std::string> CreateTableStatements(std::string_view database, std::s
   if (clustered) {
     std::string path = ReplaceAll(options.zookeeper_path, "{database}", database);
     path = ReplaceAll(std::move(path), "{table}", data_table);
-    engine_args.push_back(QuoteString(path));
-    engine_args.push_back(QuoteString(options.replica_name));
+    engine_args.push_back(clickhouse::QuoteString(path));
+    engine_args.push_back(clickhouse::QuoteString(options.replica_name));
   }
   if (replica) {
-    engine_args.push_back(QuoteIdentifier(options.meta.version));
+    engine_args.push_back(clickhouse::QuoteIdentifier(options.meta.version));
     if (features.HasReplacingIsDeleted())
-      engine_args.push_back(QuoteIdentifier(options.meta.is_deleted));
+      engine_args.push_back(clickhouse::QuoteIdentifier(options.meta.is_deleted));
   }
   sql += clustered ? "Replicated" : "";
   sql += replica ? "ReplacingMergeTree" : "MergeTree";
@@ -153,11 +155,12 @@ std::vector<std::string> CreateTableStatements(std::string_view database, std::s
   if (clustered) {
     std::string sharding = "cityHash64" + KeyList(key, nullptr);
     if (key.empty()) sharding = "rand()";
-    statements.push_back("CREATE TABLE IF NOT EXISTS " + QuoteTableName(database, table) +
-                         OnCluster(options) + " AS " + QuoteTableName(database, data_table) +
-                         "\nENGINE = Distributed(" + QuoteString(options.cluster) + ", " +
-                         QuoteString(database) + ", " + QuoteString(data_table) + ", " + sharding +
-                         ")");
+    statements.push_back("CREATE TABLE IF NOT EXISTS " +
+                         clickhouse::QuoteQualified(database, table) + OnCluster(options) + " AS " +
+                         clickhouse::QuoteQualified(database, data_table) +
+                         "\nENGINE = Distributed(" + clickhouse::QuoteString(options.cluster) +
+                         ", " + clickhouse::QuoteString(database) + ", " +
+                         clickhouse::QuoteString(data_table) + ", " + sharding + ")");
   }
   return statements;
 }
@@ -167,10 +170,10 @@ std::string FinalSelectQuery(std::string_view database, std::string_view table,
                              std::string_view is_deleted_column) {
   std::string list;
   for (size_t i = 0; i < columns.size(); ++i)
-    list += (i > 0 ? ", " : "") + QuoteIdentifier(columns[i]);
+    list += (i > 0 ? ", " : "") + clickhouse::QuoteIdentifier(columns[i]);
   if (list.empty()) list = "*";
-  return "SELECT " + list + " FROM " + QuoteTableName(database, table) + " FINAL WHERE " +
-         QuoteIdentifier(is_deleted_column) + " = 0";
+  return "SELECT " + list + " FROM " + clickhouse::QuoteQualified(database, table) +
+         " FINAL WHERE " + clickhouse::QuoteIdentifier(is_deleted_column) + " = 0";
 }
 
 }  // namespace rowbridge::mapping

@@ -4,6 +4,7 @@
 #include "mysql/messages.h"
 #include "mysql/payload_writer.h"
 #include "mysql/protocol.h"
+#include "mysql/sql_quote.h"
 
 namespace rowbridge::mysql {
 namespace {
@@ -12,17 +13,6 @@ constexpr uint16_t kDumpNonBlock = 0x01;
 constexpr uint16_t kDumpThroughGtid = 0x04;
 // @mariadb_slave_capability: we understand GTID events (MARIA_SLAVE_CAPABILITY_GTID).
 constexpr int kMariadbCapabilityGtid = 4;
-
-// SQL string literal for values we built ourselves (GTID text has no quotes, but be safe).
-std::string Quote(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'' || c == '\\') out.push_back('\\');
-    out.push_back(c);
-  }
-  out.push_back('\'');
-  return out;
-}
 
 }  // namespace
 
@@ -116,8 +106,8 @@ void BinlogStream::Setup() {
   if (c.is_mariadb()) {
     c.Execute(fmt::format("SET @mariadb_slave_capability = {}", kMariadbCapabilityGtid));
     if (options_.mode == BinlogStartMode::kMariadbGtid) {
-      c.Execute(
-          fmt::format("SET @slave_connect_state = {}", Quote(options_.mariadb_gtids.ToString())));
+      c.Execute(fmt::format("SET @slave_connect_state = {}",
+                            QuoteString(options_.mariadb_gtids.ToString())));
       c.Execute(fmt::format("SET @slave_gtid_strict_mode = {}",
                             options_.mariadb_gtid_strict_mode ? 1 : 0));
       c.Execute("SET @slave_gtid_ignore_duplicates = 0");

@@ -183,6 +183,13 @@ void Connection::Handshake(const ConnectOptions& options) {
     switch (PacketMarker(packet)) {
       case kOkMarker:
         auth_plugin_ = plugin;
+        if (ParseOk(packet, peer()).status & kServerNoBackslashEscapes) {
+          // mysql/sql_quote.h writes string literals with backslash escapes: this session must
+          // read them as escapes, whatever the server's global sql_mode.
+          Execute(
+              "SET SESSION sql_mode = TRIM(BOTH ',' FROM REPLACE(CONCAT(',', @@SESSION.sql_mode, "
+              "','), ',NO_BACKSLASH_ESCAPES,', ','))");
+        }
         return;
       case kErrMarker:
         ThrowServerError(packet, peer(), context);

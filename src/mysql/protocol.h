@@ -44,6 +44,8 @@ inline constexpr uint8_t kErrMarker = 0xff;
 
 // Server status flags.
 inline constexpr uint16_t kServerMoreResultsExist = 0x0008;
+// The session's sql_mode has NO_BACKSLASH_ESCAPES.
+inline constexpr uint16_t kServerNoBackslashEscapes = 0x0200;
 
 // A packet's first byte, which tells its kind (kOkMarker, kEofMarker, kErrMarker, ...); 0 for an
 // empty packet.

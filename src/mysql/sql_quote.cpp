@@ -39,12 +39,19 @@ std::string QuoteString(std::string_view text) {
       case '\r':
         out += "\\r";
         break;
+      case '\x1a':  // Ctrl-Z: end of file to some Windows tools
+        out += "\\Z";
+        break;
       default:
         out.push_back(c);
     }
   }
   out.push_back('\'');
   return out;
+}
+
+std::string QuoteBinaryString(std::string_view bytes) {
+  return "_binary" + QuoteString(bytes);
 }
 
 }  // namespace rowbridge::mysql

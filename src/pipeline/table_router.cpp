@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <variant>
 
+#include "clickhouse/sql_quote.h"
 #include "config/target_template.h"
 #include "mapping/ddl.h"
-#include "mapping/sql_quote.h"
 #include "mapping/type_mapping.h"
 #include "mysql/sql_quote.h"
 #include "pipeline/statement_tables.h"
@@ -552,11 +552,8 @@ bool TableRouter::Drain(StreamedTable& table) {
 }
 
 RetryPolicy DdlRetryPolicy() {
-  RetryPolicy policy;
-  policy.initial = std::chrono::milliseconds(500);
-  policy.max = std::chrono::milliseconds(5000);
-  policy.max_elapsed = std::chrono::milliseconds(30000);
-  return policy;
+  using namespace std::chrono_literals;
+  return {.initial = 500ms, .max = 5s, .max_elapsed = 30s};
 }
 
 void TableRouter::Reconcile(StreamedTable& table, const std::vector<binlog::ColumnDef>* before,
@@ -603,7 +600,7 @@ void TableRouter::ReconcileOnce(StreamedTable& table, const std::vector<binlog::
     return std::any_of(key.begin(), key.end(),
                        [&](const std::string& k) { return tables::SameColumnName(k, name); });
   };
-  const std::string quoted = mapping::QuoteTableName(target.database, target.table);
+  const std::string quoted = clickhouse::QuoteQualified(target.database, target.table);
   std::vector<std::string> statements;
   auto current = [&]() -> const std::vector<mapping::TargetColumn>& { return target.columns; };
   auto run = [&](const std::string& sql) {
@@ -628,14 +625,15 @@ void TableRouter::ReconcileOnce(StreamedTable& table, const std::vector<binlog::
     }
     if (rename_supported) {
       run(fmt::format("ALTER TABLE {} RENAME COLUMN {} TO {}", quoted,
-                      mapping::QuoteIdentifier(from), mapping::QuoteIdentifier(to)));
+                      clickhouse::QuoteIdentifier(from), clickhouse::QuoteIdentifier(to)));
     } else {
       // No RENAME COLUMN before 20.4: the new column is added and filled from the old one by a
       // mutation; the old column stays (its rows written after the rename get its default).
-      run(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", quoted, mapping::QuoteIdentifier(to),
+      run(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", quoted, clickhouse::QuoteIdentifier(to),
                       type_of(*now)));
       run(fmt::format("ALTER TABLE {} UPDATE {} = CAST({} AS {}) WHERE 1", quoted,
-                      mapping::QuoteIdentifier(to), mapping::QuoteIdentifier(from), type_of(*now)));
+                      clickhouse::QuoteIdentifier(to), clickhouse::QuoteIdentifier(from),
+                      type_of(*now)));
     }
   }
   if (before != nullptr) {
@@ -653,7 +651,8 @@ void TableRouter::ReconcileOnce(StreamedTable& table, const std::vector<binlog::
              "in ClickHouse",
              table.name.ToString(), old.name);
       }
-      run(fmt::format("ALTER TABLE {} DROP COLUMN {}", quoted, mapping::QuoteIdentifier(old.name)));
+      run(fmt::format("ALTER TABLE {} DROP COLUMN {}", quoted,
+                      clickhouse::QuoteIdentifier(old.name)));
     }
   }
   for (const binlog::ColumnDef& c : after) {
@@ -665,8 +664,8 @@ void TableRouter::ReconcileOnce(StreamedTable& table, const std::vector<binlog::
       std::string default_clause;
       auto d = added_defaults.find(c.name);
       if (d != added_defaults.end()) default_clause = " DEFAULT " + d->second;
-      run(fmt::format("ALTER TABLE {} ADD COLUMN {} {}{}", quoted, mapping::QuoteIdentifier(c.name),
-                      type_of(c), default_clause));
+      run(fmt::format("ALTER TABLE {} ADD COLUMN {} {}{}", quoted,
+                      clickhouse::QuoteIdentifier(c.name), type_of(c), default_clause));
       continue;
     }
     if (before == nullptr) continue;
@@ -691,7 +690,7 @@ void TableRouter::ReconcileOnce(StreamedTable& table, const std::vector<binlog::
     const std::string kept_default =
         ctx_.targets->DefaultExpression(target.database, target.table, c.name);
     run(fmt::format("ALTER TABLE {} MODIFY COLUMN {} {}{}", quoted,
-                    mapping::QuoteIdentifier(c.name), wanted,
+                    clickhouse::QuoteIdentifier(c.name), wanted,
                     kept_default.empty() ? "" : " DEFAULT " + kept_default));
   }
 }
@@ -772,7 +771,7 @@ void TableRouter::OnDropped(const tables::SourceTableName& name, const std::stri
       ctx_.resolver->AppliesSchemaChanges(table)) {
     try {
       ExecuteOnTarget("DROP TABLE IF EXISTS " +
-                      mapping::QuoteTableName(table.target->database, table.target->table));
+                      clickhouse::QuoteQualified(table.target->database, table.target->table));
       spdlog::info("{} dropped at {}: dropped its target table {}", name.ToString(), where,
                    table.target->label);
       ctx_.resolver->Retire(*table.target);
@@ -916,7 +915,7 @@ void TableRouter::OnTruncated(StreamedTable& table, const std::string& where) {
   }
   try {
     ExecuteOnTarget("TRUNCATE TABLE " +
-                    mapping::QuoteTableName(table.target->database, table.target->table));
+                    clickhouse::QuoteQualified(table.target->database, table.target->table));
   } catch (const Error& e) {
     if (e.IsTransient()) throw;
     StopForSchema(table, where, fmt::format("TRUNCATE at {}: {}", where, e.what()));

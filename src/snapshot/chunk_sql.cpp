@@ -7,7 +7,7 @@
 #include "binlog/value_decoder.h"
 #include "common/error.h"
 #include "mapping/mysql_text.h"
-#include "mapping/sql_quote.h"
+#include "mysql/sql_quote.h"
 
 namespace rowbridge::snapshot {
 
@@ -104,7 +104,7 @@ void AppendKeyLiteral(const Cell& cell, const KeyCollation& collation, std::stri
       // DATE, DATETIME, TIMESTAMP (UTC), TIME: MySQL's text, quoted.
       std::string text;
       mapping::AppendMysqlText(cell, *mapping::TimeZone::Utc(), text);
-      out += mapping::QuoteString(text);
+      out += mysql::QuoteString(text);
       return;
     }
   }

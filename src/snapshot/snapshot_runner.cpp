@@ -17,16 +17,17 @@
 
 #include "clickhouse/client.h"
 #include "clickhouse/columns/numeric.h"
+#include "clickhouse/sql_quote.h"
 #include "common/error.h"
 #include "endpoints/connection_options.h"
 #include "mapping/binary_cell.h"
 #include "mapping/conversion_plan.h"
-#include "mapping/sql_quote.h"
 #include "mapping/text_cell.h"
 #include "mysql/binary_row.h"
 #include "mysql/connection.h"
 #include "mysql/prepared_statement.h"
 #include "mysql/source_check.h"
+#include "mysql/sql_quote.h"
 #include "server/pipeline_metrics.h"
 #include "server/table_stats.h"
 #include "snapshot/binary_rows.h"
@@ -71,7 +72,7 @@ std::vector<uint32_t> ChooseChunkKey(mysql::Connection& sql, const tables::Sourc
   auto rows = sql.QueryRows(fmt::format(
       "SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = {} "
       "AND TABLE_NAME = {} AND NON_UNIQUE = 0 ORDER BY INDEX_NAME, SEQ_IN_INDEX",
-      mapping::QuoteString(s.name.database), mapping::QuoteString(s.name.table)));
+      mysql::QuoteString(s.name.database), mysql::QuoteString(s.name.table)));
   std::map<std::string, std::vector<uint32_t>> indexes;
   std::vector<std::string> order;
   for (auto& row : rows) {
@@ -383,24 +384,24 @@ void SnapshotRunner::Impl::Prepare() {
     std::vector<const ColumnDef*> key_defs;
     for (uint32_t i : t->key) {
       key_defs.push_back(&t->text_columns[i]);
-      t->key_quoted.push_back(mapping::QuoteIdentifier(t->text_columns[i].name));
+      t->key_quoted.push_back(mysql::QuoteIdentifier(t->text_columns[i].name));
     }
     t->collations = LoadKeyCollations(*admin, key_defs);
     for (size_t i = 0; i < t->text_columns.size(); ++i) {
       if (i) t->select_list += ", ";
       t->select_list += mapping::BinarySelectExpression(
-          t->text_columns[i], mapping::QuoteIdentifier(t->text_columns[i].name));
+          t->text_columns[i], mysql::QuoteIdentifier(t->text_columns[i].name));
     }
     for (size_t i = 0; i < t->key.size(); ++i) {
       if (i) t->key_select_list += ", ";
       t->key_select_list +=
           mapping::TextSelectExpression(t->text_columns[t->key[i]], t->key_quoted[i]);
     }
-    t->from = mapping::QuoteTableName(name.database, name.table);
+    t->from = mysql::QuoteQualified(name.database, name.table);
     // Chunks are read along the key's index. Without the hint the optimizer may pick a scan of
     // the whole table and a sort for each chunk (MyISAM does, for a range it thinks is large).
     t->chunk_from = t->from;
-    if (!t->key.empty()) t->chunk_from += " FORCE INDEX (" + mapping::QuoteIdentifier(index) + ")";
+    if (!t->key.empty()) t->chunk_from += " FORCE INDEX (" + mysql::QuoteIdentifier(index) + ")";
     for (size_t i = 0; i < t->key_quoted.size(); ++i)
       t->order_by += (i ? ", " : " ORDER BY ") + t->key_quoted[i];
 
@@ -433,7 +434,7 @@ void SnapshotRunner::Impl::Prepare() {
     auto est = admin->QueryValue(
         fmt::format("SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = {} AND "
                     "TABLE_NAME = {}",
-                    mapping::QuoteString(name.database), mapping::QuoteString(name.table)));
+                    mysql::QuoteString(name.database), mysql::QuoteString(name.table)));
     uint64_t estimate = est ? std::strtoull(est->c_str(), nullptr, 10) : 0;
     if (estimate < 200000) {
       auto count = admin->QueryValue("SELECT COUNT(*) FROM " + t->from);
@@ -447,7 +448,7 @@ void SnapshotRunner::Impl::Prepare() {
     }
     auto engine = admin->QueryValue(fmt::format(
         "SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = {} AND TABLE_NAME = {}",
-        mapping::QuoteString(name.database), mapping::QuoteString(name.table)));
+        mysql::QuoteString(name.database), mysql::QuoteString(name.table)));
     t->exact_snapshot = mariadb && engine && (*engine == "InnoDB" || *engine == "RocksDB");
     tables.push_back(std::move(t));
   }
@@ -464,8 +465,8 @@ void SnapshotRunner::Impl::SettleInFlight(CopiedTable& t) {
   std::lock_guard catalog_lock(catalog_mutex);
   catalog->client().Select(
       fmt::format("SELECT toUInt64(count()) FROM {} WHERE {} BETWEEN {} AND {}",
-                  mapping::QuoteTableName(target.database, target.table),
-                  mapping::QuoteIdentifier(target.version_column), unit.first_version,
+                  clickhouse::QuoteQualified(target.database, target.table),
+                  clickhouse::QuoteIdentifier(target.version_column), unit.first_version,
                   unit.last_version),
       [&](clickhouse::Block& block) {
         if (block.RowCount() > 0)
@@ -1042,13 +1043,13 @@ bool SnapshotRunner::Impl::DeleteEarlierRows(const std::string& label) {
       return false;
     }
   }
-  const std::string table = mapping::QuoteTableName(target.database, target.table);
-  const std::string version = mapping::QuoteIdentifier(target.version_column);
+  const std::string table = clickhouse::QuoteQualified(target.database, target.table);
+  const std::string version = clickhouse::QuoteIdentifier(target.version_column);
   const uint64_t delete_version = run.version_base + kVersionBand - 1;
   std::string columns, values, group_by;
   for (const mapping::TargetColumn& c : target.columns) {
     if (!c.default_kind.empty() && c.default_kind != "DEFAULT") continue;  // not writable
-    const std::string name = mapping::QuoteIdentifier(c.name);
+    const std::string name = clickhouse::QuoteIdentifier(c.name);
     columns += (columns.empty() ? "" : ", ") + name;
     values += values.empty() ? "" : ", ";
     if (c.name == target.version_column) {
@@ -1064,18 +1065,18 @@ bool SnapshotRunner::Impl::DeleteEarlierRows(const std::string& label) {
     }
   }
   for (const std::string& k : keys)
-    group_by += (group_by.empty() ? "" : ", ") + mapping::QuoteIdentifier(k);
+    group_by += (group_by.empty() ? "" : ", ") + clickhouse::QuoteIdentifier(k);
   // Every row the source has at E was written with a version of the copy's band, so a key whose
   // latest row is below it (and not a delete) is one the source no longer has. Running this again
   // (a crash before the copy was recorded done) finds those keys deleted already.
   const std::string select =
       replica ? fmt::format("SELECT {} FROM {} FINAL WHERE {} < {} AND {} = 0", values, table,
-                            version, run.version_base, mapping::QuoteIdentifier(meta.is_deleted))
+                            version, run.version_base, clickhouse::QuoteIdentifier(meta.is_deleted))
               : fmt::format(
                     "SELECT {} FROM {} GROUP BY {} HAVING max({}) < {} AND argMax({}, {}) "
                     "!= 'delete'",
                     values, table, group_by, version, run.version_base,
-                    mapping::QuoteIdentifier(meta.event_type), version);
+                    clickhouse::QuoteIdentifier(meta.event_type), version);
   uint64_t stale = 0;
   catalog->client().Select(fmt::format("SELECT toUInt64(count()) FROM ({})", select),
                            [&](clickhouse::Block& block) {

@@ -13,10 +13,10 @@
 
 #include "clickhouse/columns/numeric.h"
 #include "clickhouse/columns/string.h"
+#include "clickhouse/sql_quote.h"
 #include "common/error.h"
 #include "common/write_fence.h"
 #include "endpoints/connection_options.h"
-#include "mapping/sql_quote.h"
 
 namespace rowbridge::snapshot {
 
@@ -134,7 +134,7 @@ class ClickHouseStore : public SnapshotStateStore {
   ClickHouseStore(clickhouse::ClientOptions options, std::string database, std::string table,
                   std::string job)
       : options_(std::move(options)),
-        qualified_(mapping::QuoteTableName(database, table)),
+        qualified_(clickhouse::QuoteQualified(database, table)),
         label_(database + "." + table),
         job_(std::move(job)) {}
 
@@ -187,7 +187,8 @@ class ClickHouseStore : public SnapshotStateStore {
   std::vector<std::pair<std::string, std::string>> Read(const std::string& prefix) {
     std::vector<std::pair<std::string, std::string>> rows;
     client().Select("SELECT job, argMax(checkpoint, seq), max(seq) FROM " + qualified_ +
-                        " WHERE startsWith(job, " + mapping::QuoteString(prefix) + ") GROUP BY job",
+                        " WHERE startsWith(job, " + clickhouse::QuoteString(prefix) +
+                        ") GROUP BY job",
                     [&](clickhouse::Block& block) {
                       if (block.ColumnCount() < 3) return true;
                       auto& jobs = clickhouse::As<clickhouse::ColumnString>(block.At(0));
@@ -208,8 +209,8 @@ class ClickHouseStore : public SnapshotStateStore {
                                   .count());
     const uint64_t seq = std::max(now_us, last_seq_ + 1);
     client().Execute("INSERT INTO " + qualified_ + " (job, checkpoint, saved_at, seq) SELECT " +
-                     mapping::QuoteString(job) + ", " + mapping::QuoteString(text) + ", now(), " +
-                     std::to_string(seq));
+                     clickhouse::QuoteString(job) + ", " + clickhouse::QuoteString(text) +
+                     ", now(), " + std::to_string(seq));
     last_seq_ = seq;
   }
 

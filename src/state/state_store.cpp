@@ -11,10 +11,10 @@
 
 #include "clickhouse/columns/numeric.h"
 #include "clickhouse/columns/string.h"
+#include "clickhouse/sql_quote.h"
 #include "common/error.h"
 #include "common/write_fence.h"
 #include "endpoints/connection_options.h"
-#include "mapping/sql_quote.h"
 
 namespace rowbridge::state {
 
@@ -127,20 +127,17 @@ clickhouse::Client& ClickHouseStateStore::client() {
 
 void ClickHouseStateStore::EnsureTable() {
   if (table_checked_) return;
-  client().Execute("CREATE DATABASE IF NOT EXISTS " + mapping::QuoteIdentifier(database_));
+  client().Execute("CREATE DATABASE IF NOT EXISTS " + clickhouse::QuoteIdentifier(database_));
   client().Execute(fmt::format(
       "CREATE TABLE IF NOT EXISTS {} (job String, checkpoint String, saved_at DateTime, seq "
       "UInt64) ENGINE = ReplacingMergeTree(seq) ORDER BY job",
-      mapping::QuoteTableName(database_, table_)));
+      clickhouse::QuoteQualified(database_, table_)));
   table_checked_ = true;
 }
 
 RetryPolicy StateStoreRetryPolicy() {
-  RetryPolicy policy;
-  policy.initial = std::chrono::milliseconds(250);
-  policy.max = std::chrono::milliseconds(4000);
-  policy.max_elapsed = std::chrono::milliseconds(15000);
-  return policy;
+  using namespace std::chrono_literals;
+  return {.initial = 250ms, .max = 4s, .max_elapsed = 15s};
 }
 
 RetryOptions ClickHouseStateStore::RetryOptionsForStore() {
@@ -161,7 +158,7 @@ std::optional<Checkpoint> ClickHouseStateStore::LoadOnce() {
   uint64_t seq = 0;
   client().Select(
       fmt::format("SELECT checkpoint, seq FROM {} FINAL WHERE job = {} ORDER BY seq DESC LIMIT 1",
-                  mapping::QuoteTableName(database_, table_), mapping::QuoteString(job_)),
+                  clickhouse::QuoteQualified(database_, table_), clickhouse::QuoteString(job_)),
       [&](clickhouse::Block& block) {
         if (block.RowCount() > 0) {
           text = std::string(clickhouse::As<clickhouse::ColumnString>(block.At(0)).At(0));
@@ -192,8 +189,8 @@ void ClickHouseStateStore::SaveOnce(const Checkpoint& checkpoint, uint64_t seq) 
   EnsureTable();
   client().Execute(
       fmt::format("INSERT INTO {} (job, checkpoint, saved_at, seq) SELECT {}, {}, now(), {}",
-                  mapping::QuoteTableName(database_, table_), mapping::QuoteString(job_),
-                  mapping::QuoteString(checkpoint.ToJson()), seq));
+                  clickhouse::QuoteQualified(database_, table_), clickhouse::QuoteString(job_),
+                  clickhouse::QuoteString(checkpoint.ToJson()), seq));
 }
 
 std::unique_ptr<StateStore> MakeStateStore(const config::Config& config) {

@@ -273,6 +273,7 @@ std::optional<SourceTableSchema> LoadSourceTableSchema(mysql::Connection& connec
       }
       collation = known->id;
     }
+    schema.column_types.push_back(Lower(*row[2]));
     schema.columns.push_back(ColumnFromInformationSchema(
         qualified, *row[0], *row[1], *row[2], row[3] && *row[3] == "YES", ToNumber(row[4]),
         ToNumber(row[5]), ToNumber(row[6]), ToNumber(row[7]), collation));

@@ -32,6 +32,9 @@ struct SourceTableSchema {
   SourceTableName name;
   std::vector<binlog::ColumnDef> columns;  // in table order, is_primary_key set
   std::vector<uint32_t> primary_key;       // column indices in key order; empty = none
+  // information_schema's COLUMN_TYPE of each column, lower case ("int(10) unsigned", "inet6"):
+  // tells apart types a ColumnDef describes alike (INET6 and BINARY(16) are both 16 bytes).
+  std::vector<std::string> column_types;
 };
 
 // Base tables of every database except the server's own (mysql, information_schema,

@@ -21,15 +21,18 @@ ReplicatedTable TableResolver::Describe(const SourceTableName& name, int rule_in
   return table;
 }
 
+config::QualifiedName TableResolver::TargetName(const SourceTableName& name, int rule_index) const {
+  return config::ExpandTarget(Rule(rule_index).target, config_.target.database, name.database,
+                              name.table);
+}
+
 std::string TableResolver::TargetLabel(const SourceTableName& name, int rule_index) const {
-  const config::QualifiedName qn = config::ExpandTarget(
-      Rule(rule_index).target, config_.target.database, name.database, name.table);
+  const config::QualifiedName qn = TargetName(name, rule_index);
   return qn.database + "." + qn.table;
 }
 
 bool TableResolver::TargetExists(const SourceTableName& name, int rule_index) {
-  const config::QualifiedName qn = config::ExpandTarget(
-      Rule(rule_index).target, config_.target.database, name.database, name.table);
+  const config::QualifiedName qn = TargetName(name, rule_index);
   return targets_.count(qn.database + "." + qn.table) != 0 ||
          catalog_.ReadColumns(qn.database, qn.table).has_value();
 }

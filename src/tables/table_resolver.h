@@ -68,7 +68,9 @@ class TableResolver {
   // when the rule says create_table. nullptr, with the reasons appended to `problems`, when there
   // is none. Throws only transient errors.
   TargetTable* ResolveTarget(const ReplicatedTable& table, std::vector<std::string>& problems);
-  // The "db.table" the rules name as the target of `name` under rule `rule_index`.
+  // The ClickHouse table the rules name as the target of `name` under rule `rule_index`.
+  config::QualifiedName TargetName(const SourceTableName& name, int rule_index) const;
+  // The same as "db.table".
   std::string TargetLabel(const SourceTableName& name, int rule_index) const;
   // Whether that target is resolved already or exists in ClickHouse.
   bool TargetExists(const SourceTableName& name, int rule_index);

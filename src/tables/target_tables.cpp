@@ -7,8 +7,8 @@
 
 #include "clickhouse/columns/numeric.h"
 #include "clickhouse/columns/string.h"
+#include "clickhouse/sql_quote.h"
 #include "common/error.h"
-#include "mapping/sql_quote.h"
 
 namespace rowbridge::tables {
 
@@ -46,7 +46,7 @@ std::optional<std::vector<mapping::TargetColumn>> TargetCatalog::ReadColumns(
   std::vector<mapping::TargetColumn> columns;
   client().Select(fmt::format("SELECT name, type, default_kind FROM system.columns WHERE database "
                               "= {} AND table = {}",
-                              mapping::QuoteString(database), mapping::QuoteString(table)),
+                              clickhouse::QuoteString(database), clickhouse::QuoteString(table)),
                   [&](clickhouse::Block& block) {
                     for (size_t r = 0; r < block.RowCount(); ++r) {
                       mapping::TargetColumn c;
@@ -81,8 +81,8 @@ std::string TargetCatalog::DefaultExpression(const std::string& database, const 
   client().Select(
       fmt::format("SELECT default_kind, default_expression FROM system.columns WHERE database = {} "
                   "AND table = {} AND name = {}",
-                  mapping::QuoteString(database), mapping::QuoteString(table),
-                  mapping::QuoteString(column)),
+                  clickhouse::QuoteString(database), clickhouse::QuoteString(table),
+                  clickhouse::QuoteString(column)),
       [&](clickhouse::Block& block) {
         if (block.RowCount() > 0 && StringAt(block, 0, 0) == "DEFAULT") {
           expression = std::string(StringAt(block, 1, 0));
@@ -95,7 +95,7 @@ std::string TargetCatalog::DefaultExpression(const std::string& database, const 
 uint64_t TargetCatalog::RowCount(const std::string& database, const std::string& table) {
   uint64_t count = 0;
   client().Select(
-      fmt::format("SELECT toUInt64(count()) FROM {}", mapping::QuoteTableName(database, table)),
+      fmt::format("SELECT toUInt64(count()) FROM {}", clickhouse::QuoteQualified(database, table)),
       [&](clickhouse::Block& block) {
         if (block.RowCount() > 0)
           count = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0)).At(0);
@@ -107,10 +107,10 @@ uint64_t TargetCatalog::RowCount(const std::string& database, const std::string&
 uint64_t TargetCatalog::MaxVersion(const std::string& database, const std::string& table,
                                    const std::string& version_column, uint64_t from) {
   uint64_t max = 0;
-  const std::string column = mapping::QuoteIdentifier(version_column);
+  const std::string column = clickhouse::QuoteIdentifier(version_column);
   client().Select(
       fmt::format("SELECT toUInt64(max({0})) FROM {1}{2}", column,
-                  mapping::QuoteTableName(database, table),
+                  clickhouse::QuoteQualified(database, table),
                   from == 0 ? std::string() : fmt::format(" WHERE {} >= {}", column, from)),
       [&](clickhouse::Block& block) {
         if (block.RowCount() > 0) {
@@ -126,9 +126,9 @@ std::vector<uint64_t> TargetCatalog::VersionsFrom(const std::string& database,
                                                   const std::string& version_column,
                                                   uint64_t from) {
   std::vector<uint64_t> versions;
-  const std::string column = mapping::QuoteIdentifier(version_column);
+  const std::string column = clickhouse::QuoteIdentifier(version_column);
   client().Select(fmt::format("SELECT toUInt64({0}) AS v FROM {1} WHERE {0} >= {2} ORDER BY v",
-                              column, mapping::QuoteTableName(database, table), from),
+                              column, clickhouse::QuoteQualified(database, table), from),
                   [&](clickhouse::Block& block) {
                     const auto& c = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0));
                     for (size_t r = 0; r < c.Size(); ++r) versions.push_back(c.At(r));
@@ -139,7 +139,8 @@ std::vector<uint64_t> TargetCatalog::VersionsFrom(const std::string& database,
 }
 
 void TargetCatalog::WaitForInserts(const std::string& prefix, std::chrono::milliseconds patience) {
-  const std::string condition = fmt::format("query_id LIKE {}", mapping::QuoteString(prefix + "%"));
+  const std::string condition =
+      fmt::format("query_id LIKE {}", clickhouse::QuoteString(prefix + "%"));
   const auto deadline = std::chrono::steady_clock::now() + patience;
   bool killed = false;
   for (;;) {

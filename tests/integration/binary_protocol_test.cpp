@@ -11,11 +11,11 @@
 #include "binlog/cell.h"
 #include "common/error.h"
 #include "mapping/binary_cell.h"
-#include "mapping/sql_quote.h"
 #include "mapping/text_cell.h"
 #include "mysql/binary_row.h"
 #include "mysql/connection.h"
 #include "mysql/prepared_statement.h"
+#include "mysql/sql_quote.h"
 #include "support/mysql_options.h"
 #include "support/test_servers.h"
 #include "tables/source_schema.h"
@@ -199,11 +199,11 @@ FROM (WITH RECURSIVE r(n) AS (SELECT 10 UNION ALL SELECT n + 1 FROM r WHERE n < 
   const std::vector<binlog::ColumnDef>& columns = schema->columns;
   std::string text_list, binary_list;
   for (size_t i = 0; i < columns.size(); ++i) {
-    const std::string quoted = mapping::QuoteIdentifier(columns[i].name);
+    const std::string quoted = mysql::QuoteIdentifier(columns[i].name);
     text_list += (i ? ", " : "") + mapping::TextSelectExpression(columns[i], quoted);
     binary_list += (i ? ", " : "") + mapping::BinarySelectExpression(columns[i], quoted);
   }
-  const std::string from = " FROM " + mapping::QuoteTableName(db, "t") + " ORDER BY id";
+  const std::string from = " FROM " + mysql::QuoteQualified(db, "t") + " ORDER BY id";
 
   auto c = Connect();
   Rows text_rows, binary_rows;

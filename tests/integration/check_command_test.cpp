@@ -19,7 +19,6 @@
 #include "binlog/event_type.h"
 #include "binlog/row_cursor.h"
 #include "binlog/rows_event.h"
-#include "check/source_table.h"
 #include "clickhouse/client.h"
 #include "clickhouse/columns/factory.h"
 #include "clickhouse/columns/nullable.h"
@@ -28,9 +27,12 @@
 #include "clickhouse/type_name.h"
 #include "mapping/converter.h"
 #include "mysql/connection.h"
+#include "support/clickhouse_options.h"
+#include "support/mysql_options.h"
 #include "support/paths.h"
 #include "support/subprocess.h"
 #include "support/test_servers.h"
+#include "tables/source_schema.h"
 
 #ifndef ROWBRIDGE_BINARY
 #error "ROWBRIDGE_BINARY must be defined by CMake"
@@ -47,29 +49,11 @@ using testing::CommandResult;
 using testing::RunCommand;
 using testing::ScopedMariaDb;
 
-std::unique_ptr<mysql::Connection> Connect(const testing::MysqlAddress& a) {
-  mysql::ConnectOptions o;
-  o.host = a.host;
-  o.port = a.port;
-  o.user = a.user;
-  o.password = a.password;
-  return mysql::Connection::Connect(o);
-}
-
-clickhouse::ClientOptions ChOptions(const ClickHouseAddress& a) {
-  clickhouse::ClientOptions o;
-  o.host = a.host;
-  o.port = a.port;
-  o.user = a.user;
-  o.password = a.password;
-  return o;
-}
-
 // Writes every row change of `table` in the binlog files into the ClickHouse table `target`
 // (whose columns are the source's plus the mode's meta columns), the way the pipeline does.
 class MiniReplicator {
  public:
-  MiniReplicator(check::SourceTable source, clickhouse::Client& ch, std::string target)
+  MiniReplicator(tables::SourceTableSchema source, clickhouse::Client& ch, std::string target)
       : source_(std::move(source)), ch_(ch), target_(std::move(target)) {}
 
   void Replicate(const std::vector<std::string>& files) {
@@ -86,8 +70,8 @@ class MiniReplicator {
         if (!binlog::IsRowsEvent(ev.type())) continue;
         const binlog::RowsEvent rows = binlog::ParseRowsEvent(ev, reader.format(), scratch);
         const binlog::TableInfo* table = reader.tables().Find(rows.table_id);
-        if (table == nullptr || table->map.database != source_.database ||
-            table->map.table != source_.table)
+        if (table == nullptr || table->map.database != source_.name.database ||
+            table->map.table != source_.name.table)
           continue;
         cursor.Reset(rows, *table);
         while (cursor.Next()) {
@@ -120,8 +104,8 @@ class MiniReplicator {
         if (source_.columns[s].name != name) continue;
         const clickhouse::TypeDesc type = clickhouse::ParseTypeName(block.At(i).type_name());
         std::string why_not;
-        p.converter = mapping::SelectConverter(source_.columns[s], type, source_.table + "." + name,
-                                               {}, why_not);
+        p.converter = mapping::SelectConverter(source_.columns[s], type,
+                                               source_.name.table + "." + name, {}, why_not);
         if (p.converter.fn == nullptr)
           Fail(ErrorCode::kConfig, "test replicator: {}: {}", name, why_not);
         p.nullable = type.code == clickhouse::TypeCode::kNullable;
@@ -166,7 +150,7 @@ class MiniReplicator {
     }
   }
 
-  check::SourceTable source_;
+  tables::SourceTableSchema source_;
   clickhouse::Client& ch_;
   std::string target_;
   std::vector<Planned> plan_;
@@ -323,10 +307,11 @@ TEST_F(CheckCommandTest, EqualTablesPassAndChangedMissingExtraRowsAreListedByKey
           "ORDER BY id",
           db_));
   {
-    auto conn = Connect(src);
-    clickhouse::Client ch(ChOptions(ch_address_));
-    MiniReplicator(check::ReadSourceTable(*conn, db_, "wide"), ch, db_ + ".wide").Replicate(files);
-    MiniReplicator(check::ReadSourceTable(*conn, db_, "binlog_field_test_1"), ch,
+    auto conn = mysql::Connection::Connect(testing::MysqlConnectOptions(src));
+    clickhouse::Client ch(testing::ClickHouseClientOptions(ch_address_));
+    MiniReplicator(tables::LoadSourceTableSchema(*conn, db_, "wide").value(), ch, db_ + ".wide")
+        .Replicate(files);
+    MiniReplicator(tables::LoadSourceTableSchema(*conn, db_, "binlog_field_test_1").value(), ch,
                    db_ + ".seed_changelog")
         .Replicate(files);
   }

@@ -38,8 +38,6 @@ class PipelineDdlTest : public PipelineFixture {
  protected:
   PipelineDdlTest() : PipelineFixture("rbd") {}
 
-  void Sql(const std::string& sql) { RunMysqlSql(mysql_, "USE `" + source_db_ + "`; " + sql); }
-
   // The source table's columns, in order.
   std::vector<std::string> SourceColumns(const std::string& table) {
     return Lines(RunMysqlSql(

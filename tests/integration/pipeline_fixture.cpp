@@ -1,6 +1,9 @@
 #include "integration/pipeline_fixture.h"
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "common/error.h"
 
@@ -49,6 +52,69 @@ void PipelineFixture::StartAndWaitForCheckpoint(RowbridgeProcess& rb) {
   ASSERT_TRUE(WaitFor([&] { return rb.SavedCheckpoint().has_value(); }, 60s))
       << "no checkpoint was saved; log:\n"
       << rb.log();
+}
+
+void PipelineFixture::Sql(const std::string& sql) {
+  RunMysqlSql(mysql_, "USE `" + source_db_ + "`; " + sql);
+}
+
+std::string PipelineFixture::Ch(const std::string& sql) {
+  return Trimmed(RunClickHouseSql(ch_, sql));
+}
+
+std::string PipelineFixture::Target(const std::string& table) const {
+  return "`" + target_db_ + "`.`" + table + "`";
+}
+
+namespace {
+
+std::filesystem::path CheckpointFile(const RowbridgeProcess& rb) {
+  return rb.dir() / "state" /
+         ("rowbridge-" + std::to_string(rb.config().server_id) + ".checkpoint.json");
+}
+
+}  // namespace
+
+std::string PipelineFixture::ReadCheckpointFile(const RowbridgeProcess& rb) const {
+  std::ifstream in(CheckpointFile(rb), std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void PipelineFixture::RestoreCheckpointFile(const RowbridgeProcess& rb,
+                                            const std::string& bytes) const {
+  std::ofstream out(CheckpointFile(rb), std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+void PipelineFixture::DeleteTargetRows(const std::string& table, const std::string& condition) {
+  RunClickHouseSql(ch_, "ALTER TABLE " + Target(table) + " DELETE WHERE " + condition);
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return Ch("SELECT count() FROM system.mutations WHERE database = '" + target_db_ +
+                  "' AND table = '" + table + "' AND is_done = 0") == "0";
+      },
+      60s))
+      << "the mutation on " << Target(table) << " did not finish";
+}
+
+PipelineConfig PipelineFixture::KeyMoveConfig(const std::string& mode) {
+  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
+  Sql("CREATE TABLE t (id INT PRIMARY KEY, v INT);");
+  PipelineConfig config = Config("  - match: " + source_db_ + ".t\n    mode: " + mode + "\n");
+  config.max_rows = 1;  // every row its own batch: the change's two rows go in two INSERTs
+  config.file_state = true;
+  return config;
+}
+
+std::string PipelineFixture::StartAndKeyMove(RowbridgeProcess& rb) {
+  StartAndWaitForCheckpoint(rb);
+  if (HasFatalFailure()) return {};
+  std::string before_changes = ReadCheckpointFile(rb);
+  EXPECT_FALSE(before_changes.empty());
+  Sql("INSERT INTO t VALUES (1, 10); UPDATE t SET id = 2 WHERE id = 1;");
+  rb.WaitCaughtUp();
+  EXPECT_EQ(rb.Terminate(), 0);
+  return before_changes;
 }
 
 }  // namespace rowbridge::testing

@@ -30,6 +30,28 @@ class PipelineFixture : public ::testing::Test {
   // Starts rowbridge and waits for its first checkpoint (changes before it are not replicated).
   void StartAndWaitForCheckpoint(RowbridgeProcess& rb);
 
+  // Runs `sql` in the source database.
+  void Sql(const std::string& sql);
+  // Runs `sql` on ClickHouse and returns its output, Trimmed.
+  std::string Ch(const std::string& sql);
+  // `target_db`.`table`
+  std::string Target(const std::string& table) const;
+
+  // The bytes of the checkpoint file a file state store (PipelineConfig::file_state) of `rb`
+  // saved, to put back later with RestoreCheckpointFile: a crash before the next checkpoint.
+  std::string ReadCheckpointFile(const RowbridgeProcess& rb) const;
+  void RestoreCheckpointFile(const RowbridgeProcess& rb, const std::string& bytes) const;
+  // Deletes the rows of the target table `table` that match `condition` (a ClickHouse mutation)
+  // and waits until the mutation is done.
+  void DeleteTargetRows(const std::string& table, const std::string& condition);
+
+  // A key change split over two batches: the source table t (id INT PRIMARY KEY, v INT) under a
+  // `mode` rule, every row its own batch, a file state store. Start `rb` (made with that config)
+  // with StartAndKeyMove: it waits for the first checkpoint, keeps its bytes (returned), moves
+  // key 1 to 2, waits until that is replicated and stops rowbridge.
+  PipelineConfig KeyMoveConfig(const std::string& mode);
+  std::string StartAndKeyMove(RowbridgeProcess& rb);
+
   MysqlAddress mysql_;
   ClickHouseAddress ch_;
   std::string source_db_;

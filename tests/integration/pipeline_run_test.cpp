@@ -266,44 +266,16 @@ TEST_F(PipelineRunTest, KillNineAtRandomMomentsLosesAndDuplicatesNothing) {
 // write the second one only.
 TEST_F(PipelineRunTest, KeyMoveSplitOverTwoBatchesIsReplayedOnce) {
   TestDir dir("pipeline-key-move");
-  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`; USE `" + source_db_ +
-                          "`; CREATE TABLE t (id INT PRIMARY KEY, v INT);");
-  PipelineConfig config = Config("  - match: " + source_db_ + ".t\n    mode: replica\n");
-  config.max_rows = 1;  // every row its own batch: the move's two rows go in two INSERTs
-  config.file_state = true;
-  RowbridgeProcess rb(dir.path(), config);
-  StartAndWaitForCheckpoint(rb);
-  const std::filesystem::path state_file =
-      dir.path() / "state" / ("rowbridge-" + std::to_string(config.server_id) + ".checkpoint.json");
-  std::string before_changes;
-  {
-    std::ifstream in(state_file, std::ios::binary);
-    before_changes.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  ASSERT_FALSE(before_changes.empty());
-  RunMysqlSql(mysql_, "USE `" + source_db_ +
-                          "`; INSERT INTO t VALUES (1, 10); UPDATE t SET id = 2 WHERE id = 1;");
-  rb.WaitCaughtUp();
-  ASSERT_EQ(rb.Terminate(), 0);
-  const std::string table = "`" + target_db_ + "`.t";
-  ASSERT_EQ(Trimmed(RunClickHouseSql(ch_, "SELECT count() FROM " + table)), "3");
+  RowbridgeProcess rb(dir.path(), KeyMoveConfig("replica"));
+  const std::string before_changes = StartAndKeyMove(rb);
+  ASSERT_FALSE(HasFailure());
+  const std::string table = Target("t");
+  ASSERT_EQ(Ch("SELECT count() FROM " + table), "3");
 
   // The crash between the two INSERTs: the new row never arrived, the checkpoint is the old one.
-  RunClickHouseSql(ch_, "ALTER TABLE " + table + " DELETE WHERE id = 2");
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        return Trimmed(RunClickHouseSql(ch_,
-                                        "SELECT count() FROM system.mutations WHERE database "
-                                        "= '" +
-                                            target_db_ + "' AND table = 't' AND is_done = 0")) ==
-               "0";
-      },
-      60s));
-  ASSERT_EQ(Trimmed(RunClickHouseSql(ch_, "SELECT count() FROM " + table)), "2");
-  {
-    std::ofstream out(state_file, std::ios::binary | std::ios::trunc);
-    out << before_changes;
-  }
+  ASSERT_NO_FATAL_FAILURE(DeleteTargetRows("t", "id = 2"));
+  ASSERT_EQ(Ch("SELECT count() FROM " + table), "2");
+  RestoreCheckpointFile(rb, before_changes);
   rb.Start();
   rb.WaitCaughtUp();
   EXPECT_EQ(Trimmed(RunClickHouseSql(
@@ -518,16 +490,9 @@ TEST_F(PipelineRunTest, ACheckpointVersionBelowTheTargetOrNearTwoToThe64IsRefuse
   const std::string rows = Trimmed(RunClickHouseSql(ch_, "SELECT count() FROM " + items));
   const std::filesystem::path path =
       dir.path() / "state" / ("rowbridge-" + std::to_string(config.server_id) + ".checkpoint.json");
-  std::string original;
-  {
-    std::ifstream in(path);
-    original.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
+  const std::string original = ReadCheckpointFile(rb);
   const state::Checkpoint saved = state::Checkpoint::FromJson(original, path.string());
-  auto write = [&](const std::string& text) {
-    std::ofstream out(path, std::ios::trunc);
-    out << text;
-  };
+  auto write = [&](const std::string& text) { RestoreCheckpointFile(rb, text); };
   for (const uint64_t bad : {uint64_t{1000}, ~uint64_t{0} - 5}) {
     SCOPED_TRACE(bad);
     state::Checkpoint edited = saved;

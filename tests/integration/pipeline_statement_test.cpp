@@ -27,12 +27,6 @@ using namespace std::chrono_literals;
 class PipelineStatementTest : public PipelineFixture {
  protected:
   PipelineStatementTest() : PipelineFixture("rbs") {}
-
-  void Sql(const std::string& sql) { RunMysqlSql(mysql_, "USE `" + source_db_ + "`; " + sql); }
-  std::string Ch(const std::string& sql) { return Trimmed(RunClickHouseSql(ch_, sql)); }
-  std::string Target(const std::string& table) const {
-    return "`" + target_db_ + "`.`" + table + "`";
-  }
 };
 
 // Statement-based DML stops every replicated table it writes, and only those: a table it only
@@ -271,24 +265,9 @@ TEST_F(PipelineStatementTest, KeyChangesDeleteTheOldKeyInBothModes) {
 // replay must write the second one only (as for a replica's tombstone and new row).
 TEST_F(PipelineStatementTest, ChangelogKeyChangeSplitOverTwoBatchesIsReplayedOnce) {
   TestDir dir("pipeline-changelog-key-move");
-  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
-  Sql("CREATE TABLE t (id INT PRIMARY KEY, v INT);");
-  PipelineConfig config = Config("  - match: " + source_db_ + ".t\n    mode: changelog\n");
-  config.max_rows = 1;  // every row its own batch: the change's two rows go in two INSERTs
-  config.file_state = true;
-  RowbridgeProcess rb(dir.path(), config);
-  StartAndWaitForCheckpoint(rb);
-  const std::filesystem::path state_file =
-      dir.path() / "state" / ("rowbridge-" + std::to_string(config.server_id) + ".checkpoint.json");
-  std::string before_changes;
-  {
-    std::ifstream in(state_file, std::ios::binary);
-    before_changes.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  ASSERT_FALSE(before_changes.empty());
-  Sql("INSERT INTO t VALUES (1, 10); UPDATE t SET id = 2 WHERE id = 1;");
-  rb.WaitCaughtUp();
-  ASSERT_EQ(rb.Terminate(), 0);
+  RowbridgeProcess rb(dir.path(), KeyMoveConfig("changelog"));
+  const std::string before_changes = StartAndKeyMove(rb);
+  ASSERT_FALSE(HasFailure());
   const std::string events =
       "SELECT groupArray((id, _event_type)) FROM (SELECT id, _event_type "
       "FROM " +
@@ -297,18 +276,9 @@ TEST_F(PipelineStatementTest, ChangelogKeyChangeSplitOverTwoBatchesIsReplayedOnc
 
   // The crash between the two INSERTs: the new key's row never arrived, the checkpoint is the
   // one before the changes.
-  RunClickHouseSql(ch_, "ALTER TABLE " + Target("t") + " DELETE WHERE id = 2");
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        return Ch("SELECT count() FROM system.mutations WHERE database = '" + target_db_ +
-                  "' AND table = 't' AND is_done = 0") == "0";
-      },
-      60s));
+  ASSERT_NO_FATAL_FAILURE(DeleteTargetRows("t", "id = 2"));
   ASSERT_EQ(Ch("SELECT count() FROM " + Target("t")), "2");
-  {
-    std::ofstream out(state_file, std::ios::binary | std::ios::trunc);
-    out << before_changes;
-  }
+  RestoreCheckpointFile(rb, before_changes);
   rb.Start();
   rb.WaitCaughtUp();
   EXPECT_EQ(Ch(events), "[(1,'insert'),(1,'delete'),(2,'insert')]")

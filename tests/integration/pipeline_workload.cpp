@@ -5,34 +5,9 @@
 
 #include "integration/pipeline_fixture.h"
 
+#include "mysql/sql_quote.h"
+
 namespace rowbridge::testing {
-
-namespace {
-
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    switch (c) {
-      case '\'':
-        out += "\\'";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        out.push_back(c);
-    }
-  }
-  return out + "'";
-}
-
-}  // namespace
 
 Workload::Workload(uint32_t seed, std::string database) : rng_(seed), db_(std::move(database)) {}
 
@@ -161,15 +136,15 @@ std::string Workload::ItemChange(State& s) {
     s.items.insert(id);
     return fmt::format(
         "INSERT INTO `{}`.items VALUES ({}, {}, {}, {}, {}, {}, {});\n", db_, id, Uniform(1, 5),
-        Quote(Text(12) + std::to_string(s.counter)), Uniform(-1000, 1000),
+        mysql::QuoteString(Text(12) + std::to_string(s.counter)), Uniform(-1000, 1000),
         Chance(20) ? "NULL" : fmt::format("{}.{:02}", Uniform(-99999, 99999), Uniform(0, 99)),
-        DateTime(1975, 2099, 0), Chance(30) ? "NULL" : Quote(Text(60)));
+        DateTime(1975, 2099, 0), Chance(30) ? "NULL" : mysql::QuoteString(Text(60)));
   }
   const int64_t id = Pick(s.items);
   if (kind <= 6) {
     return fmt::format("UPDATE `{}`.items SET qty = qty + 1, name = {}, note = {} WHERE id = {};\n",
-                       db_, Quote("u" + std::to_string(s.counter)),
-                       Chance(30) ? "NULL" : Quote(Text(30)), id);
+                       db_, mysql::QuoteString("u" + std::to_string(s.counter)),
+                       Chance(30) ? "NULL" : mysql::QuoteString(Text(30)), id);
   }
   if (kind <= 8) {
     const int64_t moved = s.next_item++;
@@ -192,12 +167,13 @@ std::string Workload::EventChange(State& s) {
     s.events.insert(id);
     return fmt::format("INSERT INTO `{}`.events VALUES ({}, {}, '{}', {}, {});\n", db_, id,
                        Uniform(1, 1000), kinds[Uniform(0, 2)],
-                       Chance(20) ? "NULL" : Quote(Text(40)), DateTime(1975, 2037, 0));
+                       Chance(20) ? "NULL" : mysql::QuoteString(Text(40)), DateTime(1975, 2037, 0));
   }
   const int64_t id = Pick(s.events);
   if (kind <= 4) {
     return fmt::format("UPDATE `{}`.events SET payload = {}, kind = '{}' WHERE id = {};\n", db_,
-                       Quote("p" + std::to_string(s.counter)), kinds[Uniform(0, 2)], id);
+                       mysql::QuoteString("p" + std::to_string(s.counter)), kinds[Uniform(0, 2)],
+                       id);
   }
   s.events.erase(id);
   return fmt::format("DELETE FROM `{}`.events WHERE id = {};\n", db_, id);
@@ -233,14 +209,15 @@ std::string Workload::EveryValues(State& s, int64_t id) {
       null_or(Date()), null_or(tm), null_or(tm3), null_or(DateTime(1971, 2100, 0)),
       null_or(DateTime(1971, 2100, 6)), null_or(DateTime(1971, 2037, 0)),
       null_or(DateTime(1971, 2037, 3)), null_or(std::to_string(Uniform(1901, 2155))),
-      null_or(Quote(Text(10))), Quote("v" + std::to_string(s.counter) + Text(20)), null_or(Hex(4)),
-      null_or(Hex(20)), null_or(Quote(Text(200))), null_or(Hex(300)), null_or(Quote(Text(100))),
-      null_or(Hex(1000)), null_or(fmt::format("'{}'", enums[Uniform(0, 2)])),
-      null_or(fmt::format("'{}'", set)), null_or(std::to_string(Uniform(0, 1))),
-      null_or(std::to_string(Uniform(0, 4095))),
+      null_or(mysql::QuoteString(Text(10))),
+      mysql::QuoteString("v" + std::to_string(s.counter) + Text(20)), null_or(Hex(4)),
+      null_or(Hex(20)), null_or(mysql::QuoteString(Text(200))), null_or(Hex(300)),
+      null_or(mysql::QuoteString(Text(100))), null_or(Hex(1000)),
+      null_or(fmt::format("'{}'", enums[Uniform(0, 2)])), null_or(fmt::format("'{}'", set)),
+      null_or(std::to_string(Uniform(0, 1))), null_or(std::to_string(Uniform(0, 4095))),
       null_or(fmt::format("'{{\"k\": {}, \"s\": {}}}'", Uniform(0, 1000),
                           "\"t" + std::to_string(s.counter) + "\"")),
-      null_or(Quote("ü😀" + Text(5))));
+      null_or(mysql::QuoteString("ü😀" + Text(5))));
 }
 
 std::string Workload::EveryChange(State& s) {
@@ -258,8 +235,8 @@ std::string Workload::EveryChange(State& s) {
     return fmt::format(
         "UPDATE `{0}`.every_type SET vc = {1}, i = {2}, dtm = {3}, e = {4}, bl = {5} WHERE id = "
         "{6};\n",
-        db_, Quote("w" + std::to_string(s.counter)), Uniform(-1000, 1000), DateTime(1971, 2100, 0),
-        Chance(30) ? "NULL" : "'c'", Hex(50), id);
+        db_, mysql::QuoteString("w" + std::to_string(s.counter)), Uniform(-1000, 1000),
+        DateTime(1971, 2100, 0), Chance(30) ? "NULL" : "'c'", Hex(50), id);
   }
   s.every.erase(id);
   return fmt::format("DELETE FROM `{}`.every_type WHERE id = {};\n", db_, id);

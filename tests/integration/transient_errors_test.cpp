@@ -24,7 +24,9 @@
 #include "integration/pipeline_harness.h"
 #include "mysql/connection.h"
 #include "state/state_store.h"
+#include "support/clickhouse_options.h"
 #include "support/expect_error.h"
+#include "support/mysql_options.h"
 #include "support/test_servers.h"
 
 namespace rowbridge::testing {
@@ -36,24 +38,6 @@ bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-std::unique_ptr<mysql::Connection> ConnectRoot(const MysqlAddress& a) {
-  mysql::ConnectOptions o;
-  o.host = a.host;
-  o.port = a.port;
-  o.user = a.user;
-  o.password = a.password;
-  return mysql::Connection::Connect(o);
-}
-
-clickhouse::ClientOptions ChOptions(const ClickHouseAddress& a) {
-  clickhouse::ClientOptions o;
-  o.host = a.host;
-  o.port = a.port;
-  o.user = a.user;
-  o.password = a.password;
-  return o;
-}
-
 // Takes every connection the server allows (root gets max_connections + 1), until the server
 // answers 1040; the connections are released when this goes away.
 class ConnectionHog {
@@ -61,7 +45,7 @@ class ConnectionHog {
   explicit ConnectionHog(const MysqlAddress& server) {
     for (int i = 0; i < 200; ++i) {
       try {
-        held_.push_back(ConnectRoot(server));
+        held_.push_back(mysql::Connection::Connect(testing::MysqlConnectOptions(server)));
       } catch (const Error& e) {
         refusal_ = e.server_code();
         return;
@@ -88,7 +72,7 @@ class QueryHog {
         bool started = false;
         for (int attempt = 0; attempt < 50; ++attempt) {
           try {
-            clickhouse::Client client(ChOptions(server));
+            clickhouse::Client client(testing::ClickHouseClientOptions(server));
             client.Select(fmt::format("SELECT sleepEachRow(0.5) FROM numbers({}) SETTINGS "
                                       "max_block_size = 1",
                                       seconds * 2),
@@ -262,7 +246,8 @@ TEST_F(TransientMysqlTest, CheckRetriesALockWaitTimeout) {
   ASSERT_EQ(TargetCount(), "300");
   ASSERT_EQ(rb.Terminate(), 0);
 
-  std::unique_ptr<mysql::Connection> locker = ConnectRoot(mariadb_->address());
+  std::unique_ptr<mysql::Connection> locker =
+      mysql::Connection::Connect(testing::MysqlConnectOptions(mariadb_->address()));
   locker->Execute(fmt::format("LOCK TABLES `{}`.t WRITE", source_db_));
   std::thread unlock([&] {
     std::this_thread::sleep_for(4s);
@@ -347,7 +332,8 @@ TEST_F(TransientClickHouseTest, AlterRetriesTooManySimultaneousQueries) {
 // readonly user's refusal (permanent) is thrown at once.
 TEST_F(TransientClickHouseTest, StateStoreRetriesTooManySimultaneousQueries) {
   const ClickHouseAddress& ch = scoped_->address();
-  state::ClickHouseStateStore store(ChOptions(ch), target_db_, "rowbridge_state", "77");
+  state::ClickHouseStateStore store(testing::ClickHouseClientOptions(ch), target_db_,
+                                    "rowbridge_state", "77");
   store.EnsureTable();
   state::Checkpoint checkpoint;
   checkpoint.file = "mysql-bin.000007";
@@ -364,7 +350,7 @@ TEST_F(TransientClickHouseTest, StateStoreRetriesTooManySimultaneousQueries) {
   ASSERT_TRUE(loaded.has_value());
   EXPECT_EQ(loaded->position, 4242u);
 
-  clickhouse::ClientOptions readonly = ChOptions(ch);
+  clickhouse::ClientOptions readonly = testing::ClickHouseClientOptions(ch);
   readonly.user = ch.readonly_user;
   readonly.password = "";
   state::ClickHouseStateStore refused(readonly, target_db_ + "_ro", "rowbridge_state", "77");

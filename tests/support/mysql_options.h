@@ -8,7 +8,8 @@
 namespace rowbridge::testing {
 
 // The address's root user over TCP (TLS left at its default, kPreferred), with timeouts generous
-// enough for a loaded machine (connect 10 s, read 60 s).
+// enough for a loaded machine (connect 10 s, read and write 60 s; the write timeout is the
+// default).
 mysql::ConnectOptions MysqlConnectOptions(const MysqlAddress& server);
 
 }  // namespace rowbridge::testing

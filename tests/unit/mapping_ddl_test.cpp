@@ -1,9 +1,9 @@
 // Default ClickHouse types per server version, and the exact DDL text of every variant.
 #include <gtest/gtest.h>
 
+#include "clickhouse/sql_quote.h"
 #include "common/error.h"
 #include "mapping/ddl.h"
-#include "mapping/sql_quote.h"
 #include "mapping/type_mapping.h"
 #include "mapping_cells.h"
 
@@ -188,9 +188,9 @@ TEST(MappingDdl, ClusterReplicatedAndDistributed) {
 }
 
 TEST(MappingDdl, IdentifiersAreQuoted) {
-  EXPECT_EQ(QuoteIdentifier("a`b\\c"), "`a\\`b\\\\c`");
-  EXPECT_EQ(QuoteString("it's"), "'it\\'s'");
-  EXPECT_EQ(QuoteIdentifier(std::string("x\0y\n", 4)), "`x\\0y\\x0A`");
+  EXPECT_EQ(clickhouse::QuoteIdentifier("a`b\\c"), "`a\\`b\\\\c`");
+  EXPECT_EQ(clickhouse::QuoteString("it's"), "'it\\'s'");
+  EXPECT_EQ(clickhouse::QuoteIdentifier(std::string("x\0y\n", 4)), "`x\\0y\\x0A`");
   const std::vector<binlog::ColumnDef> columns = {ParseMysqlType("INT NOT NULL", "we`ird"),
                                                   ParseMysqlType("INT", "sp ace")};
   const auto sql = CreateTableStatements("d`b", "t'1", columns, {"we`ird"}, {}, kOld)[0];

@@ -131,6 +131,10 @@ TEST(PipelineSourceSchema, ParsesLabelLists) {
   EXPECT_EQ(tables::ParseLabelList("set('x,y','z')"), (std::vector<std::string>{"x,y", "z"}));
   EXPECT_THROW(tables::ParseLabelList("enum('a"), Error);
   EXPECT_THROW(tables::ParseLabelList("enum"), Error);
+  // From rowbridge check's own label parser, which this one replaced.
+  EXPECT_EQ(tables::ParseLabelList("enum('a','it''s','')"),
+            (std::vector<std::string>{"a", "it's", ""}));
+  EXPECT_THROW(tables::ParseLabelList("enum(a)"), Error);
 }
 
 binlog::ColumnDef Column(binlog::ColumnType type, std::string name = {}) {

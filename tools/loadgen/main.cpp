@@ -16,6 +16,7 @@
 #include "column_spec.h"
 #include "common/error.h"
 #include "mysql/connection.h"
+#include "mysql/sql_quote.h"
 #include "value_generator.h"
 
 namespace rowbridge::loadgen {
@@ -40,24 +41,6 @@ struct Options {
   double report_every_s = 1.0;
 };
 
-std::string QuoteIdentifier(const std::string& name) {
-  std::string out = "`";
-  for (char c : name) {
-    if (c == '`') out += '`';
-    out += c;
-  }
-  return out + "`";
-}
-
-std::string QuoteString(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'' || c == '\\') out += c == '\'' ? '\'' : '\\';
-    out += c;
-  }
-  return out + "'";
-}
-
 mysql::ConnectOptions ConnectOptionsFrom(const Options& o) {
   mysql::ConnectOptions c;
   c.host = o.host;
@@ -78,7 +61,7 @@ std::vector<ColumnSpec> ReadColumns(mysql::Connection& conn, const Options& o) {
                   "IFNULL(DATETIME_PRECISION, 0), IFNULL(CHARACTER_SET_NAME, '') FROM "
                   "information_schema.COLUMNS "
                   "WHERE TABLE_SCHEMA = {} AND TABLE_NAME = {} ORDER BY ORDINAL_POSITION",
-                  QuoteString(o.schema), QuoteString(o.table)));
+                  mysql::QuoteString(o.schema), mysql::QuoteString(o.table)));
   while (rs.Next()) {
     auto num = [&](size_t i) { return std::stoull(std::string(rs.Field(i))); };
     columns.push_back(MakeColumnSpec(std::string(rs.Field(0)), std::string(rs.Field(1)),
@@ -95,10 +78,10 @@ std::vector<ColumnSpec> ReadColumns(mysql::Connection& conn, const Options& o) {
     auto checks =
         conn.Query(fmt::format("SELECT CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS "
                                "WHERE CONSTRAINT_SCHEMA = {} AND TABLE_NAME = {}",
-                               QuoteString(o.schema), QuoteString(o.table)));
+                               mysql::QuoteString(o.schema), mysql::QuoteString(o.table)));
     while (checks.Next()) {
       for (auto& c : columns) {
-        if (checks.Field(0) == "json_valid(" + QuoteIdentifier(c.name) + ")")
+        if (checks.Field(0) == "json_valid(" + mysql::QuoteIdentifier(c.name) + ")")
           c.kind = ValueKind::kJson;
       }
     }
@@ -153,12 +136,13 @@ class LoadRun {
       auto conn = mysql::Connection::Connect(ConnectOptionsFrom(options_));
       ValueGenerator gen(options_.seed * 7919 + worker, options_.max_string);
       std::string sql;
-      std::string insert_prefix = fmt::format("INSERT INTO {} (", QuoteIdentifier(options_.table));
+      std::string insert_prefix =
+          fmt::format("INSERT INTO {} (", mysql::QuoteIdentifier(options_.table));
       bool first = true;
       for (const auto& c : columns_) {
         if (c.auto_increment) continue;
         insert_prefix += first ? "" : ",";
-        insert_prefix += QuoteIdentifier(c.name);
+        insert_prefix += mysql::QuoteIdentifier(c.name);
         first = false;
       }
       insert_prefix += ") VALUES ";
@@ -224,24 +208,24 @@ class LoadRun {
   }
 
   void Update(mysql::Connection& conn, ValueGenerator& gen, std::string& sql, uint64_t rows) {
-    sql = fmt::format("UPDATE {} SET ", QuoteIdentifier(options_.table));
+    sql = fmt::format("UPDATE {} SET ", mysql::QuoteIdentifier(options_.table));
     bool first = true;
     for (const auto& c : columns_) {
       if (c.primary_key) continue;
       if (!first) sql += ',';
-      sql += QuoteIdentifier(c.name);
+      sql += mysql::QuoteIdentifier(c.name);
       sql += '=';
       gen.AppendLiteral(c, sql);
       first = false;
     }
-    sql += fmt::format(" WHERE {} IN ({})", QuoteIdentifier(columns_key_->name),
+    sql += fmt::format(" WHERE {} IN ({})", mysql::QuoteIdentifier(columns_key_->name),
                        RandomIdList(gen, std::min<uint64_t>(rows, 100)));
     updated_ += conn.Execute(sql).affected_rows;
   }
 
   void Delete(mysql::Connection& conn, ValueGenerator& gen, std::string& sql, uint64_t rows) {
-    sql = fmt::format("DELETE FROM {} WHERE {} IN ({})", QuoteIdentifier(options_.table),
-                      QuoteIdentifier(columns_key_->name),
+    sql = fmt::format("DELETE FROM {} WHERE {} IN ({})", mysql::QuoteIdentifier(options_.table),
+                      mysql::QuoteIdentifier(columns_key_->name),
                       RandomIdList(gen, std::min<uint64_t>(rows, 100)));
     deleted_ += conn.Execute(sql).affected_rows;
   }

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "common/civil_date.h"
+#include "mysql/sql_quote.h"
 
 namespace rowbridge::loadgen {
 namespace {
@@ -16,16 +17,6 @@ constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXY
 // The last one needs 4 bytes (utf8mb4 only).
 constexpr const char* kMultibyte[] = {"é", "ß", "中", "文", "😀"};
 constexpr size_t kThreeByteChoices = 4;
-
-// Members of ENUM/SET come from the table definition and may hold quotes or backslashes.
-void AppendQuoted(const std::string& text, std::string& sql) {
-  sql += '\'';
-  for (char c : text) {
-    if (c == '\'' || c == '\\') sql += c;
-    sql += c;
-  }
-  sql += '\'';
-}
 
 }  // namespace
 
@@ -57,7 +48,7 @@ void ValueGenerator::AppendLiteral(const ColumnSpec& column, std::string& sql) {
       AppendBinary(column, sql);
       return;
     case ValueKind::kEnum:
-      AppendQuoted(column.labels[Below(column.labels.size())], sql);
+      sql += mysql::QuoteString(column.labels[Below(column.labels.size())]);
       return;
     case ValueKind::kSet: {
       std::string members;
@@ -67,7 +58,7 @@ void ValueGenerator::AppendLiteral(const ColumnSpec& column, std::string& sql) {
         if (!members.empty()) members += ',';
         members += column.labels[i];
       }
-      AppendQuoted(members, sql);
+      sql += mysql::QuoteString(members);
       return;
     }
     case ValueKind::kBit: {

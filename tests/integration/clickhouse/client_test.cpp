@@ -10,6 +10,7 @@
 #include "clickhouse/columns/numeric.h"
 #include "clickhouse/columns/string.h"
 #include "common/error.h"
+#include "support/clickhouse_options.h"
 #include "support/expect_error.h"
 #include "support/test_servers.h"
 #include "tcp_proxy.h"
@@ -20,18 +21,6 @@ namespace {
 using ::rowbridge::testing::ErrorOf;
 
 using testing::ClickHouseAddress;
-
-ClientOptions OptionsFor(const ClickHouseAddress& server) {
-  ClientOptions o;
-  o.host = server.host;
-  o.port = server.port;
-  o.user = server.user;
-  o.password = server.password;
-  o.tcp.connect_timeout = std::chrono::seconds(10);
-  o.tcp.read_timeout = std::chrono::seconds(60);
-  o.tcp.write_timeout = std::chrono::seconds(60);
-  return o;
-}
 
 const CompressionMethod kAllMethods[] = {CompressionMethod::kNone, CompressionMethod::kLz4,
                                          CompressionMethod::kZstd};
@@ -58,7 +47,7 @@ class ClickHouseClientTest : public ::testing::Test {
 };
 
 TEST_F(ClickHouseClientTest, HelloNegotiatesRevisionAndPings) {
-  Client client(OptionsFor(server_));
+  Client client(testing::ClickHouseClientOptions(server_));
   const ServerInfo& info = client.server();
   EXPECT_EQ(info.name, "ClickHouse");
   EXPECT_GT(info.version_major, 0u);
@@ -78,7 +67,7 @@ TEST_F(ClickHouseClientTest, HelloNegotiatesRevisionAndPings) {
 }
 
 TEST_F(ClickHouseClientTest, SelectsAMillionRowsWithEveryCompression) {
-  Client client(OptionsFor(server_));
+  Client client(testing::ClickHouseClientOptions(server_));
   for (CompressionMethod method : kAllMethods) {
     QueryOptions options;
     options.compression = method;
@@ -105,7 +94,7 @@ TEST_F(ClickHouseClientTest, SelectsAMillionRowsWithEveryCompression) {
 }
 
 TEST_F(ClickHouseClientTest, ServerExceptionsComeBackWholeAndTheClientRecovers) {
-  Client client(OptionsFor(server_));
+  Client client(testing::ClickHouseClientOptions(server_));
   struct Case {
     const char* sql;
     int code;
@@ -139,7 +128,7 @@ TEST_F(ClickHouseClientTest, ServerExceptionsComeBackWholeAndTheClientRecovers) 
 }
 
 TEST_F(ClickHouseClientTest, WrongPasswordIsAServerError) {
-  ClientOptions options = OptionsFor(server_);
+  ClientOptions options = testing::ClickHouseClientOptions(server_);
   options.user = server_.auth_user;
   options.password = "definitely-not-the-password";
   Error e = ErrorOf([&] { Client client(options); });
@@ -151,7 +140,7 @@ TEST_F(ClickHouseClientTest, WrongPasswordIsAServerError) {
 }
 
 TEST_F(ClickHouseClientTest, SettingsAndQueryIdReachTheServer) {
-  Client client(OptionsFor(server_));
+  Client client(testing::ClickHouseClientOptions(server_));
   QueryOptions options;
   options.query_id = testing::UniqueName("rb_query");
   options.settings.SetUInt("max_block_size", 1234)
@@ -190,7 +179,7 @@ TEST_F(ClickHouseClientTest, SettingsAndQueryIdReachTheServer) {
 }
 
 TEST_F(ClickHouseClientTest, TotalsExtremesAndLogs) {
-  Client client(OptionsFor(server_));
+  Client client(testing::ClickHouseClientOptions(server_));
   QueryOptions options;
   options.settings.SetUInt("extremes", 1).SetText("send_logs_level", "trace");
   size_t log_blocks = 0;
@@ -214,7 +203,7 @@ TEST_F(ClickHouseClientTest, TotalsExtremesAndLogs) {
 }
 
 TEST_F(ClickHouseClientTest, CancelledSelectLeavesTheConnectionUsable) {
-  Client client(OptionsFor(server_));
+  Client client(testing::ClickHouseClientOptions(server_));
   for (CompressionMethod method : kAllMethods) {
     QueryOptions options;
     options.compression = method;
@@ -245,7 +234,7 @@ Block MakeRows(const Block& header, uint64_t first, uint64_t count) {
 }
 
 TEST_F(ClickHouseClientTest, InsertsIntoMergeTreeWithEveryCompression) {
-  Client client(OptionsFor(server_));
+  Client client(testing::ClickHouseClientOptions(server_));
   const std::string db = MakeDatabase(client);
   for (CompressionMethod method : kAllMethods) {
     const std::string table = fmt::format("{}.t_{}", db, CompressionMethodName(method));
@@ -282,7 +271,7 @@ TEST_F(ClickHouseClientTest, InsertsIntoMergeTreeWithEveryCompression) {
 }
 
 TEST_F(ClickHouseClientTest, InsertErrorsAreReportedAndNothingIsSentForAMismatchedBlock) {
-  Client client(OptionsFor(server_));
+  Client client(testing::ClickHouseClientOptions(server_));
   const std::string db = MakeDatabase(client);
   // Unknown table: the server refuses before asking for data; the connection stays usable.
   Error missing = ErrorOf([&] { client.BeginInsert("INSERT INTO " + db + ".nope VALUES"); });
@@ -325,12 +314,12 @@ TEST_F(ClickHouseClientTest, InsertErrorsAreReportedAndNothingIsSentForAMismatch
 }
 
 TEST_F(ClickHouseClientTest, ConnectionCutMidInsertIsAnErrorAndReconnectWorks) {
-  Client admin(OptionsFor(server_));
+  Client admin(testing::ClickHouseClientOptions(server_));
   const std::string db = MakeDatabase(admin);
   admin.Execute("CREATE TABLE " + db +
                 ".t (id UInt64, name String) ENGINE = MergeTree ORDER BY id");
   testing::TcpProxy proxy(server_.host, server_.port);
-  ClientOptions options = OptionsFor(server_);
+  ClientOptions options = testing::ClickHouseClientOptions(server_);
   options.port = proxy.port();
   options.tcp.read_timeout = std::chrono::seconds(10);
   for (CompressionMethod method : kAllMethods) {
@@ -363,7 +352,7 @@ TEST_F(ClickHouseClientTest, ConnectionCutMidInsertIsAnErrorAndReconnectWorks) {
 }
 
 TEST_F(ClickHouseClientTest, ReadTimeoutClosesTheConnection) {
-  ClientOptions options = OptionsFor(server_);
+  ClientOptions options = testing::ClickHouseClientOptions(server_);
   options.tcp.read_timeout = std::chrono::milliseconds(300);
   Client client(options);
   Error e = ErrorOf([&] { client.Execute("SELECT sleep(2)"); });
@@ -390,7 +379,7 @@ TEST_F(ClickHouseClientTest, TheHttpPortIsNamedWithinTheConnectTimeout) {
 }
 
 TEST_F(ClickHouseClientTest, ConnectToAClosedPortIsANetworkError) {
-  ClientOptions options = OptionsFor(server_);
+  ClientOptions options = testing::ClickHouseClientOptions(server_);
   options.port = 1;  // nothing listens on port 1 on a test machine
   Error e = ErrorOf([&] { Client client(options); });
   EXPECT_EQ(e.code(), ErrorCode::kNetwork) << e.what();

@@ -1,8 +1,8 @@
-#include "mapping/sql_quote.h"
+#include "clickhouse/sql_quote.h"
 
 #include <fmt/format.h>
 
-namespace rowbridge::mapping {
+namespace rowbridge::clickhouse {
 
 namespace {
 
@@ -33,7 +33,7 @@ std::string QuoteIdentifier(std::string_view name) {
   return Quote(name, '`');
 }
 
-std::string QuoteTableName(std::string_view database, std::string_view table) {
+std::string QuoteQualified(std::string_view database, std::string_view table) {
   return QuoteIdentifier(database) + "." + QuoteIdentifier(table);
 }
 
@@ -41,4 +41,4 @@ std::string QuoteString(std::string_view text) {
   return Quote(text, '\'');
 }
 
-}  // namespace rowbridge::mapping
+}  // namespace rowbridge::clickhouse
