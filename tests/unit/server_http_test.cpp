@@ -126,160 +126,161 @@ TEST(ServerHttp, WithATokenEveryRequestMustCarryIt) {
   auto bad_cookie = client.Get("/status", {{"Cookie", "rowbridge_token=s3cret-tokeN"}});
   ASSERT_TRUE(bad_cookie);
   EXPECT_EQ(bad_cookie->status, 401);
+}
 
-  // The page and its files come from the binary (src/server/web/, embedded by the build) with the
-  // headers that keep a stale copy or a foreign script out; /status/history has its first sample
-  // at once.
-  TEST(ServerHttp, ServesTheWebPageAndTheHistory) {
-    MetricsRegistry registry;
-    StatusBoard board;
-    board.Table("shop", "orders", "analytics", "orders").AddRows(3, 0, 0);
+// The page and its files come from the binary (src/server/web/, embedded by the build) with the
+// headers that keep a stale copy or a foreign script out; /status/history has its first sample
+// at once.
+TEST(ServerHttp, ServesTheWebPageAndTheHistory) {
+  MetricsRegistry registry;
+  StatusBoard board;
+  board.Table("shop", "orders", "analytics", "orders").AddRows(3, 0, 0);
+  AdminServer server(registry, board, Policy());
+  server.Start("127.0.0.1:0");
+  httplib::Client client("127.0.0.1", server.port());
+  client.set_connection_timeout(seconds(5));
+  client.set_read_timeout(seconds(5));
+
+  auto page = client.Get("/");
+  ASSERT_TRUE(page) << httplib::to_string(page.error());
+  EXPECT_EQ(page->status, 200);
+  EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_EQ(page->get_header_value("Cache-Control"), "no-cache");
+  EXPECT_NE(page->get_header_value("Content-Security-Policy").find("default-src 'self'"),
+            std::string::npos);
+  EXPECT_EQ(page->body.rfind("<!DOCTYPE html>", 0), 0u) << page->body.substr(0, 100);
+  EXPECT_NE(page->body.find("<script src=\"/app.js\""), std::string::npos);
+
+  size_t served = 0;
+  for (const WebAsset& asset : WebAssets()) {
+    auto file = client.Get(asset.name == "index.html" ? "/" : "/" + std::string(asset.name));
+    ASSERT_TRUE(file) << asset.name;
+    EXPECT_EQ(file->status, 200) << asset.name;
+    EXPECT_EQ(file->body, asset.body) << asset.name;
+    EXPECT_EQ(file->get_header_value("Content-Type"), asset.content_type) << asset.name;
+    ++served;
+  }
+  EXPECT_GE(served, 3u);  // index.html, app.js, style.css at least
+  auto script = client.Get("/app.js");
+  ASSERT_TRUE(script);
+  EXPECT_EQ(script->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
+
+  // The sampler's first sample is taken when the server starts.
+  nlohmann::json history;
+  for (int i = 0; i < 100; ++i) {
+    auto response = client.Get("/status/history");
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->get_header_value("Content-Type"), "application/json");
+    history = nlohmann::json::parse(response->body);
+    if (!history["times"].empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(history["interval_seconds"], 5);
+  EXPECT_EQ(history["window_seconds"], 900);
+  ASSERT_EQ(history["times"].size(), 1u) << history.dump();
+  ASSERT_EQ(history["tables"].size(), 1u);
+  EXPECT_EQ(history["tables"][0]["table"], "orders");
+  server.Stop();
+}
+
+TEST(ServerHttp, BusyPortIsANetworkErrorNamingTheAddress) {
+  MetricsRegistry registry;
+  StatusBoard board;
+  AdminServer first(registry, board, Policy());
+  first.Start("127.0.0.1:0");
+  AdminServer second(registry, board, Policy());
+  std::string address = "127.0.0.1:" + std::to_string(first.port());
+  try {
+    second.Start(address);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kNetwork);
+    EXPECT_EQ(std::string(e.what()),
+              "cannot listen on " + address +
+                  " for the admin HTTP server (address in use or not local?)");
+  }
+}
+
+TEST(ServerHttp, MalformedAddressIsRejected) {
+  MetricsRegistry registry;
+  StatusBoard board;
+  AdminServer server(registry, board, Policy());
+  EXPECT_THROW(server.Start("no-port"), Error);
+}
+
+TEST(ServerHttp, StopsCleanlyWhenDestroyedRightAfterStart) {
+  MetricsRegistry registry;
+  StatusBoard board;
+  for (int i = 0; i < 20; ++i) {
     AdminServer server(registry, board, Policy());
     server.Start("127.0.0.1:0");
-    httplib::Client client("127.0.0.1", server.port());
-    client.set_connection_timeout(seconds(5));
-    client.set_read_timeout(seconds(5));
-
-    auto page = client.Get("/");
-    ASSERT_TRUE(page) << httplib::to_string(page.error());
-    EXPECT_EQ(page->status, 200);
-    EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
-    EXPECT_EQ(page->get_header_value("Cache-Control"), "no-cache");
-    EXPECT_NE(page->get_header_value("Content-Security-Policy").find("default-src 'self'"),
-              std::string::npos);
-    EXPECT_EQ(page->body.rfind("<!DOCTYPE html>", 0), 0u) << page->body.substr(0, 100);
-    EXPECT_NE(page->body.find("<script src=\"/app.js\""), std::string::npos);
-
-    size_t served = 0;
-    for (const WebAsset& asset : WebAssets()) {
-      auto file = client.Get(asset.name == "index.html" ? "/" : "/" + std::string(asset.name));
-      ASSERT_TRUE(file) << asset.name;
-      EXPECT_EQ(file->status, 200) << asset.name;
-      EXPECT_EQ(file->body, asset.body) << asset.name;
-      EXPECT_EQ(file->get_header_value("Content-Type"), asset.content_type) << asset.name;
-      ++served;
-    }
-    EXPECT_GE(served, 3u);  // index.html, app.js, style.css at least
-    auto script = client.Get("/app.js");
-    ASSERT_TRUE(script);
-    EXPECT_EQ(script->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
-
-    // The sampler's first sample is taken when the server starts.
-    nlohmann::json history;
-    for (int i = 0; i < 100; ++i) {
-      auto response = client.Get("/status/history");
-      ASSERT_TRUE(response);
-      EXPECT_EQ(response->get_header_value("Content-Type"), "application/json");
-      history = nlohmann::json::parse(response->body);
-      if (!history["times"].empty()) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    EXPECT_EQ(history["interval_seconds"], 5);
-    EXPECT_EQ(history["window_seconds"], 900);
-    ASSERT_EQ(history["times"].size(), 1u) << history.dump();
-    ASSERT_EQ(history["tables"].size(), 1u);
-    EXPECT_EQ(history["tables"][0]["table"], "orders");
-    server.Stop();
   }
+}
 
-  TEST(ServerHttp, BusyPortIsANetworkErrorNamingTheAddress) {
-    MetricsRegistry registry;
-    StatusBoard board;
-    AdminServer first(registry, board, Policy());
-    first.Start("127.0.0.1:0");
-    AdminServer second(registry, board, Policy());
-    std::string address = "127.0.0.1:" + std::to_string(first.port());
-    try {
-      second.Start(address);
-      FAIL() << "expected an error";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), ErrorCode::kNetwork);
-      EXPECT_EQ(std::string(e.what()),
-                "cannot listen on " + address +
-                    " for the admin HTTP server (address in use or not local?)");
-    }
-  }
-
-  TEST(ServerHttp, MalformedAddressIsRejected) {
-    MetricsRegistry registry;
-    StatusBoard board;
-    AdminServer server(registry, board, Policy());
-    EXPECT_THROW(server.Start("no-port"), Error);
-  }
-
-  TEST(ServerHttp, StopsCleanlyWhenDestroyedRightAfterStart) {
-    MetricsRegistry registry;
-    StatusBoard board;
-    for (int i = 0; i < 20; ++i) {
-      AdminServer server(registry, board, Policy());
-      server.Start("127.0.0.1:0");
-    }
-  }
-
-  // A client that opens a request and then sends one header byte at a time, slowly, for as long as
-  // the server keeps the connection: the kind of client that starved the admin server's workers.
-  class TricklingClient {
-   public:
-    explicit TricklingClient(uint16_t port) {
-      fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-      sockaddr_in addr{};
-      addr.sin_family = AF_INET;
-      addr.sin_port = htons(port);
-      addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-      thread_ = std::thread([this] {
-        const std::string opening = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
-        ::send(fd_, opening.data(), opening.size(), MSG_NOSIGNAL);
-        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(40);
-        while (!stop_ && std::chrono::steady_clock::now() < give_up) {
-          if (::send(fd_, "X", 1, MSG_NOSIGNAL) != 1) {
-            cut_ = true;
-            return;
-          }
-          std::this_thread::sleep_for(std::chrono::milliseconds(300));
+// A client that opens a request and then sends one header byte at a time, slowly, for as long as
+// the server keeps the connection: the kind of client that starved the admin server's workers.
+class TricklingClient {
+ public:
+  explicit TricklingClient(uint16_t port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    thread_ = std::thread([this] {
+      const std::string opening = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+      ::send(fd_, opening.data(), opening.size(), MSG_NOSIGNAL);
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(40);
+      while (!stop_ && std::chrono::steady_clock::now() < give_up) {
+        if (::send(fd_, "X", 1, MSG_NOSIGNAL) != 1) {
+          cut_ = true;
+          return;
         }
-      });
-    }
-    ~TricklingClient() {
-      stop_ = true;
-      thread_.join();
-      ::close(fd_);
-    }
-    bool connected() const { return connected_; }
-    bool cut() const { return cut_; }
-
-   private:
-    int fd_ = -1;
-    bool connected_ = false;
-    std::atomic<bool> stop_{false}, cut_{false};
-    std::thread thread_;
-  };
-
-  TEST(ServerHttp, HealthzAnswersWhileMoreClientsThanWorkersTrickleTheirHeaders) {
-    MetricsRegistry registry;
-    StatusBoard board;
-    board.SetState(PipelineState::kRunning);
-    board.RecordHeartbeat();
-    AdminServer server(registry, board, Policy());
-    server.Start("127.0.0.1:0");
-    std::vector<std::unique_ptr<TricklingClient>> tricklers;
-    for (int i = 0; i < 12; ++i) {
-      tricklers.push_back(std::make_unique<TricklingClient>(server.port()));
-      ASSERT_TRUE(tricklers.back()->connected());
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // all of them are in by now
-
-    httplib::Client client("127.0.0.1", server.port());
-    client.set_connection_timeout(seconds(5));
-    client.set_read_timeout(seconds(30));
-    const auto asked = std::chrono::steady_clock::now();
-    auto healthz = client.Get("/healthz");
-    const auto waited = std::chrono::steady_clock::now() - asked;
-    ASSERT_TRUE(healthz) << httplib::to_string(healthz.error());
-    EXPECT_EQ(healthz->status, 200);
-    // A worker is free: the answer does not wait for any trickler.
-    EXPECT_LT(waited, seconds(3));
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      }
+    });
   }
+  ~TricklingClient() {
+    stop_ = true;
+    thread_.join();
+    ::close(fd_);
+  }
+  bool connected() const { return connected_; }
+  bool cut() const { return cut_; }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+  std::atomic<bool> stop_{false}, cut_{false};
+  std::thread thread_;
+};
+
+TEST(ServerHttp, HealthzAnswersWhileMoreClientsThanWorkersTrickleTheirHeaders) {
+  MetricsRegistry registry;
+  StatusBoard board;
+  board.SetState(PipelineState::kRunning);
+  board.RecordHeartbeat();
+  AdminServer server(registry, board, Policy());
+  server.Start("127.0.0.1:0");
+  std::vector<std::unique_ptr<TricklingClient>> tricklers;
+  for (int i = 0; i < 12; ++i) {
+    tricklers.push_back(std::make_unique<TricklingClient>(server.port()));
+    ASSERT_TRUE(tricklers.back()->connected());
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // all of them are in by now
+
+  httplib::Client client("127.0.0.1", server.port());
+  client.set_connection_timeout(seconds(5));
+  client.set_read_timeout(seconds(30));
+  const auto asked = std::chrono::steady_clock::now();
+  auto healthz = client.Get("/healthz");
+  const auto waited = std::chrono::steady_clock::now() - asked;
+  ASSERT_TRUE(healthz) << httplib::to_string(healthz.error());
+  EXPECT_EQ(healthz->status, 200);
+  // A worker is free: the answer does not wait for any trickler.
+  EXPECT_LT(waited, seconds(3));
+}
 
 }  // namespace
 }  // namespace rowbridge::server

@@ -366,7 +366,7 @@ TEST_F(ClickHouseClientTest, ReadTimeoutClosesTheConnection) {
 // timeout, not after the query timeout.
 TEST_F(ClickHouseClientTest, TheHttpPortIsNamedWithinTheConnectTimeout) {
   ASSERT_NE(server_.http_port, 0) << "ROWBRIDGE_TEST_CH_HTTP_PORT is not set";
-  ClientOptions options = OptionsFor(server_);
+  ClientOptions options = testing::ClickHouseClientOptions(server_);
   options.port = server_.http_port;
   options.tcp.connect_timeout = std::chrono::seconds(2);
   options.tcp.read_timeout = std::chrono::seconds(300);
