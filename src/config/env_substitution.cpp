@@ -24,7 +24,7 @@ EnvLookup ProcessEnvironment() {
   };
 }
 
-Substituted SubstituteEnvironment(std::string_view text, const EnvLookup& lookup) {
+Substituted SubstituteEnvironment(std::string_view text, const EnvLookup& lookup, Echo echo) {
   Substituted out;
   out.value.reserve(text.size());
   size_t pos = 0;
@@ -56,6 +56,13 @@ Substituted SubstituteEnvironment(std::string_view text, const EnvLookup& lookup
     size_t name_end = 0;
     while (name_end < body.size() && IsNameChar(body[name_end])) ++name_end;
     std::string name(body.substr(0, name_end));
+    if (echo == Echo::kNothing && (name.empty() || !IsNameStart(name[0]) ||
+                                   (name_end < body.size() && body.substr(name_end, 2) != ":-"))) {
+      Fail(ErrorCode::kInvalidArgument,
+           "a \"${{...}}\" at character {} is not a valid variable reference (the value is a "
+           "secret and is not shown); write a literal \"${{\" as \"$${{\"",
+           dollar + 1);
+    }
     if (name.empty() || !IsNameStart(name[0])) {
       Fail(ErrorCode::kInvalidArgument,
            "\"${{{}}}\" is not a valid variable reference (names are letters, digits and _, not "

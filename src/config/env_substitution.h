@@ -30,8 +30,15 @@ struct Substituted {
   bool from_environment = false;
 };
 
+// What an error may quote of `text`: kReferences shows a malformed reference ("${1X}"); kNothing,
+// for secrets, shows only where it is, since a "${" in a password may be part of the password. A
+// well-formed reference's variable name is shown either way: it is what the user wrote to refer to
+// the environment.
+enum class Echo { kReferences, kNothing };
+
 // Throws Error(kInvalidArgument) naming the variable for an unset variable without fallback, and
 // describing the problem for malformed references ("${", "${1X}", "${X:-a" ...).
-Substituted SubstituteEnvironment(std::string_view text, const EnvLookup& lookup);
+Substituted SubstituteEnvironment(std::string_view text, const EnvLookup& lookup,
+                                  Echo echo = Echo::kReferences);
 
 }  // namespace rowbridge::config

@@ -77,7 +77,8 @@ std::optional<ScalarValue> ReadScalar(ReadContext& ctx, const YAML::Node& node,
   }
   const std::string& text = node.Scalar();
   try {
-    Substituted substituted = SubstituteEnvironment(text, ctx.env);
+    Substituted substituted =
+        SubstituteEnvironment(text, ctx.env, secret ? Echo::kNothing : Echo::kReferences);
     ScalarValue out;
     out.value = std::move(substituted.value);
     out.shown = secret ? std::string("(a secret, not shown)") : Quote(text);
@@ -86,11 +87,7 @@ std::optional<ScalarValue> ReadScalar(ReadContext& ctx, const YAML::Node& node,
     out.mark = node.Mark();
     return out;
   } catch (const Error& e) {
-    AddProblem(ctx, node.Mark(), path,
-               secret ? std::string("holds a \"${\" that is not a valid ${VAR} reference (the "
-                                    "value is a secret and is not shown); write a literal "
-                                    "\"${\" as \"$${\"")
-                      : std::string(e.what()));
+    AddProblem(ctx, node.Mark(), path, e.what());
     return std::nullopt;
   }
 }

@@ -240,7 +240,7 @@ TEST(ConfigLoader, AnAdminAddressOthersCanReachNeedsAToken) {
 }
 
 TEST(ConfigLoader, ASecretIsNeverEchoedEvenWhenItsDollarBraceIsBad) {
-  const std::string secret = "Xy${7hunter-secret";
+  const std::string secret = "Xy${7hunter}-secret";
   try {
     ParseConfig("source: {host: h, user: u, server_id: 1, password: \"" + secret +
                     "\"}\ntarget: {host: h}\ntables: [{match: a.b}]\n",
@@ -248,7 +248,8 @@ TEST(ConfigLoader, ASecretIsNeverEchoedEvenWhenItsDollarBraceIsBad) {
     FAIL() << "a malformed ${ reference was accepted";
   } catch (const Error& e) {
     const std::string message = e.what();
-    EXPECT_NE(message.find("source.password: holds a \"${\" that is not a valid ${VAR} reference"),
+    EXPECT_NE(message.find("source.password: a \"${...}\" at character 3 is not a valid variable "
+                           "reference (the value is a secret and is not shown)"),
               std::string::npos)
         << message;
     EXPECT_EQ(message.find("hunter"), std::string::npos) << message;
@@ -275,7 +276,7 @@ TEST(ConfigLoader, AFileOthersCanReadWithALiteralSecretIsWarnedAbout) {
   };
   using P = std::filesystem::perms;
   const P world_readable = P::owner_read | P::owner_write | P::group_read | P::others_read;
-  const std::string tail = "target: {host: ch, password: ${PW}}\ntables: [{match: a.b}]\n";
+  const std::string tail = "target: {host: ch, password: \"${PW}\"}\ntables: [{match: a.b}]\n";
   std::vector<std::string> warned = load_warnings(
       "source: {host: db, user: u, server_id: 7, password: literal-pw}\n" + tail, world_readable);
   ASSERT_EQ(warned.size(), 1u);
@@ -290,9 +291,10 @@ TEST(ConfigLoader, AFileOthersCanReadWithALiteralSecretIsWarnedAbout) {
       load_warnings("source: {host: db, user: u, server_id: 7, password: literal-pw}\n" + tail,
                     P::owner_read | P::owner_write)
           .empty());
-  EXPECT_TRUE(load_warnings("source: {host: db, user: u, server_id: 7, password: ${PW}}\n" + tail,
-                            world_readable)
-                  .empty());
+  EXPECT_TRUE(
+      load_warnings("source: {host: db, user: u, server_id: 7, password: \"${PW}\"}\n" + tail,
+                    world_readable)
+          .empty());
   std::filesystem::remove_all(dir);
 }
 
