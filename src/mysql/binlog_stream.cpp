@@ -154,8 +154,9 @@ void BinlogStream::RequestDump() {
 
 bool BinlogStream::StartedInsideAnEvent(const Error& error) const {
   // Before the first real event only the fake ROTATE and the FORMAT_DESCRIPTION have come. The
-  // servers word a read at a non-boundary as a too-large or bogus event (MariaDB: "log event
-  // entry exceeded max_allowed_packet", MySQL: "bogus data in log event"); a purged or missing
+  // servers word a read at a non-boundary as a too-large, truncated or bogus event (MariaDB: "log
+  // event entry exceeded max_allowed_packet" or "binlog truncated in the middle of event", MySQL:
+  // "bogus data in log event"); a purged or missing
   // file is also error 1236 and keeps its own message.
   constexpr int kMasterFatalReadingBinlog = 1236;
   if (options_.mode != BinlogStartMode::kFilePosition || events_read_ > 2 ||
@@ -164,6 +165,7 @@ bool BinlogStream::StartedInsideAnEvent(const Error& error) const {
   }
   const std::string_view text = error.what();
   return text.find("max_allowed_packet") != std::string_view::npos ||
+         text.find("truncated in the middle of event") != std::string_view::npos ||
          text.find("bogus data") != std::string_view::npos ||
          text.find("event too small") != std::string_view::npos;
 }
