@@ -54,7 +54,7 @@ TEST_F(PipelineServerId, SecondProcessWithOurServerIdIsRefusedAndTheFirstGoesOn)
   const std::string id = std::to_string(config_.server_id);
 
   RowbridgeProcess second(dir_b.path(), config_);
-  CliResult validate = second.RunCommandLine({"validate"});
+  CliResult validate = second.RunCommandLine({"validate", "-c", second.config_path().string()});
   EXPECT_NE(validate.exit_code, 0) << validate.out << validate.err;
   const std::string said = validate.out + validate.err;
   EXPECT_NE(said.find("another rowbridge (report host 'rowbridge/"), std::string::npos) << said;
