@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include "integration/pipeline_fixture.h"
-
 #include "mysql/sql_quote.h"
 
 namespace rowbridge::testing {
