@@ -56,25 +56,28 @@ Substituted SubstituteEnvironment(std::string_view text, const EnvLookup& lookup
     size_t name_end = 0;
     while (name_end < body.size() && IsNameChar(body[name_end])) ++name_end;
     std::string name(body.substr(0, name_end));
-    if (echo == Echo::kNothing && (name.empty() || !IsNameStart(name[0]) ||
-                                   (name_end < body.size() && body.substr(name_end, 2) != ":-"))) {
-      Fail(ErrorCode::kInvalidArgument,
-           "a \"${{...}}\" at character {} is not a valid variable reference (the value is a "
-           "secret and is not shown); write a literal \"${{\" as \"$${{\"",
-           dollar + 1);
-    }
+    // A secret's malformed reference is named by position only: its text is the secret's.
+    auto malformed = [&](const std::string& described) {
+      if (echo == Echo::kNothing) {
+        Fail(ErrorCode::kInvalidArgument,
+             "a \"${{...}}\" at character {} is not a valid variable reference (the value is a "
+             "secret and is not shown); write a literal \"${{\" as \"$${{\"",
+             dollar + 1);
+      }
+      Fail(ErrorCode::kInvalidArgument, "{}", described);
+    };
     if (name.empty() || !IsNameStart(name[0])) {
-      Fail(ErrorCode::kInvalidArgument,
-           "\"${{{}}}\" is not a valid variable reference (names are letters, digits and _, not "
-           "starting with a digit)",
-           body);
+      malformed(fmt::format(
+          "\"${{{}}}\" is not a valid variable reference (names are letters, digits and _, not "
+          "starting with a digit)",
+          body));
     }
     std::optional<std::string_view> fallback;
     if (name_end < body.size()) {
       if (body.substr(name_end, 2) != ":-") {
-        Fail(ErrorCode::kInvalidArgument,
-             "\"${{{}}}\" is not a valid variable reference (use ${{{}}} or ${{{}:-default}})",
-             body, name, name);
+        malformed(fmt::format(
+            "\"${{{}}}\" is not a valid variable reference (use ${{{}}} or ${{{}:-default}})", body,
+            name, name));
       }
       fallback = body.substr(name_end + 2);
     }

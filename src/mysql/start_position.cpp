@@ -224,9 +224,11 @@ BinlogPosition ResolveStartAt(Connection& c, const StartAt& start) {
       return p;
     }
     case StartAt::Kind::kFilePosition: {
-      for (const BinlogFile& file : ListBinlogs(c)) {
+      const std::vector<BinlogFile> files = ListBinlogs(c);
+      for (const BinlogFile& file : files) {
         if (file.name != start.file) continue;
-        if (start.position >= file.size && file.name != CurrentBinlogPosition(c).file) {
+        // The last file is the one being written: it may grow past its listed size meanwhile.
+        if (start.position >= file.size && &file != &files.back()) {
           Fail(ErrorCode::kConfig, "--start-at {}: {} has only {} bytes", start.text, file.name,
                file.size);
         }
@@ -236,8 +238,7 @@ BinlogPosition ResolveStartAt(Connection& c, const StartAt& start) {
         return p;
       }
       std::string names;
-      for (const BinlogFile& file : ListBinlogs(c))
-        names += (names.empty() ? "" : ", ") + file.name;
+      for (const BinlogFile& file : files) names += (names.empty() ? "" : ", ") + file.name;
       Fail(ErrorCode::kConfig,
            "--start-at {}: the source {} has no binlog {} (purged, or another server's?); it has "
            "{}",
