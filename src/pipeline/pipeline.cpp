@@ -241,6 +241,12 @@ void Pipeline::RunSession() {
   limits.max_delay = config_.batch.max_delay;
   limits.max_buffered_bytes = config_.memory.max_buffered_bytes;
   BatchBuffers buffers(limits);
+  // The gauge shows this session's buffers, which end with it (an error, a reconnect): while the
+  // next session waits to start nothing is buffered, whatever the last reading was.
+  struct ZeroWhenBuffersGo {
+    server::Gauge& gauge;
+    ~ZeroWhenBuffersGo() { gauge.Set(0); }
+  } zero_buffered_bytes{metrics_.buffered_bytes};
   std::optional<CheckpointTracker> tracker;
 
   tables::ResolverOptions resolver_options;

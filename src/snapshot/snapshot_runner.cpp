@@ -962,18 +962,20 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
 
 // After every table is copied: the table's window up to `end`, every change emitted.
 void SnapshotRunner::Impl::CatchUp(CopiedTable& t, const BinlogPoint& end, uint32_t reader) {
+  SettleInFlight(t);
   TableProgress p;
   {
     std::lock_guard lock(t.mutex);
     p = t.progress;
   }
-  if (p.state == "done") return;
-  if (p.state != "copied") Fail(ErrorCode::kInternal, "{} is not copied yet", t.label);
-  SettleInFlight(t);
-  {
-    std::lock_guard lock(t.mutex);
-    p = t.progress;
-  }
+  // "done" means brought up to the E of the attempt that did it. An attempt that failed after
+  // some tables were done (a ClickHouse connection cut in another table's catch-up) is retried
+  // with a later E, and those tables' changes up to the new E are still to be applied: a done
+  // table is done for this E only if it reached it.
+  if (p.state == "done" && !(p.high < end)) return;
+  if (p.state != "copied" && p.state != "done")
+    Fail(ErrorCode::kInternal, "{} is not copied yet", t.label);
+  if (options.before_catch_up) options.before_catch_up(t.label);
   UnitRecord unit;
   unit.high = end;
   unit.last = true;

@@ -57,6 +57,9 @@ struct SnapshotOptions {
   std::string checkpoint;
   // Tests: called once every table is copied, before the final position E is read.
   std::function<void()> before_final_position;
+  // Tests: called before a copied table's changes up to the final position E are applied (once
+  // per table and attempt).
+  std::function<void(const std::string& table)> before_catch_up;
   // Tests: called after each unit's in-flight record is saved, before its INSERT is sent.
   std::function<void(const std::string& table, uint64_t chunk)> before_insert;
 };

@@ -139,7 +139,7 @@ RowbridgeProcess::RowbridgeProcess(std::filesystem::path dir, PipelineConfig con
       << "  heartbeat_period: " << c.heartbeat_period << "\n"
       << "  read_timeout: " << c.read_timeout << "\n"
       << "  connect_timeout: 3s\n"
-      << "  reconnect: {initial_backoff: 200ms, max_backoff: 2s}\n"
+      << "  reconnect: " << c.reconnect << "\n"
       << c.source_yaml << "target:\n"
       << "  host: 127.0.0.1\n"
       << "  port: " << c.clickhouse.port << "\n"

@@ -43,6 +43,7 @@ struct PipelineConfig {
   std::string max_delay = "200ms";
   std::string heartbeat_period = "1s";
   std::string read_timeout = "3s";
+  std::string reconnect = "{initial_backoff: 200ms, max_backoff: 2s}";  // source.reconnect
   uint32_t writers = 2;
   // target.compression; empty = the default (auto: none, since the test server is on 127.0.0.1).
   std::string compression;

@@ -655,6 +655,40 @@ TEST_F(PipelineRunTest, KilledDumpConnectionIsDetectedAndResumed) {
   EXPECT_EQ(rb.Terminate(), 0);
 }
 
+// rowbridge_buffered_bytes counts what is buffered now: rows held for a long max_delay show, and
+// when the session ends (the dump thread is KILLed) the buffers go with it, so while the next
+// session waits out its backoff the gauge reads 0, not its last value.
+TEST_F(PipelineRunTest, BufferedBytesReadZeroOnceTheSessionsBuffersAreGone) {
+  ScopedMariaDb source;
+  TestDir dir("pipeline-buffered-gauge");
+  mysql_ = source.address();
+  Workload workload(31, source_db_);
+  source.Sql(workload.Schema());
+  PipelineConfig config = Config(WorkloadRules(source_db_));
+  config.max_delay = "1h";
+  config.max_rows = 1000000;
+  config.reconnect = "{initial_backoff: 30s, max_backoff: 30s}";
+  RowbridgeProcess rb(dir.path(), config);
+  StartAndWaitForCheckpoint(rb);
+  auto buffered = [&] {
+    const std::string metrics = rb.HttpGet("/metrics");
+    const size_t at = metrics.find("\nrowbridge_buffered_bytes ");
+    return at == std::string::npos ? -1.0 : std::stod(metrics.substr(at + 26));
+  };
+  source.Sql(workload.Next(30));
+  ASSERT_TRUE(WaitFor([&] { return buffered() > 0; }, 20s)) << rb.HttpGet("/metrics");
+  const std::string id = Trimmed(
+      source.Sql("SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'"));
+  ASSERT_FALSE(id.empty()) << "no dump thread on the source";
+  source.Sql("KILL " + id);
+  ASSERT_TRUE(WaitFor(
+      [&] { return rb.HttpGet("/status").find("reconnecting to source") != std::string::npos; },
+      20s))
+      << rb.log();
+  EXPECT_EQ(buffered(), 0.0) << rb.HttpGet("/status");
+  EXPECT_EQ(rb.Terminate(), 0);
+}
+
 TEST_F(PipelineRunTest, MariaDbRestartAndBinlogRotation) {
   ScopedMariaDb source;
   TestDir dir("pipeline-mariadb-restart");

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "config/loader.h"
@@ -468,6 +469,47 @@ TEST_F(SnapshotTest, UnitInFlightButNeverSentIsCopiedAgain) {
   EXPECT_EQ(Ch("SELECT count() FROM " + db_ + ".f"), "400\n");
   Copy(config);
   EXPECT_EQ(Ch("SELECT count(), uniqExact(id), sum(v) FROM " + db_ + ".f"), "1000\t1000\t500500\n");
+}
+
+// A failure after one table reached the final position E and before the other did (a ClickHouse
+// connection cut during the other's catch-up): the retried run picks a later E, and the table done
+// first must be brought up to that E as well, not left at the first attempt's. The soak found this:
+// the changes between the two positions were lost.
+TEST_F(SnapshotTest, ARetryAfterOneTableWasCaughtUpBringsItToTheNewEnd) {
+  for (const char* table : {"first_t", "second_t"}) {
+    Sql(std::string("CREATE TABLE ") + table + " (id INT PRIMARY KEY, v INT) ENGINE=InnoDB;" +
+        "INSERT INTO " + table + " SELECT seq, seq FROM " + SequenceTable(300) + ";");
+  }
+  const std::string config = WriteConfig("  - match: " + db_ + ".*_t\n", 100);
+  {
+    // One reader: the catch-ups run one table after the other.
+    std::ifstream in(config);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t at = text.find("readers: 3");
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, 10, "readers: 1");
+    std::ofstream(config) << text;
+  }
+  SnapshotOptions failing;
+  std::vector<std::string> caught_up;
+  failing.before_catch_up = [&](const std::string& table) {
+    caught_up.push_back(table);
+    if (caught_up.size() == 2) throw Error(ErrorCode::kNetwork, "simulated ClickHouse cut");
+  };
+  failing.before_final_position = [&] {
+    Sql("UPDATE first_t SET v = v + 1 WHERE id <= 20; UPDATE second_t SET v = v + 1 WHERE id <= 20;");
+  };
+  EXPECT_THROW(Copy(config, failing), Error);
+  ASSERT_EQ(caught_up.size(), 2u);
+  // Changes after the first attempt's E, in both tables.
+  Sql("UPDATE first_t SET v = -v WHERE id BETWEEN 10 AND 40; DELETE FROM first_t WHERE id > 290;"
+      "INSERT INTO first_t VALUES (1000, 1000);"
+      "UPDATE second_t SET v = -v WHERE id BETWEEN 10 AND 40; DELETE FROM second_t WHERE id > 290;"
+      "INSERT INTO second_t VALUES (1000, 1000);");
+  const SnapshotResult result = Copy(config);
+  EXPECT_FALSE(result.already_done);
+  ExpectSameRows("first_t", {{"id"}, {"v"}}, "id");
+  ExpectSameRows("second_t", {{"id"}, {"v"}}, "id");
 }
 
 TEST_F(SnapshotTest, AMillionRows) {
