@@ -27,6 +27,9 @@ bool BinlogEventReader::Next(Event& event) {
       return true;
     }
     in_payload_ = false;
+    // A transaction of 100 MB decompressed would otherwise keep that buffer for the whole run.
+    if (payload_policy_.ReleaseAfter(payload_buffer_.size(), payload_buffer_.capacity()))
+      std::string().swap(payload_buffer_);
   }
   RawEvent raw;
   if (!source_.Next(raw)) return false;

@@ -23,6 +23,7 @@
 #include "binlog/event_source.h"
 #include "binlog/table_map_cache.h"
 #include "binlog/transaction_payload.h"
+#include "common/retain_policy.h"
 
 namespace rowbridge::binlog {
 
@@ -53,6 +54,7 @@ class BinlogEventReader {
   std::string source_file_;
   // TRANSACTION_PAYLOAD expansion state.
   std::string payload_buffer_;
+  RetainPolicy payload_policy_{size_t{4} << 20, std::chrono::seconds(5)};
   std::string payload_context_;
   PayloadEventIterator payload_events_;
   bool in_payload_ = false;

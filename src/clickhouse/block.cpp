@@ -80,6 +80,16 @@ Column& Block::Get(std::string_view name) {
   Fail(ErrorCode::kInvalidArgument, "ClickHouse block has no column named {}", name);
 }
 
+size_t Block::HeldBytes() const {
+  size_t held = 0;
+  for (const auto& c : columns_) held += c.column->HeldBytes();
+  return held;
+}
+
+void Block::ReleaseMemory() {
+  for (auto& c : columns_) c.column->ReleaseMemory();
+}
+
 void Block::Clear() {
   for (auto& c : columns_) c.column->Clear();
 }
@@ -111,13 +121,15 @@ void WriteBlock(ByteSink& out, const Block& block, uint64_t revision, WireWriter
     WriteColumnHeader(scratch, block.Name(i), column, revision);
     if (rows == 0) continue;
     column.WritePrefix(scratch);
+    const Column* data_column = &column;
+    if (const Column* nested = column.WriteDataHead(scratch)) data_column = nested;
     std::string_view data;
-    if (column.ContiguousData(data)) {
+    if (data_column->ContiguousData(data)) {
       out.Append(scratch.data());
       scratch.Clear();
       out.Append(data);
     } else {
-      column.WriteData(scratch);
+      data_column->WriteData(scratch);
     }
   }
   out.Append(scratch.data());

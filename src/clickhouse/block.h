@@ -63,6 +63,9 @@ class Block {
 
   // Empties every column, keeping names, types and buffer capacity.
   void Clear();
+  // The bytes the columns' buffers hold, and freeing them (Column::HeldBytes, ReleaseMemory).
+  size_t HeldBytes() const;
+  void ReleaseMemory();
 
   // A block with the same column names and types and no rows (e.g. from the sample block a
   // server sends before INSERT data).
@@ -78,8 +81,9 @@ class Block {
 
 void WriteBlock(WireWriter& out, const Block& block, uint64_t revision);
 // The same bytes, handed to a sink (a started FrameStream, or a socket): column data that sits in
-// one buffer (Column::ContiguousData) goes to the sink without a copy; everything else is
-// serialized into `scratch` first. The caller Finish()es a FrameStream.
+// one buffer (Column::ContiguousData, also as a Nullable column's values) goes to the sink
+// without a copy; everything else is serialized into `scratch` first. The caller Finish()es a
+// FrameStream.
 void WriteBlock(ByteSink& out, const Block& block, uint64_t revision, WireWriter& scratch);
 // Throws Error(kCorruption) on malformed data, Error(kUnsupported) for column types we cannot
 // read or for custom (sparse) serialization.

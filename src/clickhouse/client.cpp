@@ -18,6 +18,8 @@ namespace {
 
 // ClickHouse's QUERY_WAS_CANCELLED.
 constexpr int32_t kQueryWasCancelledCode = 394;
+// Capacity the block scratch keeps between blocks.
+constexpr size_t kKeptScratchBytes = size_t{4} << 20;
 
 // Sends what is gathered in `pending` and empties it (keeping its capacity): the one way gathered
 // bytes are flushed, before a piece that goes from where it lies or at the end of a message.
@@ -337,6 +339,10 @@ void Client::SendData(const Block& block) {
     WriteBlock(sink, block, server_.negotiated_revision, block_);
   }
   Flush();
+  // The scratch holds a block's columns that are not in one buffer (arrays, LowCardinality): one
+  // block of big values must not leave its size allocated for the rest of the run.
+  if (block_.mutable_data().capacity() > kKeptScratchBytes)
+    std::string().swap(block_.mutable_data());
 }
 
 void Client::ThrowServerException(const ServerPacketData& packet) {

@@ -112,6 +112,12 @@ class TargetBlock {
     block_.Clear();
     rows_ = 0;
   }
+  size_t HeldBytes() const { return block_.HeldBytes(); }
+  // Empties the block and frees its buffers; the plan's bindings to its columns stay valid.
+  void ReleaseMemory() {
+    block_.ReleaseMemory();
+    rows_ = 0;
+  }
 
  private:
   friend class ConversionPlan;

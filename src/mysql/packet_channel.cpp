@@ -8,6 +8,11 @@
 namespace rowbridge::mysql {
 
 std::string_view PacketChannel::ReadPacket() {
+  // The last payload is no longer in use: if buffer_ is now far larger than the recent packets
+  // need, it goes.
+  if (!buffer_.empty() && buffer_policy_.ReleaseAfter(last_joined_, buffer_.size()))
+    std::string().swap(buffer_);
+  last_joined_ = 0;
   // A packet that fits the connection's read buffer is returned where it lies there: a
   // replication stream is hundreds of MB of row events, and this spares a copy of each.
   for (;;) {
@@ -53,6 +58,7 @@ std::string_view PacketChannel::ReadPacket() {
     length += part;
     if (part < kMaxPacketPayload) break;
   }
+  last_joined_ = length;
   return std::string_view(buffer_.data(), length);
 }
 

@@ -9,7 +9,8 @@
 // The payload returned by ReadPacket is valid until the next read on the connection. A packet
 // that fits the connection's read buffer is returned where it lies there (no copy); larger ones
 // are joined in a buffer the channel reuses. No allocation per packet once that buffer has grown
-// to the largest packet.
+// to the size of the recent large packets; one outsized packet (a 100 MB row) makes it grow, and
+// it is freed again once the packets after it no longer need it (common/retain_policy.h).
 #pragma once
 
 #include <cstddef>
@@ -17,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/retain_policy.h"
 #include "common/tcp_connection.h"
 
 namespace rowbridge::mysql {
@@ -40,7 +42,10 @@ class PacketChannel {
   TcpConnection& connection_;
   size_t max_payload_;
   uint8_t sequence_ = 0;
-  std::string buffer_;  // grows, never shrinks; only the first `length` bytes are the payload
+  std::string buffer_;  // only the first `length` bytes are the payload
+  // Each packet is a use of buffer_: a joined one of its length, one returned in place of 0 bytes.
+  RetainPolicy buffer_policy_{size_t{1} << 20, std::chrono::seconds(5)};
+  size_t last_joined_ = 0;  // length of the last packet if it was joined in buffer_, else 0
   std::string write_buffer_;
 };
 

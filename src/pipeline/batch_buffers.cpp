@@ -4,7 +4,10 @@
 
 namespace rowbridge::pipeline {
 
-BatchBuffers::BatchBuffers(BatchLimits limits) : limits_(limits) {
+BatchBuffers::BatchBuffers(BatchLimits limits)
+    : limits_(limits),
+      idle_release_(
+          std::max<std::chrono::milliseconds>(std::chrono::seconds(5), 2 * limits.max_delay)) {
   if (limits_.max_rows == 0) limits_.max_rows = 1;
   if (limits_.max_bytes == 0) limits_.max_bytes = 1;
 }
@@ -33,7 +36,12 @@ Batch* BatchBuffers::Reserve(std::unique_lock<std::mutex>& lock, TargetGroup& gr
       changed_.wait(lock);
       continue;
     }
-    if (total_bytes_ >= limits_.max_buffered_bytes) {
+    if (held_bytes() >= limits_.max_buffered_bytes && retained_bytes_ > 0) {
+      // Kept capacity is the first thing to give up: nothing waits for it.
+      ReleaseRetained();
+      continue;
+    }
+    if (held_bytes() >= limits_.max_buffered_bytes) {
       // Writers are behind: hand them the largest batches that can go and wait for room.
       TargetGroup* largest = nullptr;
       for (auto& g : groups_) {
@@ -66,6 +74,7 @@ bool BatchBuffers::Drain(std::unique_lock<std::mutex>& lock,
 
 SteadyTime BatchBuffers::SealDue(SteadyTime now) {
   SteadyTime next = now + limits_.max_delay;
+  if (retained_bytes_ > 0) ReleaseRetained(now - idle_release_);
   for (auto& g : groups_) {
     const Batch& f = *g->filling;
     if (f.rows == 0) continue;
@@ -77,6 +86,18 @@ SteadyTime BatchBuffers::SealDue(SteadyTime now) {
     }
   }
   return next;
+}
+
+void BatchBuffers::ReleaseRetained(SteadyTime kept_before) {
+  for (auto& g : groups_) {
+    for (Batch& b : g->batches) {
+      if (b.retained == 0 || b.rows > 0 || &b == g->sealed) continue;
+      if (b.retained_since >= kept_before) continue;
+      b.block.ReleaseMemory();
+      retained_bytes_ -= b.retained;
+      b.retained = 0;
+    }
+  }
 }
 
 void BatchBuffers::SealAll() {
@@ -108,7 +129,17 @@ void BatchBuffers::Done(TargetGroup& group) {
   --in_flight_;
   Batch& batch = *group.sealed;
   total_bytes_ -= std::min(total_bytes_, batch.bytes);
+  const uint64_t used = batch.bytes;
   batch.Reset();
+  const uint64_t capacity = batch.block.HeldBytes();
+  if (group.retain.ReleaseAfter(used, capacity) ||
+      retained_bytes_ + capacity > limits_.max_buffered_bytes / 2) {
+    batch.block.ReleaseMemory();
+  } else {
+    batch.retained = capacity;
+    batch.retained_since = std::chrono::steady_clock::now();
+    retained_bytes_ += capacity;
+  }
   group.sealed = nullptr;
   const Batch& next = *group.filling;
   if (next.rows > 0 &&

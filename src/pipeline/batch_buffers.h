@@ -12,8 +12,14 @@
 // memory.max_buffered_bytes, the reader seals the largest batches and waits for writers
 // (back-pressure): memory never grows without bound.
 //
-// Byte counts are estimates (cell payload sizes plus a per-value overhead), good enough for
-// bounds; they are what the buffered_bytes metric shows.
+// Memory held counts two things: the rows buffered or in flight (estimates: cell payload sizes
+// plus a per-value overhead) and the capacity an emptied batch keeps for reuse (measured). Both
+// count against memory.max_buffered_bytes and both show in the buffered_bytes metric. A written
+// batch keeps its buffers only if it was not an outlier among its group's recent batches
+// (common/retain_policy.h: one 100 MB row must not pin 100 MB for the rest of the run) and the
+// capacity kept in total stays under half the bound; otherwise they are freed at once. Kept
+// buffers that no row has used for a while (idle_release: 5 s, or twice max_delay if longer) are
+// freed by the ticker: a table that had one burst of big rows and then went quiet holds nothing.
 //
 // One mutex guards everything here. The reader holds it while it appends one rows event; writers
 // take it only to pick up and to return a batch; the block of a sealed batch belongs to its writer
@@ -31,6 +37,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/retain_policy.h"
 #include "mapping/conversion_plan.h"
 #include "server/table_stats.h"
 
@@ -52,6 +59,8 @@ struct Batch {
   mapping::TargetBlock block;
   uint64_t rows = 0;
   uint64_t bytes = 0;
+  uint64_t retained = 0;  // empty: the capacity its block keeps (counted while kept)
+  SteadyTime retained_since{};
   uint64_t first_version = 0;  // lowest version in the batch (its first row)
   uint64_t last_version = 0;
   SteadyTime first_row_at{};
@@ -82,6 +91,8 @@ struct TargetGroup {
   Batch batches[2];
   Batch* filling = &batches[0];
   Batch* sealed = nullptr;  // queued or being written; at most one
+  // Whether a written batch keeps its capacity; its uses are the batches' payload bytes.
+  RetainPolicy retain{size_t{1} << 20, std::chrono::seconds(5)};
 };
 
 struct BatchLimits {
@@ -111,6 +122,9 @@ class BatchBuffers {
     if (batch.rows == 0) {
       batch.first_version = version;
       batch.first_row_at = now;
+      // From now on its rows are counted instead of the capacity it kept.
+      retained_bytes_ -= batch.retained;
+      batch.retained = 0;
     }
     batch.last_version = version;
     ++batch.rows;
@@ -131,8 +145,9 @@ class BatchBuffers {
   // the pipeline is stopping.
   bool Drain(std::unique_lock<std::mutex>& lock, const std::vector<TargetGroup*>& groups);
 
-  // Ticker, lock held: seals the batches whose first row is max_delay old. Returns when the next
-  // one falls due (or now + max_delay when nothing is waiting).
+  // Ticker, lock held: seals the batches whose first row is max_delay old, and frees the buffers
+  // kept by batches idle for idle_release. Returns when the next batch falls due (or now +
+  // max_delay when nothing is waiting).
   SteadyTime SealDue(SteadyTime now);
   // Lock held: seals every non-empty batch whose group has nothing in flight (for a clean stop;
   // call repeatedly until Idle()).
@@ -158,7 +173,10 @@ class BatchBuffers {
   // Lock held: the lowest version that is buffered or in flight; `reader_next_version` when
   // nothing is.
   uint64_t LowestUnflushed(uint64_t reader_next_version) const;
+  // Lock held: the bytes of buffered and in-flight rows, and those plus the capacity kept by
+  // emptied batches (what memory.max_buffered_bytes bounds and the buffered_bytes metric shows).
   uint64_t total_bytes() const { return total_bytes_; }
+  uint64_t held_bytes() const { return total_bytes_ + retained_bytes_; }
   // Lock held: every group, for status.
   const std::vector<std::unique_ptr<TargetGroup>>& groups() const { return groups_; }
   // Wakes whoever waits on the buffers (e.g. a ticker).
@@ -166,11 +184,15 @@ class BatchBuffers {
 
  private:
   void Seal(TargetGroup& group);
+  // Frees the capacity kept by the empty batches that no writer holds, kept since before
+  // `kept_before` (by default all of them).
+  void ReleaseRetained(SteadyTime kept_before = SteadyTime::max());
   bool Full(const Batch& batch) const {
     return batch.rows >= limits_.max_rows || batch.bytes >= limits_.max_bytes;
   }
 
   BatchLimits limits_;
+  std::chrono::milliseconds idle_release_;
   mutable std::mutex mutex_;
   std::condition_variable changed_;  // reader / ticker / supervisor waits
   std::condition_variable ready_;    // writers wait
@@ -178,6 +200,7 @@ class BatchBuffers {
   std::deque<TargetGroup*> queue_;
   size_t in_flight_ = 0;  // batches taken by writers and not Done
   uint64_t total_bytes_ = 0;
+  uint64_t retained_bytes_ = 0;
   bool aborted_ = false;
   bool closed_ = false;
   std::optional<Error> error_;

@@ -546,7 +546,7 @@ void Pipeline::RunSession() {
         }
         run_metrics_->lag.Set(std::max(0.0, lag));
         status_.SetReplicationLag(lag);
-        metrics_.buffered_bytes.Set(static_cast<double>(buffers.total_bytes()));
+        metrics_.buffered_bytes.Set(static_cast<double>(buffers.held_bytes()));
       }
       if (now >= next_checkpoint) {
         const bool moved = tracker->Advance(buffers.LowestUnflushed(reader.next_version()));

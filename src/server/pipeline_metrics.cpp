@@ -60,7 +60,8 @@ PipelineMetrics::PipelineMetrics(MetricsRegistry& r)
                                {"database", "table"})),
       buffered_bytes(
           r.AddGauge("rowbridge_buffered_bytes",
-                     "Bytes of row data buffered in memory, waiting to be written (bounded by "
+                     "Bytes the batches hold in memory: rows waiting to be written and the "
+                     "capacity written batches keep for reuse (bounded by "
                      "memory.max_buffered_bytes).")
               .Get()),
       errors(r.AddCounter("rowbridge_errors_total",

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <regex>
@@ -169,7 +170,15 @@ void RowbridgeProcess::Start(const std::vector<std::string>& extra_args) {
   log_offset_ = std::filesystem::exists(log_path_) ? std::filesystem::file_size(log_path_) : 0;
   http_port_ = 0;
   std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const bool replaced = std::any_of(
+        config_.environment.begin(), config_.environment.end(), [&](const std::string& mine) {
+          return entry.substr(0, entry.find('=') + 1) == mine.substr(0, mine.find('=') + 1);
+        });
+    if (!replaced) env_strings.emplace_back(entry);
+  }
+  env_strings.insert(env_strings.end(), config_.environment.begin(), config_.environment.end());
   env_strings.push_back("ROWBRIDGE_TEST_SOURCE_PASSWORD=" + (config_.source_user.empty()
                                                                  ? config_.mysql.password
                                                                  : config_.source_password));

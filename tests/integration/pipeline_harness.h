@@ -52,6 +52,8 @@ struct PipelineConfig {
   uint32_t server_id = 4242;
   std::string source_yaml;  // more keys of the `source` section, each line "  key: value\n"
   std::string extra_yaml;
+  // Environment entries ("NAME=value") for the rowbridge process, replacing inherited ones.
+  std::vector<std::string> environment;
 };
 
 struct CliResult {
@@ -77,6 +79,8 @@ class RowbridgeProcess {
   // Waits for the process to exit by itself; returns its status.
   int Wait(std::chrono::seconds timeout);
   bool running();
+  // The process id of the current run; -1 when none.
+  pid_t pid() const { return pid_; }
   // The admin HTTP port of the current run (read from its log; waits for it).
   uint16_t HttpPort(std::chrono::seconds timeout = std::chrono::seconds(30));
   // GET http://127.0.0.1:<port><path>; empty if it cannot connect.

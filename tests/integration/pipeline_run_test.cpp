@@ -677,8 +677,8 @@ TEST_F(PipelineRunTest, BufferedBytesReadZeroOnceTheSessionsBuffersAreGone) {
   };
   source.Sql(workload.Next(30));
   ASSERT_TRUE(WaitFor([&] { return buffered() > 0; }, 20s)) << rb.HttpGet("/metrics");
-  const std::string id = Trimmed(
-      source.Sql("SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'"));
+  const std::string id = Trimmed(source.Sql(
+      "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'"));
   ASSERT_FALSE(id.empty()) << "no dump thread on the source";
   source.Sql("KILL " + id);
   ASSERT_TRUE(WaitFor(

@@ -497,7 +497,8 @@ TEST_F(SnapshotTest, ARetryAfterOneTableWasCaughtUpBringsItToTheNewEnd) {
     if (caught_up.size() == 2) throw Error(ErrorCode::kNetwork, "simulated ClickHouse cut");
   };
   failing.before_final_position = [&] {
-    Sql("UPDATE first_t SET v = v + 1 WHERE id <= 20; UPDATE second_t SET v = v + 1 WHERE id <= 20;");
+    Sql("UPDATE first_t SET v = v + 1 WHERE id <= 20; UPDATE second_t SET v = v + 1 WHERE id <= "
+        "20;");
   };
   EXPECT_THROW(Copy(config, failing), Error);
   ASSERT_EQ(caught_up.size(), 2u);

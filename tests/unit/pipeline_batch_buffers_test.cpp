@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "clickhouse/columns/string.h"
 #include "pipeline/batch_buffers.h"
 
 namespace rowbridge::pipeline {
@@ -142,6 +143,99 @@ TEST(PipelineBatchBuffers, MemoryBoundMakesTheReaderWait) {
   buffers.Done(a);
   reader.join();
   EXPECT_TRUE(reserved.load());
+}
+
+// A group whose batches have one String column, so a test can put real bytes in them.
+std::unique_ptr<TargetGroup> GroupWithText(const std::string& name) {
+  auto g = Group(name);
+  for (Batch& b : g->batches)
+    b.block.block().AddColumn("s", std::make_unique<clickhouse::ColumnString>());
+  return g;
+}
+
+// Reader side: one row of `value` into `group`; then a writer writes the batch.
+void WriteOneRowBatch(BatchBuffers& buffers, TargetGroup& group, const std::string& value,
+                      uint64_t version) {
+  {
+    std::unique_lock lock(buffers.mutex());
+    Batch* batch = buffers.Reserve(lock, group);
+    ASSERT_NE(batch, nullptr);
+    dynamic_cast<clickhouse::ColumnString&>(batch->block.block().At(0)).Append(value);
+    buffers.Appended(*batch, value.size(), version, std::chrono::steady_clock::now());
+    buffers.SealAll();
+  }
+  ASSERT_EQ(buffers.NextSealed(), &group);
+  buffers.Done(group);
+}
+
+// One 64 MiB row must not pin 64 MiB once it is written; batches of a steady size keep their
+// buffers, and what they keep is counted.
+TEST(PipelineBatchBuffers, AnOutsizedBatchGivesItsMemoryBackAndKeptBuffersAreCounted) {
+  BatchLimits limits;
+  limits.max_delay = 1h;
+  BatchBuffers buffers(limits);
+  TargetGroup* g;
+  {
+    std::lock_guard lock(buffers.mutex());
+    g = &buffers.AddGroup(GroupWithText("t"));
+  }
+  const std::string small(2 << 20, 's');
+  uint64_t version = 1;
+  for (int i = 0; i < 4; ++i) WriteOneRowBatch(buffers, *g, small, version++);
+  {
+    std::lock_guard lock(buffers.mutex());
+    EXPECT_EQ(buffers.total_bytes(), 0u);  // nothing waits to be written
+    // Both batches keep their ~2 MiB, and the gauge's figure says so.
+    EXPECT_GE(buffers.held_bytes(), 2 * small.size());
+    EXPECT_EQ(buffers.held_bytes(),
+              g->batches[0].block.HeldBytes() + g->batches[1].block.HeldBytes());
+  }
+  const std::string big(64 << 20, 'b');
+  WriteOneRowBatch(buffers, *g, big, version++);
+  {
+    std::lock_guard lock(buffers.mutex());
+    const uint64_t held = g->batches[0].block.HeldBytes() + g->batches[1].block.HeldBytes();
+    EXPECT_LT(held, 8u << 20) << "the 64 MiB batch kept its buffers";
+    EXPECT_EQ(buffers.held_bytes(), held);
+    // No row for a while: the ticker frees what the group still keeps.
+    buffers.SealDue(std::chrono::steady_clock::now() + 1s);
+    EXPECT_EQ(buffers.held_bytes(), held);
+    buffers.SealDue(std::chrono::steady_clock::now() + 3h);  // idle_release: 2 x max_delay
+    EXPECT_EQ(buffers.held_bytes(), 0u);
+    EXPECT_EQ(g->batches[0].block.HeldBytes() + g->batches[1].block.HeldBytes(), 0u);
+  }
+}
+
+// Kept buffers count against memory.max_buffered_bytes: a reader over the bound frees them
+// rather than waiting for writers that have nothing to write.
+TEST(PipelineBatchBuffers, KeptBuffersAreFreedFirstWhenTheBoundIsReached) {
+  BatchLimits limits;
+  limits.max_delay = 1h;
+  limits.max_buffered_bytes = 16 << 20;
+  BatchBuffers buffers(limits);
+  TargetGroup *a, *b;
+  {
+    std::lock_guard lock(buffers.mutex());
+    a = &buffers.AddGroup(GroupWithText("a"));
+    b = &buffers.AddGroup(GroupWithText("b"));
+  }
+  const std::string row(3 << 20, 'r');
+  uint64_t version = 1;
+  for (int i = 0; i < 3; ++i) WriteOneRowBatch(buffers, *a, row, version++);
+  std::unique_lock lock(buffers.mutex());
+  const uint64_t kept = buffers.held_bytes();
+  ASSERT_GT(kept, 0u);
+  ASSERT_LE(kept, limits.max_buffered_bytes / 2);  // never more than half the bound is kept
+  // Fill b up to the bound: the next Reserve frees a's kept buffers instead of blocking.
+  Batch* batch = buffers.Reserve(lock, *b);
+  ASSERT_NE(batch, nullptr);
+  buffers.Appended(*batch, limits.max_buffered_bytes - kept, version++,
+                   std::chrono::steady_clock::now());
+  ASSERT_GE(buffers.held_bytes(), limits.max_buffered_bytes);
+  Batch* again = buffers.Reserve(lock, *b);
+  EXPECT_EQ(again, batch);
+  EXPECT_EQ(a->batches[0].block.HeldBytes() + a->batches[1].block.HeldBytes(), 0u);
+  EXPECT_EQ(buffers.held_bytes(), limits.max_buffered_bytes - kept);
 }
 
 TEST(PipelineBatchBuffers, AbortWakesEveryone) {

@@ -69,6 +69,11 @@ void ColumnArray::Clear() {
   nested_->Clear();
 }
 
+void ColumnArray::ReleaseMemory() {
+  std::vector<uint64_t>().swap(offsets_);
+  nested_->ReleaseMemory();
+}
+
 void ColumnArray::WriteData(WireWriter& out) const {
   size_t elements = offsets_.empty() ? 0 : offsets_.back();
   if (nested_->Size() != elements)

@@ -26,6 +26,10 @@ class ColumnArray : public Column {
   size_t Size() const override { return offsets_.size(); }
   void Clear() override;
   void Reserve(size_t rows) override { offsets_.reserve(rows); }
+  size_t HeldBytes() const override {
+    return offsets_.capacity() * sizeof(uint64_t) + nested_->HeldBytes();
+  }
+  void ReleaseMemory() override;
   void AppendDefault() override { FinishRow(); }  // an empty array
   void WritePrefix(WireWriter& out) const override { nested_->WritePrefix(out); }
   void WriteData(WireWriter& out) const override;

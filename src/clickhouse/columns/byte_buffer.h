@@ -66,6 +66,11 @@ class ByteBuffer {
   std::string_view view() const { return {data_.get(), size_}; }
 
   void clear() { size_ = 0; }
+  // Empties the buffer and frees its memory.
+  void release() {
+    data_.reset();
+    size_ = capacity_ = 0;
+  }
   void reserve(size_t bytes) {
     if (bytes > capacity_) Reallocate(bytes);
   }

@@ -41,6 +41,12 @@ class Column {
   // Drops every value, keeping allocated capacity.
   virtual void Clear() = 0;
   virtual void Reserve(size_t rows) = 0;
+  // The bytes its buffers hold (capacity, not size): what a reused column keeps between batches.
+  virtual size_t HeldBytes() const = 0;
+  // Drops every value and frees the buffers (after an outsized batch, e.g. one 100 MB row, whose
+  // capacity would otherwise stay for the rest of the run). The column object stays, so pointers
+  // to it remain valid.
+  virtual void ReleaseMemory() = 0;
   // Appends the type's default value (0, "", 1970-01-01, the zero bytes of a FixedString, NULL
   // for Nullable, [] for Array): what ClickHouse fills in for a column an INSERT leaves out.
   virtual void AppendDefault() = 0;
@@ -51,6 +57,10 @@ class Column {
   // return true, so a block writer can hand it on without copying; the view is exactly what
   // WriteData writes and stays valid until the column is modified. Others return false.
   virtual bool ContiguousData(std::string_view& /*bytes*/) const { return false; }
+  // A Nullable column's data is its null map followed by its nested column's data: it writes the
+  // null map to `out` and returns the nested column, so that a block writer can hand a nested
+  // column held in one buffer on without copying it. Others write nothing and return nullptr.
+  virtual const Column* WriteDataHead(WireWriter& /*out*/) const { return nullptr; }
   virtual void ReadPrefix(WireReader& in) {}
   virtual void ReadData(WireReader& in, size_t rows) = 0;
 

@@ -16,6 +16,8 @@ class FixedWidthColumn : public Column {
   size_t Size() const override { return data_.size(); }
   void Clear() override { data_.clear(); }
   void Reserve(size_t rows) override { data_.reserve(rows); }
+  size_t HeldBytes() const override { return data_.capacity() * sizeof(T); }
+  void ReleaseMemory() override { std::vector<T>().swap(data_); }
   void AppendDefault() override { data_.push_back(T{}); }
 
   void WriteData(WireWriter& out) const override {

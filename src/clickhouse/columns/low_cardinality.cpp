@@ -46,6 +46,13 @@ void ColumnLowCardinalityString::Clear() {
   if (nullable_) dictionary_.Append({});
 }
 
+void ColumnLowCardinalityString::ReleaseMemory() {
+  std::vector<uint32_t>().swap(keys_);
+  std::vector<uint32_t>().swap(slots_);
+  dictionary_.ReleaseMemory();
+  Clear();  // the empty dictionary's slots (and NULL entry) again
+}
+
 void ColumnLowCardinalityString::Rehash(size_t slot_count) {
   slots_.assign(slot_count, 0);
   size_t mask = slot_count - 1;

@@ -39,6 +39,10 @@ class ColumnLowCardinalityString : public Column {
   size_t Size() const override { return keys_.size(); }
   void Clear() override;
   void Reserve(size_t rows) override { keys_.reserve(rows); }
+  size_t HeldBytes() const override {
+    return dictionary_.HeldBytes() + (keys_.capacity() + slots_.capacity()) * sizeof(uint32_t);
+  }
+  void ReleaseMemory() override;
   void AppendDefault() override;
   void WritePrefix(WireWriter& out) const override;
   void WriteData(WireWriter& out) const override;

@@ -17,17 +17,26 @@ void ColumnNullable::Clear() {
   nested_->Clear();
 }
 
+void ColumnNullable::ReleaseMemory() {
+  std::vector<uint8_t>().swap(null_map_);
+  nested_->ReleaseMemory();
+}
+
 void ColumnNullable::Reserve(size_t rows) {
   null_map_.reserve(rows);
   nested_->Reserve(rows);
 }
 
-void ColumnNullable::WriteData(WireWriter& out) const {
+const Column* ColumnNullable::WriteDataHead(WireWriter& out) const {
   if (nested_->Size() != null_map_.size())
     Fail(ErrorCode::kInternal, "{} column: {} null flags but {} nested values", type_name(),
          null_map_.size(), nested_->Size());
   out.Bytes(null_map_.data(), null_map_.size());
-  nested_->WriteData(out);
+  return nested_.get();
+}
+
+void ColumnNullable::WriteData(WireWriter& out) const {
+  WriteDataHead(out)->WriteData(out);
 }
 
 void ColumnNullable::ReadData(WireReader& in, size_t rows) {

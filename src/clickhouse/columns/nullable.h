@@ -34,6 +34,9 @@ class ColumnNullable : public Column {
   size_t Size() const override { return null_map_.size(); }
   void Clear() override;
   void Reserve(size_t rows) override;
+  size_t HeldBytes() const override { return null_map_.capacity() + nested_->HeldBytes(); }
+  void ReleaseMemory() override;
+  const Column* WriteDataHead(WireWriter& out) const override;
   void AppendDefault() override { AppendNull(); }
   void WritePrefix(WireWriter& out) const override { nested_->WritePrefix(out); }
   void WriteData(WireWriter& out) const override;

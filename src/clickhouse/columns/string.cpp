@@ -67,6 +67,12 @@ void ColumnString::Clear() {
   ends_.clear();
 }
 
+void ColumnString::ReleaseMemory() {
+  wire_.release();
+  rows_ = 0;
+  std::vector<uint64_t>().swap(ends_);
+}
+
 void ColumnString::ReadData(WireReader& in, size_t rows) {
   for (size_t i = 0; i < rows; ++i) {
     uint64_t length = in.VarUInt();

@@ -42,6 +42,10 @@ class ColumnString : public Column {
   size_t Size() const override { return rows_; }
   void Clear() override;
   void Reserve(size_t rows) override { wire_.reserve(rows); }
+  size_t HeldBytes() const override {
+    return wire_.capacity() + ends_.capacity() * sizeof(uint64_t);
+  }
+  void ReleaseMemory() override;
   // Reserves room for `bytes` of string data across all future rows.
   void ReserveBytes(size_t bytes) { wire_.reserve(bytes); }
   void AppendDefault() override { Append({}); }
@@ -78,6 +82,8 @@ class ColumnFixedString : public Column {
   size_t Size() const override { return width_ == 0 ? 0 : data_.size() / width_; }
   void Clear() override { data_.clear(); }
   void Reserve(size_t rows) override { data_.reserve(rows * width_); }
+  size_t HeldBytes() const override { return data_.capacity(); }
+  void ReleaseMemory() override { std::string().swap(data_); }
   void AppendDefault() override { data_.append(width_, '\0'); }
   void WriteData(WireWriter& out) const override { out.Bytes(data_.data(), data_.size()); }
   bool ContiguousData(std::string_view& bytes) const override {

@@ -176,6 +176,25 @@ TEST(ClickHouseFrameStream, ContiguousDataIsWhatWriteDataWrites) {
   }
 }
 
+TEST(ClickHouseFrameStream, ANullableColumnsHeadAndNestedDataAreWhatWriteDataWrites) {
+  const Block block = MixedBlock(50);
+  int nullables = 0;
+  for (size_t i = 0; i < block.ColumnCount(); ++i) {
+    WireWriter pieces;
+    const Column* nested = block.At(i).WriteDataHead(pieces);
+    if (nested == nullptr) {
+      EXPECT_EQ(pieces.size(), 0u) << block.Name(i);
+      continue;
+    }
+    ++nullables;
+    nested->WriteData(pieces);
+    WireWriter written;
+    block.At(i).WriteData(written);
+    EXPECT_EQ(pieces.data(), written.data()) << block.Name(i);
+  }
+  EXPECT_GT(nullables, 0) << "MixedBlock has no Nullable column";
+}
+
 TEST(ClickHouseColumnString, GrowsAcrossBatchesAndKeepsValues) {
   ColumnString s;
   std::vector<std::string> values;
