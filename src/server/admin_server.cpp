@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "common/error.h"
+#include "server/deadline_task_queue.h"
 #include "server/web_assets.h"
 
 namespace rowbridge::server {
@@ -18,10 +19,8 @@ std::string JsonText(const nlohmann::ordered_json& json) {
   return json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
-// Scrapes, probes and the status page's polls are few and quick, but httplib's read timeout bounds
-// each read, not a request, so a client trickling its headers holds a worker for as long as it
-// likes. Many workers (idle ones cost a stack each) and one request per connection keep a few such
-// clients from starving /healthz; dozens of them still could.
+// Scrapes, probes and the status page's polls are few and quick. Idle workers cost a stack each;
+// many of them keep a few slow clients from delaying the rest until their deadline.
 constexpr size_t kWorkerThreads = 32;
 
 // Compares in time that depends only on the lengths, so the answer's timing does not tell an
@@ -140,7 +139,10 @@ void AdminServer::Start(const std::string& listen) {
   config::ListenAddress address = config::ParseListenAddress(listen);
   server_ = std::make_unique<httplib::Server>();
   server_->set_keep_alive_max_count(1);
-  server_->new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
+  // Called on the server's thread, once it has started (after port_ is set).
+  server_->new_task_queue = [this] {
+    return new DeadlineTaskQueue(kWorkerThreads, port_, kConnectionDeadline);
+  };
   server_->set_read_timeout(std::chrono::seconds(5));
   server_->set_write_timeout(std::chrono::seconds(5));
   // httplib's default also sets SO_REUSEPORT, which would let a second rowbridge share the port
