@@ -8,7 +8,10 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <latch>
 #include <memory>
+#include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -340,6 +343,43 @@ TEST(ServerHttp, HealthzAnswersWithinTheConnectionDeadlineWhileDozensOfClientsTr
   for (int i = 0; i < kTricklers; ++i) {
     EXPECT_TRUE(tricklers[i]->ClosedByServer(std::chrono::milliseconds(2000))) << "trickler " << i;
   }
+}
+
+// A burst of connections, many more than the workers and all at once, each with a probe's short
+// connect timeout: they wait their turn, none is refused or dropped.
+TEST(ServerHttp, ABurstOfConnectionsBeyondTheWorkersWaitsItsTurn) {
+  MetricsRegistry registry;
+  StatusBoard board;
+  board.SetState(PipelineState::kRunning);
+  board.RecordHeartbeat();
+  AdminServer server(registry, board, Policy());
+  server.Start("127.0.0.1:0");
+  constexpr int kClients = 200;
+  std::atomic<int> answered{0};
+  std::mutex mutex;
+  std::string failure;  // the first
+  std::latch go(1);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kClients; ++i) {
+    clients.emplace_back([&] {
+      httplib::Client client("127.0.0.1", server.port());
+      client.set_connection_timeout(seconds(1));
+      client.set_read_timeout(seconds(10));
+      go.wait();
+      auto healthz = client.Get("/healthz");
+      if (healthz && healthz->status == 200) {
+        ++answered;
+        return;
+      }
+      std::lock_guard lock(mutex);
+      if (failure.empty()) {
+        failure = healthz ? std::to_string(healthz->status) : httplib::to_string(healthz.error());
+      }
+    });
+  }
+  go.count_down();
+  for (std::thread& client : clients) client.join();
+  EXPECT_EQ(answered, kClients) << "the first failure: " << failure;
 }
 
 }  // namespace
