@@ -1,10 +1,14 @@
 #include "server/admin_server.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 
 #include "common/error.h"
+#include "server/deadline_task_queue.h"
 #include "server/web_assets.h"
 
 namespace rowbridge::server {
@@ -18,11 +22,22 @@ std::string JsonText(const nlohmann::ordered_json& json) {
   return json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
-// Scrapes, probes and the status page's polls are few and quick, but httplib's read timeout bounds
-// each read, not a request, so a client trickling its headers holds a worker for as long as it
-// likes. Many workers (idle ones cost a stack each) and one request per connection keep a few such
-// clients from starving /healthz; dozens of them still could.
+// Scrapes, probes and the status page's polls are few and quick. Idle workers cost a stack each;
+// many of them keep a few slow clients from delaying the rest until their deadline.
 constexpr size_t kWorkerThreads = 32;
+
+// A burst of connections, more than the workers, waits its turn in the kernel until accepted and
+// then in the task queue. httplib listens with a backlog of 5, beyond which the kernel drops new
+// connections' SYNs and the clients retry a second or more later (later than a probe's usual 1 s
+// timeout), so the server listens again with the kernel's maximum (net.core.somaxconn).
+constexpr int kListenBacklog = SOMAXCONN;
+
+// httplib::Server with its listening socket, a protected member, in reach.
+class HttpServer : public httplib::Server {
+ public:
+  // listen() on a listening socket only changes its backlog.
+  bool WidenBacklog() { return ::listen(svr_sock_, kListenBacklog) == 0; }
+};
 
 // Compares in time that depends only on the lengths, so the answer's timing does not tell an
 // attacker how much of a guess was right.
@@ -138,9 +153,13 @@ void AdminServer::Route() {
 void AdminServer::Start(const std::string& listen) {
   if (server_) Fail(ErrorCode::kInternal, "admin server already started");
   config::ListenAddress address = config::ParseListenAddress(listen);
-  server_ = std::make_unique<httplib::Server>();
+  auto* http = new HttpServer();
+  server_.reset(http);
   server_->set_keep_alive_max_count(1);
-  server_->new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
+  // Called on the server's thread, once it has started (after port_ is set).
+  server_->new_task_queue = [this] {
+    return new DeadlineTaskQueue(kWorkerThreads, port_, kConnectionDeadline);
+  };
   server_->set_read_timeout(std::chrono::seconds(5));
   server_->set_write_timeout(std::chrono::seconds(5));
   // httplib's default also sets SO_REUSEPORT, which would let a second rowbridge share the port
@@ -159,6 +178,12 @@ void AdminServer::Start(const std::string& listen) {
          "cannot listen on {} for the admin HTTP server (address in use or not local?)", listen);
   }
   port_ = static_cast<uint16_t>(port);
+  if (!http->WidenBacklog()) {
+    spdlog::warn(
+        "admin HTTP server on {}: cannot widen the listen backlog ({}); a burst of "
+        "connections may wait a second or more",
+        listen, std::strerror(errno));
+  }
   thread_ = std::thread([server = server_.get(), listen] {
     try {
       server->listen_after_bind();

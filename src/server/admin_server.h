@@ -11,14 +11,18 @@
 // With a token (RequireToken), each of them needs "Authorization: Bearer <token>".
 //
 // Start() binds synchronously, so a bad or busy address is reported at once, then serves on a
-// background thread with a pool of workers large enough that a few clients trickling their
-// headers cannot starve /healthz, and samples the board into the history on another (every
-// StatusHistory interval, the first at once). Stop() (also run by the destructor) closes the
-// socket and joins both; it is idempotent. The registry and board must outlive the server.
+// background thread, and samples the board into the history on another (every StatusHistory
+// interval, the first at once). /healthz must answer however many clients hold connections open
+// or trickle their headers (httplib's timeouts bound each read, not a request): every connection
+// is shut down kConnectionDeadline after its accept (DeadlineTaskQueue), one request each, served
+// by a pool of workers behind a queue, so a burst beyond the workers waits rather than failing.
+// Stop() (also run by the destructor) closes the socket, cuts the connections still open and
+// joins both threads; it is idempotent. The registry and board must outlive the server.
 #pragma once
 
 #include <httplib.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -35,6 +39,12 @@ namespace rowbridge::server {
 
 class AdminServer {
  public:
+  // How long any connection may last from its accept, request and response together; then it is
+  // shut down, whatever it is doing. It bounds how long a liveness probe waits behind clients
+  // that hold connections open. Scrapes, probes and the page's polls take milliseconds here, and
+  // Prometheus waits 10 s for a scrape by default, so no scrape it still waits for is cut.
+  static constexpr std::chrono::seconds kConnectionDeadline{10};
+
   AdminServer(MetricsRegistry& metrics, StatusBoard& status, config::HealthConfig health);
   ~AdminServer();
   AdminServer(const AdminServer&) = delete;

@@ -1,12 +1,17 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <latch>
 #include <memory>
+#include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -221,14 +226,15 @@ TEST(ServerHttp, StopsCleanlyWhenDestroyedRightAfterStart) {
 // the server keeps the connection: the kind of client that starved the admin server's workers.
 class TricklingClient {
  public:
-  explicit TricklingClient(uint16_t port) {
+  explicit TricklingClient(uint16_t port,
+                           std::chrono::milliseconds interval = std::chrono::milliseconds(300)) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-    thread_ = std::thread([this] {
+    thread_ = std::thread([this, interval] {
       const std::string opening = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
       ::send(fd_, opening.data(), opening.size(), MSG_NOSIGNAL);
       const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(40);
@@ -237,7 +243,11 @@ class TricklingClient {
           cut_ = true;
           return;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        // In steps, so that the destructor does not wait a whole interval for each client.
+        for (auto slept = std::chrono::milliseconds(0); slept < interval && !stop_;
+             slept += std::chrono::milliseconds(50)) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
       }
     });
   }
@@ -248,6 +258,22 @@ class TricklingClient {
   }
   bool connected() const { return connected_; }
   bool cut() const { return cut_; }
+
+  // Whether the server ends the connection (end of stream or reset) within `wait`; anything it
+  // sends first is read and dropped.
+  bool ClosedByServer(std::chrono::milliseconds wait) {
+    const auto until = std::chrono::steady_clock::now() + wait;
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          until - std::chrono::steady_clock::now());
+      if (left.count() < 0) return false;
+      pollfd readable{fd_, POLLIN, 0};
+      if (::poll(&readable, 1, static_cast<int>(left.count()) + 1) <= 0) continue;
+      char buffer[512];
+      const ssize_t got = ::recv(fd_, buffer, sizeof buffer, MSG_DONTWAIT);
+      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) return true;
+    }
+  }
 
  private:
   int fd_ = -1;
@@ -280,6 +306,80 @@ TEST(ServerHttp, HealthzAnswersWhileMoreClientsThanWorkersTrickleTheirHeaders) {
   EXPECT_EQ(healthz->status, 200);
   // A worker is free: the answer does not wait for any trickler.
   EXPECT_LT(waited, seconds(3));
+}
+
+// More tricklers than workers, each sending a header byte every second so that no read ever
+// times out: only the deadline on every connection frees the workers. /healthz, queued behind all
+// of them, is answered once their deadline has passed, and their connections are gone.
+TEST(ServerHttp, HealthzAnswersWithinTheConnectionDeadlineWhileDozensOfClientsTrickle) {
+  MetricsRegistry registry;
+  StatusBoard board;
+  board.SetState(PipelineState::kRunning);
+  board.RecordHeartbeat();
+  AdminServer server(registry, board, Policy());
+  server.Start("127.0.0.1:0");
+  constexpr int kTricklers = 40;  // the server has 32 workers
+  std::vector<std::unique_ptr<TricklingClient>> tricklers;
+  for (int i = 0; i < kTricklers; ++i) {
+    tricklers.push_back(std::make_unique<TricklingClient>(server.port(), seconds(1)));
+    ASSERT_TRUE(tricklers.back()->connected());
+  }
+  // All of them are in by now; the probe comes a second after the last, so it is queued behind
+  // them with a deadline a second later than theirs.
+  std::this_thread::sleep_for(seconds(1));
+
+  const auto margin = seconds(5);
+  httplib::Client client("127.0.0.1", server.port());
+  client.set_connection_timeout(seconds(5));
+  client.set_read_timeout(AdminServer::kConnectionDeadline + margin);
+  const auto asked = std::chrono::steady_clock::now();
+  auto healthz = client.Get("/healthz");
+  const auto waited = std::chrono::steady_clock::now() - asked;
+  ASSERT_TRUE(healthz) << httplib::to_string(healthz.error()) << " after "
+                       << std::chrono::duration_cast<std::chrono::milliseconds>(waited).count()
+                       << " ms";
+  EXPECT_EQ(healthz->status, 200);
+  EXPECT_LT(waited, AdminServer::kConnectionDeadline + margin);
+  for (int i = 0; i < kTricklers; ++i) {
+    EXPECT_TRUE(tricklers[i]->ClosedByServer(std::chrono::milliseconds(2000))) << "trickler " << i;
+  }
+}
+
+// A burst of connections, many more than the workers and all at once, each with a probe's short
+// connect timeout: they wait their turn, none is refused or dropped.
+TEST(ServerHttp, ABurstOfConnectionsBeyondTheWorkersWaitsItsTurn) {
+  MetricsRegistry registry;
+  StatusBoard board;
+  board.SetState(PipelineState::kRunning);
+  board.RecordHeartbeat();
+  AdminServer server(registry, board, Policy());
+  server.Start("127.0.0.1:0");
+  constexpr int kClients = 200;
+  std::atomic<int> answered{0};
+  std::mutex mutex;
+  std::string failure;  // the first
+  std::latch go(1);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kClients; ++i) {
+    clients.emplace_back([&] {
+      httplib::Client client("127.0.0.1", server.port());
+      client.set_connection_timeout(seconds(1));
+      client.set_read_timeout(seconds(10));
+      go.wait();
+      auto healthz = client.Get("/healthz");
+      if (healthz && healthz->status == 200) {
+        ++answered;
+        return;
+      }
+      std::lock_guard lock(mutex);
+      if (failure.empty()) {
+        failure = healthz ? std::to_string(healthz->status) : httplib::to_string(healthz.error());
+      }
+    });
+  }
+  go.count_down();
+  for (std::thread& client : clients) client.join();
+  EXPECT_EQ(answered, kClients) << "the first failure: " << failure;
 }
 
 }  // namespace
