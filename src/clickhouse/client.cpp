@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "common/retain_policy.h"
 #include "common/write_fence.h"
 
 namespace rowbridge::clickhouse {
@@ -341,8 +342,7 @@ void Client::SendData(const Block& block) {
   Flush();
   // The scratch holds a block's columns that are not in one buffer (arrays, LowCardinality): one
   // block of big values must not leave its size allocated for the rest of the run.
-  if (block_.mutable_data().capacity() > kKeptScratchBytes)
-    std::string().swap(block_.mutable_data());
+  ReleaseIfLarger(block_.mutable_data(), kKeptScratchBytes);
 }
 
 void Client::ThrowServerException(const ServerPacketData& packet) {

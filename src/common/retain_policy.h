@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <string>
 
 namespace rowbridge {
 
@@ -45,5 +46,11 @@ class RetainPolicy {
   size_t previous_max_ = 0;
   size_t current_max_ = 0;
 };
+
+// The plain rule, for a scratch buffer used now and then (a big command, a compressed event): it
+// keeps up to `keep` bytes of capacity, and anything larger is freed.
+inline void ReleaseIfLarger(std::string& buffer, size_t keep) {
+  if (buffer.capacity() > keep) std::string().swap(buffer);
+}
 
 }  // namespace rowbridge

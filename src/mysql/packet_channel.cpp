@@ -78,7 +78,7 @@ void PacketChannel::WritePacket(std::string_view payload) {
     // A final part of exactly kMaxPacketPayload bytes needs an empty packet to end the payload.
     if (part < kMaxPacketPayload) break;
   }
-  if (write_buffer_.capacity() > (size_t{1} << 20)) write_buffer_ = std::string();
+  ReleaseIfLarger(write_buffer_, size_t{1} << 20);
 }
 
 }  // namespace rowbridge::mysql

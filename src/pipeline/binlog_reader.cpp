@@ -12,6 +12,7 @@
 #include "binlog/query_event.h"
 #include "binlog/rows_event.h"
 #include "common/byte_reader.h"
+#include "common/retain_policy.h"
 #include "endpoints/connection_options.h"
 #include "mysql/replication_event_source.h"
 #include "mysql/source_check.h"
@@ -23,10 +24,8 @@ using binlog::EventType;
 namespace {
 
 // The scratch buffers hold a MariaDB compressed event's decompressed bytes until the next such
-// event. One large one (a 100 MB row) is not kept for the rest of the run.
-void ReleaseLargeScratch(std::string& scratch) {
-  if (scratch.capacity() > (size_t{4} << 20)) std::string().swap(scratch);
-}
+// event; one large one (a 100 MB row) is not kept for the rest of the run.
+constexpr size_t kKeptScratchBytes = size_t{4} << 20;
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (std::isspace(static_cast<unsigned char>(s.front())) || s.front() == ';'))
@@ -266,7 +265,7 @@ void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader&
 }
 
 void BinlogReader::OnQuery(const binlog::Event& event, const binlog::FormatDescription& format) {
-  ReleaseLargeScratch(query_scratch_);
+  ReleaseIfLarger(query_scratch_, kKeptScratchBytes);
   binlog::QueryEvent q = binlog::ParseQueryEvent(event, format, query_scratch_);
   const std::string_view sql = Trim(q.sql);
   if (StartsWithNoCase(sql, "BEGIN") || StartsWithNoCase(sql, "START TRANSACTION") ||
@@ -309,7 +308,7 @@ void BinlogReader::OnRows(const binlog::Event& event, binlog::BinlogEventReader&
   const uint64_t table_id = TableIdOf(event, events.format());
   Route* route = ctx_.router->Find(table_id);
   if (route != nullptr && route->table == nullptr) return;
-  ReleaseLargeScratch(rows_scratch_);
+  ReleaseIfLarger(rows_scratch_, kKeptScratchBytes);
   const binlog::RowsEvent rows = binlog::ParseRowsEvent(event, events.format(), rows_scratch_);
   if (route == nullptr) {
     if (rows.rows.empty()) return;  // the dummy statement-end event of old servers

@@ -278,6 +278,14 @@ std::string RowbridgeProcess::HttpGet(const std::string& path) {
   return result->body;
 }
 
+std::optional<double> RowbridgeProcess::Metric(const std::string& name) {
+  const std::string metrics = HttpGet("/metrics");
+  const std::string line = "\n" + name + " ";
+  const size_t at = metrics.find(line);
+  if (at == std::string::npos) return std::nullopt;
+  return std::stod(metrics.substr(at + line.size()));
+}
+
 int RowbridgeProcess::HttpStatus(const std::string& path) {
   const uint16_t port = HttpPort();
   if (port == 0) return 0;

@@ -85,6 +85,9 @@ class RowbridgeProcess {
   uint16_t HttpPort(std::chrono::seconds timeout = std::chrono::seconds(30));
   // GET http://127.0.0.1:<port><path>; empty if it cannot connect.
   std::string HttpGet(const std::string& path);
+  // The value of the unlabelled series `name` in /metrics; nullopt if it cannot connect or the
+  // series is absent.
+  std::optional<double> Metric(const std::string& name);
   // The HTTP status of that GET; 0 if it cannot connect.
   int HttpStatus(const std::string& path);
 

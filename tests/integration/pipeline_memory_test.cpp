@@ -88,11 +88,7 @@ TEST_F(PipelineMemoryTest, BigRowsGiveTheirMemoryBackOnceWritten) {
   for (const char* t : {"b1", "b2", "b3", "b4"})
     Sql(std::string("INSERT INTO ") + t + " VALUES (2, 'small')");
   rb.WaitCaughtUp();
-  auto buffered = [&] {
-    const std::string metrics = rb.HttpGet("/metrics");
-    const size_t at = metrics.find("\nrowbridge_buffered_bytes ");
-    return at == std::string::npos ? -1.0 : std::stod(metrics.substr(at + 26));
-  };
+  auto buffered = [&] { return rb.Metric("rowbridge_buffered_bytes").value_or(-1); };
   // Buffers a table keeps for its next batch are freed after 5 s without rows.
   EXPECT_TRUE(WaitFor([&] { return buffered() >= 0 && buffered() < (1 << 20); }, 20s))
       << buffered();

@@ -30,6 +30,13 @@ class PipelineRunTest : public PipelineFixture {
  protected:
   PipelineRunTest() : PipelineFixture("rbp") {}
 
+  // The connection id of the source's binlog dump thread (rowbridge's: the source is a test's
+  // own); empty when there is none.
+  static std::string DumpThreadId(ScopedMariaDb& source) {
+    return Trimmed(source.Sql(
+        "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'"));
+  }
+
   // The source's whole GTID state now: MySQL's executed set, MariaDB's binlog position.
   std::string SourceGtidState() {
     return Trimmed(RunMysqlSql(
@@ -625,8 +632,7 @@ TEST_F(PipelineRunTest, KilledDumpConnectionIsDetectedAndResumed) {
   rb.WaitCaughtUp();
 
   for (int round = 0; round < 2; ++round) {
-    const std::string id = Trimmed(source.Sql(
-        "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'"));
+    const std::string id = DumpThreadId(source);
     ASSERT_FALSE(id.empty()) << "no dump thread on the source";
     const auto killed_at = std::chrono::steady_clock::now();
     source.Sql("KILL " + id);
@@ -634,8 +640,7 @@ TEST_F(PipelineRunTest, KilledDumpConnectionIsDetectedAndResumed) {
     // reconnect backoff; 10 s leaves room for a loaded machine).
     EXPECT_TRUE(WaitFor(
         [&] {
-          const std::string now = Trimmed(source.Sql(
-              "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'"));
+          const std::string now = DumpThreadId(source);
           return !now.empty() && now != id;
         },
         10s))
@@ -648,10 +653,9 @@ TEST_F(PipelineRunTest, KilledDumpConnectionIsDetectedAndResumed) {
   }
   rb.WaitCaughtUp();
   ExpectWorkloadReplicated(mysql_, ch_, source_db_, target_db_, workload);
-  const std::string metrics = rb.HttpGet("/metrics");
-  const size_t at = metrics.find("\nrowbridge_source_reconnects_total ");
-  ASSERT_NE(at, std::string::npos) << metrics;
-  EXPECT_GE(std::stoi(metrics.substr(at + 35)), 2) << metrics.substr(at, 60);
+  const std::optional<double> reconnects = rb.Metric("rowbridge_source_reconnects_total");
+  ASSERT_TRUE(reconnects.has_value()) << rb.HttpGet("/metrics");
+  EXPECT_GE(*reconnects, 2);
   EXPECT_EQ(rb.Terminate(), 0);
 }
 
@@ -670,15 +674,10 @@ TEST_F(PipelineRunTest, BufferedBytesReadZeroOnceTheSessionsBuffersAreGone) {
   config.reconnect = "{initial_backoff: 30s, max_backoff: 30s}";
   RowbridgeProcess rb(dir.path(), config);
   StartAndWaitForCheckpoint(rb);
-  auto buffered = [&] {
-    const std::string metrics = rb.HttpGet("/metrics");
-    const size_t at = metrics.find("\nrowbridge_buffered_bytes ");
-    return at == std::string::npos ? -1.0 : std::stod(metrics.substr(at + 26));
-  };
+  auto buffered = [&] { return rb.Metric("rowbridge_buffered_bytes").value_or(-1); };
   source.Sql(workload.Next(30));
   ASSERT_TRUE(WaitFor([&] { return buffered() > 0; }, 20s)) << rb.HttpGet("/metrics");
-  const std::string id = Trimmed(source.Sql(
-      "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'"));
+  const std::string id = DumpThreadId(source);
   ASSERT_FALSE(id.empty()) << "no dump thread on the source";
   source.Sql("KILL " + id);
   ASSERT_TRUE(WaitFor(

@@ -31,6 +31,17 @@ config::HealthConfig Policy() {
   return policy;
 }
 
+// The admin server of a healthy, running pipeline (not started yet).
+struct HealthyServer {
+  MetricsRegistry registry;
+  StatusBoard board;
+  AdminServer server{registry, board, Policy()};
+  HealthyServer() {
+    board.SetState(PipelineState::kRunning);
+    board.RecordHeartbeat();
+  }
+};
+
 TEST(ServerHttp, ServesMetricsStatusAndHealth) {
   MetricsRegistry registry;
   registry.AddCounter("rowbridge_test_total", "Test counter.").Get().Increment(7);
@@ -92,14 +103,10 @@ TEST(ServerHttp, ServesMetricsStatusAndHealth) {
 }
 
 TEST(ServerHttp, WithATokenEveryRequestMustCarryIt) {
-  MetricsRegistry registry;
-  StatusBoard board;
-  board.SetState(PipelineState::kRunning);
-  board.RecordHeartbeat();
-  AdminServer server(registry, board, Policy());
-  server.RequireToken("s3cret-token");
-  server.Start("127.0.0.1:0");
-  httplib::Client client("127.0.0.1", server.port());
+  HealthyServer healthy;
+  healthy.server.RequireToken("s3cret-token");
+  healthy.server.Start("127.0.0.1:0");
+  httplib::Client client("127.0.0.1", healthy.server.port());
   for (const char* path : {"/metrics", "/status", "/healthz", "/"}) {
     auto anonymous = client.Get(path);
     ASSERT_TRUE(anonymous) << path;
@@ -283,20 +290,16 @@ class TricklingClient {
 };
 
 TEST(ServerHttp, HealthzAnswersWhileMoreClientsThanWorkersTrickleTheirHeaders) {
-  MetricsRegistry registry;
-  StatusBoard board;
-  board.SetState(PipelineState::kRunning);
-  board.RecordHeartbeat();
-  AdminServer server(registry, board, Policy());
-  server.Start("127.0.0.1:0");
+  HealthyServer healthy;
+  healthy.server.Start("127.0.0.1:0");
   std::vector<std::unique_ptr<TricklingClient>> tricklers;
   for (int i = 0; i < 12; ++i) {
-    tricklers.push_back(std::make_unique<TricklingClient>(server.port()));
+    tricklers.push_back(std::make_unique<TricklingClient>(healthy.server.port()));
     ASSERT_TRUE(tricklers.back()->connected());
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // all of them are in by now
 
-  httplib::Client client("127.0.0.1", server.port());
+  httplib::Client client("127.0.0.1", healthy.server.port());
   client.set_connection_timeout(seconds(5));
   client.set_read_timeout(seconds(30));
   const auto asked = std::chrono::steady_clock::now();
@@ -312,16 +315,12 @@ TEST(ServerHttp, HealthzAnswersWhileMoreClientsThanWorkersTrickleTheirHeaders) {
 // times out: only the deadline on every connection frees the workers. /healthz, queued behind all
 // of them, is answered once their deadline has passed, and their connections are gone.
 TEST(ServerHttp, HealthzAnswersWithinTheConnectionDeadlineWhileDozensOfClientsTrickle) {
-  MetricsRegistry registry;
-  StatusBoard board;
-  board.SetState(PipelineState::kRunning);
-  board.RecordHeartbeat();
-  AdminServer server(registry, board, Policy());
-  server.Start("127.0.0.1:0");
+  HealthyServer healthy;
+  healthy.server.Start("127.0.0.1:0");
   constexpr int kTricklers = 40;  // the server has 32 workers
   std::vector<std::unique_ptr<TricklingClient>> tricklers;
   for (int i = 0; i < kTricklers; ++i) {
-    tricklers.push_back(std::make_unique<TricklingClient>(server.port(), seconds(1)));
+    tricklers.push_back(std::make_unique<TricklingClient>(healthy.server.port(), seconds(1)));
     ASSERT_TRUE(tricklers.back()->connected());
   }
   // All of them are in by now; the probe comes a second after the last, so it is queued behind
@@ -329,7 +328,7 @@ TEST(ServerHttp, HealthzAnswersWithinTheConnectionDeadlineWhileDozensOfClientsTr
   std::this_thread::sleep_for(seconds(1));
 
   const auto margin = seconds(5);
-  httplib::Client client("127.0.0.1", server.port());
+  httplib::Client client("127.0.0.1", healthy.server.port());
   client.set_connection_timeout(seconds(5));
   client.set_read_timeout(AdminServer::kConnectionDeadline + margin);
   const auto asked = std::chrono::steady_clock::now();
@@ -348,12 +347,8 @@ TEST(ServerHttp, HealthzAnswersWithinTheConnectionDeadlineWhileDozensOfClientsTr
 // A burst of connections, many more than the workers and all at once, each with a probe's short
 // connect timeout: they wait their turn, none is refused or dropped.
 TEST(ServerHttp, ABurstOfConnectionsBeyondTheWorkersWaitsItsTurn) {
-  MetricsRegistry registry;
-  StatusBoard board;
-  board.SetState(PipelineState::kRunning);
-  board.RecordHeartbeat();
-  AdminServer server(registry, board, Policy());
-  server.Start("127.0.0.1:0");
+  HealthyServer healthy;
+  healthy.server.Start("127.0.0.1:0");
   constexpr int kClients = 200;
   std::atomic<int> answered{0};
   std::mutex mutex;
@@ -362,7 +357,7 @@ TEST(ServerHttp, ABurstOfConnectionsBeyondTheWorkersWaitsItsTurn) {
   std::vector<std::thread> clients;
   for (int i = 0; i < kClients; ++i) {
     clients.emplace_back([&] {
-      httplib::Client client("127.0.0.1", server.port());
+      httplib::Client client("127.0.0.1", healthy.server.port());
       client.set_connection_timeout(seconds(1));
       client.set_read_timeout(seconds(10));
       go.wait();
