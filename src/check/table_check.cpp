@@ -137,174 +137,242 @@ const char* DifferenceKindName(Difference::Kind kind) {
   return "?";
 }
 
+namespace {
+
+// One table's comparison: counts, then the key's ranges one by one (the whole table in one range
+// when the key is not an integer), each compared by checksum and, where it differs, row by row.
+class TableChecker {
+ public:
+  TableChecker(const TableCheckSpec& spec, mysql::Connection& source, clickhouse::Client& target)
+      : spec_(spec),
+        source_(source),
+        target_(target),
+        first_(*spec.sources.front().known),
+        rule_(*spec.sources.front().rule),
+        replica_(rule_.mode == config::TableMode::kReplica),
+        target_table_(clickhouse::QuoteQualified(spec.target.database, spec.target.table)),
+        is_deleted_(clickhouse::QuoteIdentifier(rule_.meta_columns.is_deleted)),
+        version_(clickhouse::QuoteIdentifier(rule_.meta_columns.version)),
+        event_type_(clickhouse::QuoteIdentifier(rule_.meta_columns.event_type)) {
+    result_.target = spec.target.database + "." + spec.target.table;
+  }
+
+  TableCheckResult Run() {
+    RequireSameSourceColumns();
+    ReadTargetColumns();
+    RequireMetaColumns();
+    RowNormalizer normalizer(spec_.sources.front(), target_columns_, spec_.settings,
+                             result_.problems);
+    for (uint32_t k : first_.primary_key) {
+      if (!key_list_.empty()) key_list_ += ", ";
+      key_list_ += clickhouse::QuoteIdentifier(first_.columns[k].name);
+    }
+    CountRows();
+    CompareRanges(normalizer);
+    return std::move(result_);
+  }
+
+ private:
+  // Tables merged into one target must agree, or their rows cannot be compared as one.
+  void RequireSameSourceColumns() {
+    for (const tables::ReplicatedTable& s : spec_.sources) {
+      if (!result_.sources.empty()) result_.sources += ", ";
+      result_.sources += s.name.ToString();
+      if (!SameSchema(*s.known, first_))
+        Fail(ErrorCode::kConfig,
+             "check: source tables {} and {} go into one target but have different columns",
+             first_.name.ToString(), s.name.ToString());
+    }
+  }
+
+  void ReadTargetColumns() {
+    target_.Select("DESCRIBE TABLE " + target_table_, [&](clickhouse::Block& block) {
+      for (size_t r = 0; r < block.RowCount(); ++r)
+        target_columns_.push_back({block.At(0).Text(r), block.At(1).Text(r)});
+      return true;
+    });
+  }
+
+  void RequireMetaColumns() const {
+    const config::MetaColumns& meta_columns = rule_.meta_columns;
+    for (const std::string& meta :
+         replica_ ? std::vector<std::string>{meta_columns.is_deleted}
+                  : std::vector<std::string>{meta_columns.version, meta_columns.event_type}) {
+      const bool present = std::any_of(target_columns_.begin(), target_columns_.end(),
+                                       [&](const TargetColumn& c) { return c.name == meta; });
+      if (!present)
+        Fail(ErrorCode::kConfig, "check: target table {} has no meta column {} ({} mode)",
+             result_.target, meta, config::TableModeName(rule_.mode));
+    }
+  }
+
+  void CountRows() {
+    for (const tables::ReplicatedTable& s : spec_.sources) {
+      const auto n = source_.QueryValue(fmt::format(
+          "SELECT COUNT(*) FROM {}", mysql::QuoteQualified(s.name.database, s.name.table)));
+      result_.source_rows += n ? static_cast<uint64_t>(KeyNumber(*n)) : 0;
+    }
+    result_.target_rows =
+        replica_
+            ? SelectCount(target_, fmt::format("SELECT count() FROM {} FINAL WHERE {} = 0",
+                                               target_table_, is_deleted_))
+            : SelectCount(target_, fmt::format("SELECT count() FROM (SELECT argMax({}, {}) AS "
+                                               "rowbridge_last FROM {} GROUP BY {}) WHERE "
+                                               "rowbridge_last != 'delete'",
+                                               event_type_, version_, target_table_, key_list_));
+  }
+
+  void CompareRanges(RowNormalizer& normalizer) {
+    const binlog::ColumnDef& key_def = normalizer.first_key_source();
+    const bool chunked = IsIntegerType(key_def);
+    const std::string source_key = mysql::QuoteIdentifier(key_def.name);
+    const std::string target_key = clickhouse::QuoteIdentifier(key_def.name);
+    std::optional<std::string> lo;
+    for (;;) {
+      std::optional<std::string> hi;
+      if (chunked) hi = RangeEnd(source_key, lo);
+      std::string source_where, target_where;
+      if (lo) {
+        source_where = fmt::format("{} > {}", source_key, *lo);
+        target_where = fmt::format("{} > {}", target_key, *lo);
+      }
+      if (hi) {
+        source_where +=
+            fmt::format("{}{} <= {}", source_where.empty() ? "" : " AND ", source_key, *hi);
+        target_where +=
+            fmt::format("{}{} <= {}", target_where.empty() ? "" : " AND ", target_key, *hi);
+      }
+      ++result_.ranges;
+      ReadSourceRange(normalizer, source_where);
+      ReadTargetRange(normalizer, target_where.empty() ? "1" : target_where);
+      if (source_rows_.size() != target_rows_.size() ||
+          source_rows_.Checksum() != target_rows_.Checksum()) {
+        ++result_.ranges_differing;
+        ListDifferences(normalizer);
+      }
+      if (!chunked || !hi) break;
+      lo = std::move(hi);
+    }
+  }
+
+  // The key chunk_rows rows on from `lo` in the source table that ends first; none when every
+  // table has fewer left.
+  std::optional<std::string> RangeEnd(const std::string& source_key,
+                                      const std::optional<std::string>& lo) {
+    std::optional<std::string> hi;
+    for (const tables::ReplicatedTable& s : spec_.sources) {
+      auto v = source_.QueryValue(
+          fmt::format("SELECT {0} FROM {1}{2} ORDER BY {0} LIMIT 1 OFFSET {3}", source_key,
+                      mysql::QuoteQualified(s.name.database, s.name.table),
+                      lo ? fmt::format(" WHERE {} > {}", source_key, *lo) : std::string(),
+                      spec_.chunk_rows - 1));
+      if (v && (!hi || KeyNumber(*v) < KeyNumber(*hi))) hi = std::move(v);
+    }
+    return hi;
+  }
+
+  void ReadSourceRange(RowNormalizer& normalizer, const std::string& where) {
+    source_rows_.Clear();
+    for (const tables::ReplicatedTable& s : spec_.sources) {
+      mysql::ResultSet rs =
+          source_.Query(fmt::format("SELECT {} FROM {}{}", normalizer.source_select_list(),
+                                    mysql::QuoteQualified(s.name.database, s.name.table),
+                                    where.empty() ? "" : " WHERE " + where));
+      while (rs.Next()) normalizer.NormalizeSource(rs, source_rows_.Add());
+    }
+  }
+
+  // The target's current rows of the range: FINAL's survivors (replica), or each key's latest
+  // change unless it is a delete (changelog).
+  void ReadTargetRange(RowNormalizer& normalizer, const std::string& range) {
+    target_rows_.Clear();
+    const std::string sql =
+        replica_ ? fmt::format("SELECT {} FROM {} FINAL WHERE {} = 0 AND {}",
+                               normalizer.target_select_list(), target_table_, is_deleted_, range)
+                 : fmt::format(
+                       "SELECT {0} FROM {1} WHERE {2} AND ({3}, {4}) IN (SELECT {3}, "
+                       "max({4}) FROM {1} WHERE {2} GROUP BY {3}) AND {5} != 'delete'",
+                       normalizer.target_select_list(), target_table_, range, key_list_, version_,
+                       event_type_);
+    target_.Select(sql, [&](clickhouse::Block& block) {
+      for (size_t r = 0; r < block.RowCount(); ++r)
+        normalizer.NormalizeTarget(block, r, target_rows_.Add());
+      return true;
+    });
+  }
+
+  // A merge of the two sides sorted by key: each difference counted, the first max_listed listed.
+  void ListDifferences(const RowNormalizer& normalizer) {
+    const auto s = source_rows_.SortedByKey();
+    const auto t = target_rows_.SortedByKey();
+    auto list = [&](Difference::Kind kind, const NormalizedRow& row, std::string detail) {
+      if (result_.listed.size() < spec_.max_listed)
+        result_.listed.push_back({kind, normalizer.DescribeKey(row.key), std::move(detail)});
+    };
+    size_t i = 0, j = 0;
+    while (i < s.size() || j < t.size()) {
+      if (i < s.size() && i + 1 < s.size() && s[i]->key == s[i + 1]->key) {
+        ++result_.duplicates;
+        list(Difference::Kind::kDuplicateInSource, *s[i], "");
+        ++i;
+        continue;
+      }
+      if (j == t.size() || (i < s.size() && s[i]->key < t[j]->key)) {
+        ++result_.missing;
+        list(Difference::Kind::kMissingInTarget, *s[i], "");
+        ++i;
+      } else if (i == s.size() || t[j]->key < s[i]->key) {
+        ++result_.extra;
+        list(Difference::Kind::kExtraInTarget, *t[j], "");
+        ++j;
+      } else {
+        if (s[i]->hash != t[j]->hash || s[i]->values != t[j]->values) {
+          ++result_.changed;
+          list(Difference::Kind::kChanged, *s[i], DescribeChange(normalizer, *s[i], *t[j]));
+        }
+        ++i;
+        ++j;
+      }
+    }
+  }
+
+  // The first three columns that differ, with both values.
+  static std::string DescribeChange(const RowNormalizer& normalizer, const NormalizedRow& s,
+                                    const NormalizedRow& t) {
+    std::string detail;
+    int shown = 0;
+    for (size_t c = 0; c < normalizer.column_count(); ++c) {
+      if (s.values[c] == t.values[c]) continue;
+      if (shown++ == 3) {
+        detail += ", ...";
+        break;
+      }
+      detail += fmt::format("{}{}: source '{}', target '{}'", detail.empty() ? "" : "; ",
+                            normalizer.column_name(c), Shorten(s.values[c]), Shorten(t.values[c]));
+    }
+    return detail;
+  }
+
+  const TableCheckSpec& spec_;
+  mysql::Connection& source_;
+  clickhouse::Client& target_;
+  const tables::SourceTableSchema& first_;
+  const config::TableRule& rule_;
+  const bool replica_;
+  const std::string target_table_;
+  const std::string is_deleted_, version_, event_type_;  // quoted meta columns
+  std::string key_list_;                                 // quoted primary key columns
+  std::vector<TargetColumn> target_columns_;
+  RowBuffer source_rows_, target_rows_;  // reused from range to range
+  TableCheckResult result_;
+};
+
+}  // namespace
+
 TableCheckResult CheckTable(const TableCheckSpec& spec, mysql::Connection& source,
                             clickhouse::Client& target) {
   if (spec.sources.empty()) Fail(ErrorCode::kInternal, "check: no source table");
-  TableCheckResult result;
-  const tables::SourceTableSchema& first = *spec.sources.front().known;
-  for (const tables::ReplicatedTable& s : spec.sources) {
-    if (!result.sources.empty()) result.sources += ", ";
-    result.sources += s.name.ToString();
-    if (!SameSchema(*s.known, first))
-      Fail(ErrorCode::kConfig,
-           "check: source tables {} and {} go into one target but have different columns",
-           first.name.ToString(), s.name.ToString());
-  }
-  const config::TableRule& rule = *spec.sources.front().rule;
-  result.target = spec.target.database + "." + spec.target.table;
-  const std::string target_table =
-      clickhouse::QuoteQualified(spec.target.database, spec.target.table);
-
-  std::vector<TargetColumn> target_columns;
-  target.Select("DESCRIBE TABLE " + target_table, [&](clickhouse::Block& block) {
-    for (size_t r = 0; r < block.RowCount(); ++r)
-      target_columns.push_back({block.At(0).Text(r), block.At(1).Text(r)});
-    return true;
-  });
-  auto has_target_column = [&](const std::string& name) {
-    return std::any_of(target_columns.begin(), target_columns.end(),
-                       [&](const TargetColumn& c) { return c.name == name; });
-  };
-  const bool replica = rule.mode == config::TableMode::kReplica;
-  const config::MetaColumns& meta_columns = rule.meta_columns;
-  for (const std::string& meta :
-       replica ? std::vector<std::string>{meta_columns.is_deleted}
-               : std::vector<std::string>{meta_columns.version, meta_columns.event_type}) {
-    if (!has_target_column(meta))
-      Fail(ErrorCode::kConfig, "check: target table {} has no meta column {} ({} mode)",
-           result.target, meta, config::TableModeName(rule.mode));
-  }
-
-  RowNormalizer normalizer(spec.sources.front(), target_columns, spec.settings, result.problems);
-  std::string key_list;
-  for (uint32_t k : first.primary_key) {
-    if (!key_list.empty()) key_list += ", ";
-    key_list += clickhouse::QuoteIdentifier(first.columns[k].name);
-  }
-  const std::string is_deleted = clickhouse::QuoteIdentifier(meta_columns.is_deleted);
-  const std::string version = clickhouse::QuoteIdentifier(meta_columns.version);
-  const std::string event_type = clickhouse::QuoteIdentifier(meta_columns.event_type);
-
-  // Counts.
-  for (const tables::ReplicatedTable& s : spec.sources) {
-    const auto n = source.QueryValue(fmt::format(
-        "SELECT COUNT(*) FROM {}", mysql::QuoteQualified(s.name.database, s.name.table)));
-    result.source_rows += n ? static_cast<uint64_t>(KeyNumber(*n)) : 0;
-  }
-  result.target_rows =
-      replica ? SelectCount(target, fmt::format("SELECT count() FROM {} FINAL WHERE {} = 0",
-                                                target_table, is_deleted))
-              : SelectCount(target, fmt::format("SELECT count() FROM (SELECT argMax({}, {}) AS "
-                                                "rowbridge_last FROM {} GROUP BY {}) WHERE "
-                                                "rowbridge_last != 'delete'",
-                                                event_type, version, target_table, key_list));
-
-  // Ranges.
-  const binlog::ColumnDef& key_def = normalizer.first_key_source();
-  const bool chunked = IsIntegerType(key_def);
-  const std::string source_key = mysql::QuoteIdentifier(key_def.name);
-  const std::string target_key = clickhouse::QuoteIdentifier(key_def.name);
-  std::optional<std::string> lo;
-  RowBuffer source_rows, target_rows;
-  for (;;) {
-    std::optional<std::string> hi;
-    if (chunked) {
-      for (const tables::ReplicatedTable& s : spec.sources) {
-        auto v = source.QueryValue(
-            fmt::format("SELECT {0} FROM {1}{2} ORDER BY {0} LIMIT 1 OFFSET {3}", source_key,
-                        mysql::QuoteQualified(s.name.database, s.name.table),
-                        lo ? fmt::format(" WHERE {} > {}", source_key, *lo) : std::string(),
-                        spec.chunk_rows - 1));
-        if (v && (!hi || KeyNumber(*v) < KeyNumber(*hi))) hi = std::move(v);
-      }
-    }
-    std::string source_where, target_where;
-    if (lo) {
-      source_where = fmt::format("{} > {}", source_key, *lo);
-      target_where = fmt::format("{} > {}", target_key, *lo);
-    }
-    if (hi) {
-      source_where +=
-          fmt::format("{}{} <= {}", source_where.empty() ? "" : " AND ", source_key, *hi);
-      target_where +=
-          fmt::format("{}{} <= {}", target_where.empty() ? "" : " AND ", target_key, *hi);
-    }
-    ++result.ranges;
-    source_rows.Clear();
-    for (const tables::ReplicatedTable& s : spec.sources) {
-      mysql::ResultSet rs =
-          source.Query(fmt::format("SELECT {} FROM {}{}", normalizer.source_select_list(),
-                                   mysql::QuoteQualified(s.name.database, s.name.table),
-                                   source_where.empty() ? "" : " WHERE " + source_where));
-      while (rs.Next()) normalizer.NormalizeSource(rs, source_rows.Add());
-    }
-    target_rows.Clear();
-    const std::string range = target_where.empty() ? "1" : target_where;
-    const std::string target_sql =
-        replica ? fmt::format("SELECT {} FROM {} FINAL WHERE {} = 0 AND {}",
-                              normalizer.target_select_list(), target_table, is_deleted, range)
-                : fmt::format(
-                      "SELECT {0} FROM {1} WHERE {2} AND ({3}, {4}) IN (SELECT {3}, "
-                      "max({4}) FROM {1} WHERE {2} GROUP BY {3}) AND {5} != 'delete'",
-                      normalizer.target_select_list(), target_table, range, key_list, version,
-                      event_type);
-    target.Select(target_sql, [&](clickhouse::Block& block) {
-      for (size_t r = 0; r < block.RowCount(); ++r)
-        normalizer.NormalizeTarget(block, r, target_rows.Add());
-      return true;
-    });
-
-    if (source_rows.size() != target_rows.size() ||
-        source_rows.Checksum() != target_rows.Checksum()) {
-      ++result.ranges_differing;
-      const auto s = source_rows.SortedByKey();
-      const auto t = target_rows.SortedByKey();
-      auto list = [&](Difference::Kind kind, const NormalizedRow& row, std::string detail) {
-        if (result.listed.size() < spec.max_listed)
-          result.listed.push_back({kind, normalizer.DescribeKey(row.key), std::move(detail)});
-      };
-      size_t i = 0, j = 0;
-      while (i < s.size() || j < t.size()) {
-        if (i < s.size() && i + 1 < s.size() && s[i]->key == s[i + 1]->key) {
-          ++result.duplicates;
-          list(Difference::Kind::kDuplicateInSource, *s[i], "");
-          ++i;
-          continue;
-        }
-        if (j == t.size() || (i < s.size() && s[i]->key < t[j]->key)) {
-          ++result.missing;
-          list(Difference::Kind::kMissingInTarget, *s[i], "");
-          ++i;
-        } else if (i == s.size() || t[j]->key < s[i]->key) {
-          ++result.extra;
-          list(Difference::Kind::kExtraInTarget, *t[j], "");
-          ++j;
-        } else {
-          if (s[i]->hash != t[j]->hash || s[i]->values != t[j]->values) {
-            ++result.changed;
-            std::string detail;
-            int shown = 0;
-            for (size_t c = 0; c < normalizer.column_count(); ++c) {
-              if (s[i]->values[c] == t[j]->values[c]) continue;
-              if (shown++ == 3) {
-                detail += ", ...";
-                break;
-              }
-              detail += fmt::format("{}{}: source '{}', target '{}'", detail.empty() ? "" : "; ",
-                                    normalizer.column_name(c), Shorten(s[i]->values[c]),
-                                    Shorten(t[j]->values[c]));
-            }
-            list(Difference::Kind::kChanged, *s[i], std::move(detail));
-          }
-          ++i;
-          ++j;
-        }
-      }
-    }
-    if (!chunked || !hi) break;
-    lo = std::move(hi);
-  }
-  return result;
+  return TableChecker(spec, source, target).Run();
 }
 
 }  // namespace rowbridge::check

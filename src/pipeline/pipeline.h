@@ -43,6 +43,8 @@
 
 namespace rowbridge::pipeline {
 
+struct RunMetrics;
+
 struct PipelineOptions {
   std::chrono::milliseconds checkpoint_interval{1000};
   // How long a new session waits for INSERTs of a broken earlier connection before killing them.
@@ -70,7 +72,7 @@ class Pipeline {
   std::optional<state::Checkpoint> last_checkpoint() const;
 
  private:
-  struct Metrics;
+  class Session;  // pipeline/session.h
   enum class Side { kSource, kTarget };
 
   // Returns normally after a clean stop; throws the session's error otherwise, with
@@ -87,7 +89,7 @@ class Pipeline {
   server::StatusBoard& status_;
   PipelineOptions options_;
   server::PipelineMetrics metrics_;
-  std::unique_ptr<Metrics> run_metrics_;
+  std::unique_ptr<RunMetrics> run_metrics_;
   std::unique_ptr<state::StateStore> store_;
   std::string job_;
 

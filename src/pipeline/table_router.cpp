@@ -11,9 +11,9 @@
 #include "clickhouse/sql_quote.h"
 #include "config/target_template.h"
 #include "mapping/ddl.h"
-#include "mapping/type_mapping.h"
 #include "mysql/sql_quote.h"
 #include "pipeline/statement_tables.h"
+#include "pipeline/target_alter.h"
 
 namespace rowbridge::pipeline {
 
@@ -72,20 +72,6 @@ bool SameColumns(const std::vector<binlog::ColumnDef>& a, const std::vector<binl
   for (size_t i = 0; i < a.size(); ++i)
     if (!schema::SameColumn(a[i], b[i])) return false;
   return true;
-}
-
-const binlog::ColumnDef* FindColumn(const std::vector<binlog::ColumnDef>& columns,
-                                    const std::string& name) {
-  for (const auto& c : columns)
-    if (tables::SameColumnName(c.name, name)) return &c;
-  return nullptr;
-}
-
-const mapping::TargetColumn* FindTargetColumn(const std::vector<mapping::TargetColumn>& columns,
-                                              const std::string& name) {
-  for (const auto& c : columns)
-    if (tables::SameColumnName(c.name, name)) return &c;
-  return nullptr;
 }
 
 // Old -> new column names an ALTER renamed (RENAME COLUMN, CHANGE with a new name).
@@ -204,14 +190,7 @@ std::optional<tables::SourceTableSchema> TableRouter::SchemaOf(
     seed.name = RefOf(name);
     seed.columns = loaded->columns;
     seed.primary_key = loaded->primary_key;
-    for (auto& row : source.QueryRows(fmt::format(
-             "SELECT co.ID FROM information_schema.TABLES t JOIN information_schema.COLLATIONS co "
-             "ON co.COLLATION_NAME = t.TABLE_COLLATION WHERE t.TABLE_SCHEMA = {} AND "
-             "t.TABLE_NAME = {}",
-             mysql::QuoteString(name.database), mysql::QuoteString(name.table)))) {
-      if (!row.empty() && row[0])
-        seed.default_collation = static_cast<uint32_t>(std::strtoul(row[0]->c_str(), nullptr, 10));
-    }
+    seed.default_collation = tables::LoadTableCollation(source, name);
     ctx_.history->Seed(seed, position);
     if (!position.file.empty()) {
       spdlog::info("{}: columns read from the source's information_schema, valid from {}",
@@ -584,115 +563,16 @@ void TableRouter::ReconcileOnce(StreamedTable& table, const std::vector<binlog::
                                 const std::vector<binlog::ColumnDef>& after,
                                 const std::vector<std::pair<std::string, std::string>>& renames,
                                 const std::map<std::string, std::string>& added_defaults) {
-  tables::TargetTable& target = *table.target;
-  const config::TableRule& rule = *table.rule;
   if (!ctx_.config->target.cluster.empty()) {
     Fail(ErrorCode::kUnsupported,
          "{}: schema changes are not applied to clustered target tables ({}); alter {} by hand "
          "and restart",
-         table.name.ToString(), ctx_.config->target.cluster, target.label);
+         table.name.ToString(), ctx_.config->target.cluster, table.target->label);
   }
-  const auto& features = ctx_.targets->features();
-  mapping::TypeMappingOptions types;
-  types.time_zone = rule.conversion.datetime_timezone;
-  const std::vector<std::string> key = KeyNames(table);
-  auto is_key = [&](const std::string& name) {
-    return std::any_of(key.begin(), key.end(),
-                       [&](const std::string& k) { return tables::SameColumnName(k, name); });
-  };
-  const std::string quoted = clickhouse::QuoteQualified(target.database, target.table);
-  std::vector<std::string> statements;
-  auto current = [&]() -> const std::vector<mapping::TargetColumn>& { return target.columns; };
-  auto run = [&](const std::string& sql) {
-    spdlog::info("{}: {}", table.name.ToString(), sql);
-    ctx_.targets->Execute(sql);
-    ctx_.resolver->RereadColumns(target);
-  };
-  auto type_of = [&](const binlog::ColumnDef& c) {
-    return mapping::DefaultClickHouseType(c, types, features, is_key(c.name)).name;
-  };
-  const bool rename_supported = features.version() >= clickhouse::ServerVersion{20, 4, 0};
-  for (const auto& [from, to] : renames) {
-    const binlog::ColumnDef* now = FindColumn(after, to);
-    if (now == nullptr || !tables::IsReplicatedColumn(*now, rule)) continue;
-    if (FindTargetColumn(current(), from) == nullptr || FindTargetColumn(current(), to) != nullptr)
-      continue;
-    if (is_key(from) || is_key(to)) {
-      Fail(ErrorCode::kUnsupported,
-           "{}: column {} renamed to {} is part of the target's key (ORDER BY); ClickHouse cannot "
-           "rename key columns",
-           table.name.ToString(), from, to);
-    }
-    if (rename_supported) {
-      run(fmt::format("ALTER TABLE {} RENAME COLUMN {} TO {}", quoted,
-                      clickhouse::QuoteIdentifier(from), clickhouse::QuoteIdentifier(to)));
-    } else {
-      // No RENAME COLUMN before 20.4: the new column is added and filled from the old one by a
-      // mutation; the old column stays (its rows written after the rename get its default).
-      run(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", quoted, clickhouse::QuoteIdentifier(to),
-                      type_of(*now)));
-      run(fmt::format("ALTER TABLE {} UPDATE {} = CAST({} AS {}) WHERE 1", quoted,
-                      clickhouse::QuoteIdentifier(to), clickhouse::QuoteIdentifier(from),
-                      type_of(*now)));
-    }
-  }
-  if (before != nullptr) {
-    for (const binlog::ColumnDef& old : *before) {
-      if (!tables::IsReplicatedColumn(old, rule) || FindColumn(after, old.name) != nullptr)
-        continue;
-      if (std::any_of(renames.begin(), renames.end(),
-                      [&](const auto& r) { return tables::SameColumnName(r.first, old.name); })) {
-        continue;
-      }
-      if (FindTargetColumn(current(), old.name) == nullptr) continue;
-      if (is_key(old.name)) {
-        Fail(ErrorCode::kUnsupported,
-             "{}: dropped column {} is part of the target's key (ORDER BY) and cannot be dropped "
-             "in ClickHouse",
-             table.name.ToString(), old.name);
-      }
-      run(fmt::format("ALTER TABLE {} DROP COLUMN {}", quoted,
-                      clickhouse::QuoteIdentifier(old.name)));
-    }
-  }
-  for (const binlog::ColumnDef& c : after) {
-    if (!tables::IsReplicatedColumn(c, rule) || c.name.empty()) continue;
-    const mapping::TargetColumn* tc = FindTargetColumn(current(), c.name);
-    if (tc == nullptr) {
-      // The source fills its existing rows with the column's default without row events; a
-      // literal default does the same in ClickHouse.
-      std::string default_clause;
-      auto d = added_defaults.find(c.name);
-      if (d != added_defaults.end()) default_clause = " DEFAULT " + d->second;
-      run(fmt::format("ALTER TABLE {} ADD COLUMN {} {}{}", quoted,
-                      clickhouse::QuoteIdentifier(c.name), type_of(c), default_clause));
-      continue;
-    }
-    if (before == nullptr) continue;
-    // Only a source type change changes the target's type: a target column of another type the
-    // user chose stays.
-    const binlog::ColumnDef* old = FindColumn(*before, c.name);
-    for (const auto& [from, to] : renames) {
-      if (tables::SameColumnName(to, c.name)) old = FindColumn(*before, from);
-    }
-    if (old == nullptr || schema::SameColumn(*old, c)) continue;
-    const std::string wanted = type_of(c);
-    if (type_of(*old) == wanted || tc->type.name == wanted) continue;
-    if (is_key(c.name)) {
-      Fail(ErrorCode::kUnsupported,
-           "{}: the type of column {} changed to {}, but it is part of the target's key (ORDER "
-           "BY), whose type ClickHouse cannot change",
-           table.name.ToString(), c.name, wanted);
-    }
-    // A column added with a DEFAULT holds no values in the parts written before the ADD: ClickHouse
-    // computes them from the default, which a MODIFY without one would drop (they would read as
-    // NULL). MySQL materialized them at the ADD, so the ADD-time default stays.
-    const std::string kept_default =
-        ctx_.targets->DefaultExpression(target.database, target.table, c.name);
-    run(fmt::format("ALTER TABLE {} MODIFY COLUMN {} {}{}", quoted,
-                    clickhouse::QuoteIdentifier(c.name), wanted,
-                    kept_default.empty() ? "" : " DEFAULT " + kept_default));
-  }
+  TargetAlter alter(table.name.ToString(), *table.target, *table.rule, KeyNames(table),
+                    *ctx_.targets, *ctx_.resolver);
+  alter.Apply(
+      {.before = before, .after = &after, .renames = &renames, .added_defaults = &added_defaults});
 }
 
 void TableRouter::Retire(const tables::SourceTableName& name) {

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <future>
 #include <limits>
 #include <map>
@@ -28,6 +29,7 @@
 #include "mysql/prepared_statement.h"
 #include "mysql/source_check.h"
 #include "mysql/sql_quote.h"
+#include "schema/schema_history.h"
 #include "server/pipeline_metrics.h"
 #include "server/table_stats.h"
 #include "snapshot/binary_rows.h"
@@ -146,6 +148,24 @@ struct CopiedTable {
   uint32_t writer = 0;
 };
 
+std::vector<const ColumnDef*> KeyColumns(const CopiedTable& t) {
+  std::vector<const ColumnDef*> key;
+  for (uint32_t i : t.key) key.push_back(&t.text_columns[i]);
+  return key;
+}
+
+// The table's rows as the progress bar's total: the statistics' count, exact for small tables.
+uint64_t EstimateRows(mysql::Connection& admin, const CopiedTable& t) {
+  auto estimate = admin.QueryValue(fmt::format(
+      "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = {} AND TABLE_NAME = "
+      "{}",
+      mysql::QuoteString(t.source->name.database), mysql::QuoteString(t.source->name.table)));
+  const uint64_t rows = estimate ? std::strtoull(estimate->c_str(), nullptr, 10) : 0;
+  if (rows >= 200000) return rows;
+  auto count = admin.QueryValue("SELECT COUNT(*) FROM " + t.from);
+  return count ? std::strtoull(count->c_str(), nullptr, 10) : 0;
+}
+
 mapping::TargetBlock TakeBlock(CopiedTable& t, const mapping::ConversionPlan& plan) {
   {
     std::lock_guard lock(t.mutex);
@@ -217,9 +237,27 @@ struct SnapshotRunner::Impl {
     return endpoints::SourceConnectOptions(config.source);
   }
 
+  // Everything the copy needs before its first chunk: the stores, the source checked, every
+  // table resolved, the run record (new or resumed), and each copied table's queries, plan and
+  // progress.
   void Prepare();
+  void OpenStores();
+  std::unique_ptr<mysql::Connection> ConnectSource();
+  void ResolveTables(mysql::Connection& admin, RunRecord& pending);
+  // Whether this run copies the table (SnapshotOptions::only_tables).
+  bool Copied(const tables::SourceTableName& name) const;
+  // A new run: its version band, the targets holding rows already, its start position.
+  void StartRun(mysql::Connection& admin, const RunRecord& pending);
+  void FindEarlierRows();
+  void PlanTables(mysql::Connection& admin);
+  void BuildQueries(CopiedTable& t, const std::string& index);
+  void PlanConversion(CopiedTable& t);
+  void StartProgress(CopiedTable& t, mysql::Connection& admin,
+                     const std::map<std::string, TableProgress>& saved_tables,
+                     uint32_t& next_number);
   void SettleInFlight(CopiedTable& t);
   void CopyTables(uint32_t reader);
+  class TableCopy;
   void Copy(CopiedTable& t, uint32_t reader);
   void CatchUp(CopiedTable& t, const BinlogPoint& end, uint32_t reader);
   // After every table is brought to E: deletes the rows `target` held before the copy that it did
@@ -227,6 +265,16 @@ struct SnapshotRunner::Impl {
   // target of a table without a key).
   bool DeleteEarlierRows(const std::string& target);
   void Writer(uint32_t number);
+  // Runs `work` on every table, snapshot.readers tables at a time; the first error stops them.
+  void RunReaders(const std::function<void(CopiedTable&, uint32_t)>& work);
+  // After every table reached `end`: the earlier rows of the targets deleted, the run recorded
+  // done.
+  void Complete(const BinlogPoint& end);
+  // The copied tables' columns as the copy read them, as a schema history valid from `end`. The
+  // catch-up read every change of them up to `end` by these columns (a TABLE_MAP that disagreed
+  // would have failed it), so the stream goes on with the same ones, and a schema change after
+  // `end` reaches it as DDL in the binlog rather than as different columns in information_schema.
+  std::string SchemaHistoryAt(const BinlogPoint& end);
   // Source connections that read chunks of one table (snapshot.readers shared by the tables).
   uint32_t ReadersPerTable() const {
     const uint32_t readers = std::max<uint32_t>(1, config.snapshot.readers);
@@ -248,12 +296,29 @@ SnapshotRunner::SnapshotRunner(config::Config config, SnapshotOptions options,
 SnapshotRunner::~SnapshotRunner() = default;
 
 void SnapshotRunner::Impl::Prepare() {
+  OpenStores();
+  std::unique_ptr<mysql::Connection> admin = ConnectSource();
+  // The run record, saved the moment the copy creates a target (so a crash right after still
+  // knows the target as rowbridge's own), and once the copy's version band is reserved.
+  RunRecord pending = store->LoadRun().value_or(RunRecord{});
+  ResolveTables(*admin, pending);
+  if (pending.version_base != 0) {
+    run = pending;
+  } else {
+    StartRun(*admin, pending);
+  }
+  PlanTables(*admin);
+}
+
+void SnapshotRunner::Impl::OpenStores() {
   job = options.state_job.empty() ? state::JobName(config) : options.state_job;
   insert_prefix = fmt::format("rowbridge-{}-snapshot-", job);
   store = MakeSnapshotStateStore(config, job);
   catalog = std::make_unique<tables::TargetCatalog>(endpoints::TargetClientOptions(config.target));
   catalog->WaitForInserts(insert_prefix, std::chrono::seconds(10));
+}
 
+std::unique_ptr<mysql::Connection> SnapshotRunner::Impl::ConnectSource() {
   auto admin = mysql::Connection::Connect(SourceOptions());
   mariadb = admin->is_mariadb();
   const mysql::SourceCheckResult check = mysql::RequireSourceReady(
@@ -265,114 +330,118 @@ void SnapshotRunner::Impl::Prepare() {
          "binlog_row_image=FULL",
          admin->peer(), check.facts.binlog_row_image);
   }
+  return admin;
+}
 
-  // The run record, saved the moment the copy creates a target (so a crash right after still
-  // knows the target as rowbridge's own), and once the copy's version band is reserved.
-  std::optional<RunRecord> saved = store->LoadRun();
-  RunRecord pending = saved.value_or(RunRecord{});
+void SnapshotRunner::Impl::ResolveTables(mysql::Connection& admin, RunRecord& pending) {
   tables::ResolverOptions resolver_options;
   resolver_options.created_targets = pending.created_targets;
   resolver_options.replicated_tables = options.replicated_tables;
   resolver_options.checkpoint = options.checkpoint;
-  resolver_options.on_created = [&](const std::string& label) {
+  // Targets are created while the tables are resolved, below, and each is recorded at once.
+  resolver_options.on_created = [this, &pending](const std::string& label) {
     auto& created = pending.created_targets;
     created.insert(std::upper_bound(created.begin(), created.end(), label), label);
     store->SaveRun(pending);
   };
   resolver = std::make_unique<tables::TableResolver>(config, *catalog, resolver_options);
   std::vector<std::string> problems;
-  resolved = resolver->ResolveAll(*admin, problems);
+  resolved = resolver->ResolveAll(admin, problems);
   mapping::ThrowIfProblems(problems);
+}
 
-  auto copied = [&](const tables::SourceTableName& name) {
-    return options.only_tables.empty() ||
-           std::find(options.only_tables.begin(), options.only_tables.end(), name.ToString()) !=
-               options.only_tables.end();
-  };
-  if (pending.version_base != 0) {
-    run = pending;
-  } else {
-    // A new copy reserves its version band above what the targets hold.
-    uint64_t max_version = 0;
-    for (const tables::TargetTable* t : resolver->targets()) {
-      const bool has_version =
-          std::any_of(t->columns.begin(), t->columns.end(),
-                      [&](const auto& c) { return c.name == t->version_column; });
-      if (!has_version) continue;
-      const uint64_t max = catalog->MaxVersion(t->database, t->table, t->version_column);
-      state::RequireVersionRoom(
-          max < state::kVersionLimit - kVersionBand ? max + kVersionBand : max,
-          "a copy above " + t->label,
-          "delete the rows of versions at or above 2^62 - 2^48 from " + t->label + ", or empty it");
-      max_version = std::max(max_version, max);
-    }
-    run = pending;
-    run.version_base = options.version_base != 0 ? options.version_base : max_version + 1;
-    // Targets that hold rows already (a copy again after the binlog was lost, a user's table): the
-    // copy writes every row the source has above them, and deletes the rest when it ends. That
-    // needs every source table writing into the target to be copied now; rows of a table copied
-    // into a target shared with tables the stream already covers cannot be told apart.
-    for (const tables::TargetTable* t : resolver->targets()) {
-      bool any_copied = false, all_copied = true;
-      std::vector<std::string> others;
-      for (const tables::ReplicatedTable& r : resolved) {
-        if (r.target != t) continue;
-        if (copied(r.name)) {
-          any_copied = true;
-        } else {
-          all_copied = false;
-          others.push_back(r.name.ToString());
-        }
-      }
-      if (!any_copied) continue;
-      const uint64_t rows = catalog->RowCount(t->database, t->table);
-      if (rows == 0) continue;
-      const bool has_version =
-          std::any_of(t->columns.begin(), t->columns.end(),
-                      [&](const auto& c) { return c.name == t->version_column; });
-      if (all_copied && has_version) {
-        run.targets_with_earlier_rows.push_back(t->label);
-        spdlog::info(
-            "snapshot: {} holds {} row(s) already; the copy writes every source row over them and "
-            "then deletes those the source no longer has",
-            t->label, rows);
-      } else {
-        run.unreconciled_targets.push_back(t->label);
-        spdlog::warn(
-            "snapshot: {} holds {} row(s) already and {}: rows of the copied tables that the "
-            "source no longer has cannot be told apart and stay in it",
-            t->label, rows,
-            has_version ? fmt::format("also receives {}, which this copy does not copy",
-                                      fmt::join(others, ", "))
-                        : "has no version column " + t->version_column);
-      }
-    }
-    std::sort(run.targets_with_earlier_rows.begin(), run.targets_with_earlier_rows.end());
-    std::sort(run.unreconciled_targets.begin(), run.unreconciled_targets.end());
-    run.start = PointOf(mysql::CurrentBinlogPosition(*admin));
-    store->SaveRun(run);
-    spdlog::info("snapshot: new copy from {}, versions from {} ({})", run.start.ToString(),
-                 run.version_base, store->Describe());
+bool SnapshotRunner::Impl::Copied(const tables::SourceTableName& name) const {
+  return options.only_tables.empty() ||
+         std::find(options.only_tables.begin(), options.only_tables.end(), name.ToString()) !=
+             options.only_tables.end();
+}
+
+void SnapshotRunner::Impl::StartRun(mysql::Connection& admin, const RunRecord& pending) {
+  // A new copy reserves its version band above what the targets hold.
+  uint64_t max_version = 0;
+  for (const tables::TargetTable* t : resolver->targets()) {
+    const bool has_version = std::any_of(t->columns.begin(), t->columns.end(), [&](const auto& c) {
+      return c.name == t->version_column;
+    });
+    if (!has_version) continue;
+    const uint64_t max = catalog->MaxVersion(t->database, t->table, t->version_column);
+    state::RequireVersionRoom(
+        max < state::kVersionLimit - kVersionBand ? max + kVersionBand : max,
+        "a copy above " + t->label,
+        "delete the rows of versions at or above 2^62 - 2^48 from " + t->label + ", or empty it");
+    max_version = std::max(max_version, max);
   }
+  run = pending;
+  run.version_base = options.version_base != 0 ? options.version_base : max_version + 1;
+  FindEarlierRows();
+  run.start = PointOf(mysql::CurrentBinlogPosition(admin));
+  store->SaveRun(run);
+  spdlog::info("snapshot: new copy from {}, versions from {} ({})", run.start.ToString(),
+               run.version_base, store->Describe());
+}
 
+void SnapshotRunner::Impl::FindEarlierRows() {
+  // Targets that hold rows already (a copy again after the binlog was lost, a user's table): the
+  // copy writes every row the source has above them, and deletes the rest when it ends. That
+  // needs every source table writing into the target to be copied now; rows of a table copied
+  // into a target shared with tables the stream already covers cannot be told apart.
+  for (const tables::TargetTable* t : resolver->targets()) {
+    bool any_copied = false, all_copied = true;
+    std::vector<std::string> others;
+    for (const tables::ReplicatedTable& r : resolved) {
+      if (r.target != t) continue;
+      if (Copied(r.name)) {
+        any_copied = true;
+      } else {
+        all_copied = false;
+        others.push_back(r.name.ToString());
+      }
+    }
+    if (!any_copied) continue;
+    const uint64_t rows = catalog->RowCount(t->database, t->table);
+    if (rows == 0) continue;
+    const bool has_version = std::any_of(t->columns.begin(), t->columns.end(), [&](const auto& c) {
+      return c.name == t->version_column;
+    });
+    if (all_copied && has_version) {
+      run.targets_with_earlier_rows.push_back(t->label);
+      spdlog::info(
+          "snapshot: {} holds {} row(s) already; the copy writes every source row over them and "
+          "then deletes those the source no longer has",
+          t->label, rows);
+    } else {
+      run.unreconciled_targets.push_back(t->label);
+      spdlog::warn(
+          "snapshot: {} holds {} row(s) already and {}: rows of the copied tables that the "
+          "source no longer has cannot be told apart and stay in it",
+          t->label, rows,
+          has_version ? fmt::format("also receives {}, which this copy does not copy",
+                                    fmt::join(others, ", "))
+                      : "has no version column " + t->version_column);
+    }
+  }
+  std::sort(run.targets_with_earlier_rows.begin(), run.targets_with_earlier_rows.end());
+  std::sort(run.unreconciled_targets.begin(), run.unreconciled_targets.end());
+}
+
+void SnapshotRunner::Impl::PlanTables(mysql::Connection& admin) {
   std::map<std::string, TableProgress> saved_tables = store->LoadTables();
   uint32_t next_number = 0;
   for (const auto& [name, p] : saved_tables) next_number = std::max(next_number, p.number + 1);
-
+  std::vector<std::string> problems;
   for (const tables::ReplicatedTable& source : resolved) {
-    const tables::SourceTableName& name = source.name;
-    if (!copied(name)) continue;
+    if (!Copied(source.name)) continue;
     auto t = std::make_unique<CopiedTable>();
     t->source = &source;
+    t->label = source.name.ToString();
+    const tables::SourceTableName& name = source.name;
     t->stats = std::make_unique<server::TableStats>(pipeline_metrics, runner.status_, name.database,
                                                     name.table, source.target->database,
                                                     source.target->table);
     t->copied_rows = &pipeline_metrics.snapshot_rows.WithLabels({name.database, name.table});
-    t->label = name.ToString();
-    const tables::SourceTableSchema& schema = *source.known;
-    t->text_columns = TextColumns(schema.columns);
+    t->text_columns = TextColumns(source.known->columns);
     std::string index;
-    t->key = ChooseChunkKey(*admin, schema, index);
+    t->key = ChooseChunkKey(admin, *source.known, index);
     if (t->key.empty() && !options.keyless_single_chunk) {
       problems.push_back(fmt::format(
           "{}: has neither a primary key nor a unique key over NOT NULL columns, so it cannot be "
@@ -381,78 +450,77 @@ void SnapshotRunner::Impl::Prepare() {
           t->label));
       continue;
     }
-    std::vector<const ColumnDef*> key_defs;
-    for (uint32_t i : t->key) {
-      key_defs.push_back(&t->text_columns[i]);
-      t->key_quoted.push_back(mysql::QuoteIdentifier(t->text_columns[i].name));
-    }
-    t->collations = LoadKeyCollations(*admin, key_defs);
-    for (size_t i = 0; i < t->text_columns.size(); ++i) {
-      if (i) t->select_list += ", ";
-      t->select_list += mapping::BinarySelectExpression(
-          t->text_columns[i], mysql::QuoteIdentifier(t->text_columns[i].name));
-    }
-    for (size_t i = 0; i < t->key.size(); ++i) {
-      if (i) t->key_select_list += ", ";
-      t->key_select_list +=
-          mapping::TextSelectExpression(t->text_columns[t->key[i]], t->key_quoted[i]);
-    }
-    t->from = mysql::QuoteQualified(name.database, name.table);
-    // Chunks are read along the key's index. Without the hint the optimizer may pick a scan of
-    // the whole table and a sort for each chunk (MyISAM does, for a range it thinks is large).
-    t->chunk_from = t->from;
-    if (!t->key.empty()) t->chunk_from += " FORCE INDEX (" + mysql::QuoteIdentifier(index) + ")";
-    for (size_t i = 0; i < t->key_quoted.size(); ++i)
-      t->order_by += (i ? ", " : " ORDER BY ") + t->key_quoted[i];
-
-    std::vector<std::string> key_names;
-    for (uint32_t i : t->key) key_names.push_back(t->text_columns[i].name);
-    t->plan_options = resolver->PlanOptionsFor(source, std::move(key_names));
-    const mapping::PlanOptions& o = t->plan_options;
-    mapping::ConversionPlan plan =
-        mapping::ConversionPlan::Build(t->text_columns, source.target->columns, o);
-    t->insert_sql = plan.InsertQuery(source.target->database, source.target->table);
-
-    auto it = saved_tables.find(t->label);
-    if (it != saved_tables.end()) {
-      t->progress = it->second;
-    } else {
-      t->progress.table = t->label;
-      t->progress.number = next_number++;
-    }
-    t->base = run.version_base + uint64_t{t->progress.number} * kTableBand;
-    // The band's last table band is the deletes' (DeleteEarlierRows).
-    if (uint64_t{t->progress.number} * kTableBand >= kVersionBand - kTableBand)
-      Fail(ErrorCode::kConfig, "more than {} tables in one copy", kVersionBand / kTableBand - 1);
-    t->writer =
-        static_cast<uint32_t>(tables.size() % std::max<uint32_t>(1, config.snapshot.writers));
-    t->counters = &progress.Add(name.database, name.table);
-    t->counters->rows_done = t->progress.rows_done;
-    t->counters->rows_at_start = t->progress.rows_done;
-    t->counters->done = t->progress.state == "copied" || t->progress.state == "done";
-    // The estimate: the statistics' row count, exact for small tables.
-    auto est = admin->QueryValue(
-        fmt::format("SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = {} AND "
-                    "TABLE_NAME = {}",
-                    mysql::QuoteString(name.database), mysql::QuoteString(name.table)));
-    uint64_t estimate = est ? std::strtoull(est->c_str(), nullptr, 10) : 0;
-    if (estimate < 200000) {
-      auto count = admin->QueryValue("SELECT COUNT(*) FROM " + t->from);
-      estimate = count ? std::strtoull(count->c_str(), nullptr, 10) : 0;
-    }
-    t->counters->estimated = estimate;
-    if (t->counters->done) {
-      t->stats->status.FinishCopy();
-    } else {
-      t->stats->status.StartCopy(t->progress.rows_done, estimate, runner.status_.Now());
-    }
-    auto engine = admin->QueryValue(fmt::format(
-        "SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = {} AND TABLE_NAME = {}",
-        mysql::QuoteString(name.database), mysql::QuoteString(name.table)));
-    t->exact_snapshot = mariadb && engine && (*engine == "InnoDB" || *engine == "RocksDB");
+    t->collations = LoadKeyCollations(admin, KeyColumns(*t));
+    BuildQueries(*t, index);
+    PlanConversion(*t);
+    StartProgress(*t, admin, saved_tables, next_number);
     tables.push_back(std::move(t));
   }
   mapping::ThrowIfProblems(problems);
+}
+
+void SnapshotRunner::Impl::BuildQueries(CopiedTable& t, const std::string& index) {
+  for (uint32_t i : t.key) t.key_quoted.push_back(mysql::QuoteIdentifier(t.text_columns[i].name));
+  for (size_t i = 0; i < t.text_columns.size(); ++i) {
+    if (i) t.select_list += ", ";
+    t.select_list += mapping::BinarySelectExpression(
+        t.text_columns[i], mysql::QuoteIdentifier(t.text_columns[i].name));
+  }
+  for (size_t i = 0; i < t.key.size(); ++i) {
+    if (i) t.key_select_list += ", ";
+    t.key_select_list += mapping::TextSelectExpression(t.text_columns[t.key[i]], t.key_quoted[i]);
+  }
+  t.from = mysql::QuoteQualified(t.source->name.database, t.source->name.table);
+  // Chunks are read along the key's index. Without the hint the optimizer may pick a scan of
+  // the whole table and a sort for each chunk (MyISAM does, for a range it thinks is large).
+  t.chunk_from = t.from;
+  if (!t.key.empty()) t.chunk_from += " FORCE INDEX (" + mysql::QuoteIdentifier(index) + ")";
+  for (size_t i = 0; i < t.key_quoted.size(); ++i)
+    t.order_by += (i ? ", " : " ORDER BY ") + t.key_quoted[i];
+}
+
+void SnapshotRunner::Impl::PlanConversion(CopiedTable& t) {
+  std::vector<std::string> key_names;
+  for (uint32_t i : t.key) key_names.push_back(t.text_columns[i].name);
+  t.plan_options = resolver->PlanOptionsFor(*t.source, std::move(key_names));
+  const tables::TargetTable& target = *t.source->target;
+  mapping::ConversionPlan plan =
+      mapping::ConversionPlan::Build(t.text_columns, target.columns, t.plan_options);
+  t.insert_sql = plan.InsertQuery(target.database, target.table);
+}
+
+void SnapshotRunner::Impl::StartProgress(CopiedTable& t, mysql::Connection& admin,
+                                         const std::map<std::string, TableProgress>& saved_tables,
+                                         uint32_t& next_number) {
+  const tables::SourceTableName& name = t.source->name;
+  auto it = saved_tables.find(t.label);
+  if (it != saved_tables.end()) {
+    t.progress = it->second;
+  } else {
+    t.progress.table = t.label;
+    t.progress.number = next_number++;
+  }
+  t.base = run.version_base + uint64_t{t.progress.number} * kTableBand;
+  // The band's last table band is the deletes' (DeleteEarlierRows).
+  if (uint64_t{t.progress.number} * kTableBand >= kVersionBand - kTableBand)
+    Fail(ErrorCode::kConfig, "more than {} tables in one copy", kVersionBand / kTableBand - 1);
+  t.writer = static_cast<uint32_t>(tables.size() % std::max<uint32_t>(1, config.snapshot.writers));
+
+  t.counters = &progress.Add(name.database, name.table);
+  t.counters->rows_done = t.progress.rows_done;
+  t.counters->rows_at_start = t.progress.rows_done;
+  t.counters->done = t.progress.state == "copied" || t.progress.state == "done";
+  const uint64_t estimate = EstimateRows(admin, t);
+  t.counters->estimated = estimate;
+  if (t.counters->done) {
+    t.stats->status.FinishCopy();
+  } else {
+    t.stats->status.StartCopy(t.progress.rows_done, estimate, runner.status_.Now());
+  }
+  auto engine = admin.QueryValue(fmt::format(
+      "SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = {} AND TABLE_NAME = {}",
+      mysql::QuoteString(name.database), mysql::QuoteString(name.table)));
+  t.exact_snapshot = mariadb && engine && (*engine == "InnoDB" || *engine == "RocksDB");
 }
 
 // A unit a crash left in flight: in the target (all its rows) = done; absent = redo it.
@@ -690,6 +758,344 @@ std::unique_ptr<mysql::Connection> SnapshotRunner::Impl::ChunkConnection() const
   return sql;
 }
 
+// The copy of one table, chunk by chunk. Each unit is one chunk read at a known binlog point and
+// the table's binlog window up to that point reconciled into it, written as one block with its
+// own versions and recorded in flight while it is written.
+//
+// With one reader per table the chunk's rows go straight from the result set into the block
+// (converted while the source sends the rest), and are kept as their row packets only to build
+// the block again in the rare case the binlog window changed rows of this very chunk. With
+// several, chunk ends are found ahead (a scan of the key index) and the next chunks are read on
+// their own connections meanwhile; each block is then built from the kept packets, in key order.
+class SnapshotRunner::Impl::TableCopy {
+ public:
+  TableCopy(Impl& impl, CopiedTable& t, uint32_t reader, const TableProgress& cursor)
+      : impl_(impl),
+        t_(t),
+        cursor_(cursor),
+        sql_(impl.ChunkConnection()),
+        window_(impl.SourceOptions(), impl.config.source.server_id + 1 + reader,
+                t.source->name.database, t.source->name.table, t.source->known->columns),
+        reconciler_(t.key, KeyCollator()),
+        encoder_(t.text_columns, t.label),
+        text_plan_(PlansFor(t, plans_)),
+        limit_(std::max<uint64_t>(1, impl.config.snapshot.chunk_rows)),
+        fetchers_(t.key.empty() ? 1 : impl.ReadersPerTable()),
+        next_lo_(cursor.last_key),
+        lo_storage_(t.key.size()),
+        hi_storage_(t.key.size()) {}
+
+  void Run() {
+    for (;;) {
+      if (impl_.stopping()) break;
+      Unit u = NewUnit();
+      if (fetchers_ > 1) {
+        TakeReadAhead(u);
+      } else {
+        ReadChunk(u);
+      }
+      ReconcileWindow(u);
+      FillBlock(u);
+      // The previous unit must be written (and recorded) before this one is recorded in flight.
+      if (previous_.valid()) previous_.get();
+      if (impl_.stopping()) break;
+      Write(u);
+      if (u.last) break;
+    }
+    if (previous_.valid()) previous_.get();
+  }
+
+ private:
+  // One chunk on its way to ClickHouse.
+  struct Unit {
+    std::unique_ptr<WriteJob> job;
+    uint64_t seq = 0;            // the next version's offset in the table's band
+    uint64_t chunk_version = 0;  // the chunk's rows share it
+    BinlogPoint low, high;       // the chunk was read at a point in [low, high]
+    bool last = false;
+    bool streamed = false;  // the chunk's rows went into the block as they came
+    UnitRecord record;
+    std::unique_ptr<FetchedChunk> fetched;  // read ahead
+    BinaryRows* rows = nullptr;             // the chunk's row packets
+    const std::vector<mysql::ColumnDefinition>* columns = nullptr;
+  };
+
+  static mapping::ConversionPlan& PlansFor(CopiedTable& t, Plans& plans) {
+    plans.options = &t.plan_options;
+    plans.target = &t.source->target->columns;
+    plans.Add(t.text_columns.data(),
+              mapping::ConversionPlan::Build(t.text_columns, *plans.target, t.plan_options));
+    return *plans.plans[0].second;
+  }
+
+  // Compares key texts the way the source's collation does, by asking the source.
+  TextCollator KeyCollator() {
+    for (size_t i = 0; i < t_.key.size(); ++i)
+      collation_of_[t_.text_columns[t_.key[i]].name] = t_.collations[i];
+    return [this](const ColumnDef& c, std::string_view a, std::string_view b) {
+      const KeyCollation& k = collation_of_.at(c.name);
+      std::string q = "SELECT STRCMP(";
+      Cell ca, cb;
+      ca.column = cb.column = &c;
+      ca.data = reinterpret_cast<const uint8_t*>(a.data());
+      ca.size = a.size();
+      cb.data = reinterpret_cast<const uint8_t*>(b.data());
+      cb.size = b.size();
+      AppendKeyLiteral(ca, k, q);
+      q += " COLLATE " + k.collation + ", ";
+      AppendKeyLiteral(cb, k, q);
+      q += " COLLATE " + k.collation + ")";
+      return std::stoi(sql_->QueryValue(q).value_or("0"));
+    };
+  }
+
+  // Versions of the unit: the chunk's rows share the first; the emitted window changes follow,
+  // one each. The two touch disjoint keys (the window's at or below lo, the chunk's above), so
+  // only the order among each key's changes matters, and that is binlog order.
+  Unit NewUnit() {
+    Unit u;
+    u.job = std::make_unique<WriteJob>();
+    u.job->table = &t_;
+    u.job->block.emplace(TakeBlock(t_, text_plan_));
+    u.seq = cursor_.next_seq;
+    u.chunk_version = t_.base + u.seq;
+    u.rows = &chunk_;
+    u.columns = &chunk_columns_;
+    lo_.clear();
+    hi_.clear();
+    return u;
+  }
+
+  // Finds the next chunk's end and starts reading it on a connection of its own. Read chunks are
+  // recycled: their row buffers keep their capacity, so a copy does not touch fresh pages (page
+  // faults were a tenth of the copy's CPU) for every chunk.
+  void ReadAhead() {
+    std::unique_ptr<FetchedChunk> f;
+    if (spare_chunks_.empty()) {
+      f = std::make_unique<FetchedChunk>();
+    } else {
+      f = std::move(spare_chunks_.back());
+      spare_chunks_.pop_back();
+      f->hi.clear();
+    }
+    f->lo = next_lo_;
+    std::vector<std::string> storage(t_.key.size());
+    std::vector<Cell> lo_cells = KeyCells(t_, f->lo, storage);
+    std::string where =
+        lo_cells.empty() ? "" : AfterKeyCondition(t_.key_quoted, lo_cells, t_.collations);
+    FindChunkEnd(where, f->hi);
+    std::vector<std::string> hi_text(t_.key.size());
+    std::vector<Cell> hi_cells = KeyCells(t_, f->hi, hi_text);
+    if (!hi_cells.empty()) {
+      where += (where.empty() ? "" : " AND ") +
+               AtOrBeforeKeyCondition(t_.key_quoted, hi_cells, t_.collations);
+    }
+    f->query = "SELECT " + t_.select_list + " FROM " + t_.chunk_from +
+               (where.empty() ? "" : " WHERE " + where) + t_.order_by;
+    next_lo_ = f->hi;
+    all_dispatched_ = f->hi.empty();
+    const size_t slot = dispatched_++ % fetchers_;
+    if (fetch_connections_.size() <= slot) fetch_connections_.push_back(impl_.ChunkConnection());
+    mysql::Connection& c = *fetch_connections_[slot];
+    FetchedChunk* chunk = f.get();
+    const CopiedTable& t = t_;
+    f->done = std::async(std::launch::async, [&t, &c, chunk] { FetchChunk(t, c, *chunk); });
+    fetching_.push_back(std::move(f));
+  }
+
+  // The key of the chunk's last row, `limit_` rows on from `where`; empty if fewer are left.
+  void FindChunkEnd(const std::string& where, std::vector<std::string>& hi) {
+    const std::string query = "SELECT " + t_.key_select_list + " FROM " + t_.chunk_from +
+                              (where.empty() ? "" : " WHERE " + where) + t_.order_by +
+                              " LIMIT 1 OFFSET " + std::to_string(limit_ - 1);
+    mysql::ResultSet rs = sql_->Query(query);
+    while (rs.Next()) {
+      std::array<uint8_t, mapping::kTextCellBufferSize> buffer;
+      for (size_t i = 0; i < t_.key.size(); ++i) {
+        Cell c;
+        std::optional<std::string_view> text;
+        if (!rs.IsNull(i)) text = rs.Field(i);
+        mapping::EncodeTextCell(t_.text_columns[t_.key[i]], t_.key[i], text, buffer, t_.label, c);
+        hi.push_back(CellHex(c));
+      }
+    }
+  }
+
+  // The oldest chunk read ahead, once it is in; more are started to keep fetchers_ in flight.
+  void TakeReadAhead(Unit& u) {
+    while (!all_dispatched_ && fetching_.size() < fetchers_) ReadAhead();
+    u.fetched = std::move(fetching_.front());
+    fetching_.pop_front();
+    u.fetched->done.get();
+    u.rows = &u.fetched->rows;
+    u.columns = &u.fetched->columns;
+    encoder_.Bind(u.fetched->wire);
+    u.low = u.fetched->low;
+    u.high = u.fetched->high;
+    lo_ = KeyCells(t_, u.fetched->lo, lo_storage_);
+    hi_ = KeyCells(t_, u.fetched->hi, hi_storage_);
+    u.record.last_key = u.fetched->hi;
+    u.last = u.fetched->hi.empty();
+  }
+
+  // The next chunk, after the last key emitted, read on this thread's connection straight into
+  // the block.
+  void ReadChunk(Unit& u) {
+    lo_ = KeyCells(t_, cursor_.last_key, lo_storage_);
+    std::string query = "SELECT " + t_.select_list + " FROM " + t_.chunk_from;
+    if (!lo_.empty()) query += " WHERE " + AfterKeyCondition(t_.key_quoted, lo_, t_.collations);
+    if (!t_.key.empty()) query += t_.order_by + " LIMIT " + std::to_string(limit_);
+
+    u.low = cursor_.high;
+    chunk_.Clear();
+    if (t_.exact_snapshot) {
+      u.high = BeginExactSnapshot(*sql_);
+    } else {
+      if (u.low.empty()) u.low = PointOf(mysql::CurrentBinlogPosition(*sql_));
+      sql_->Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
+    }
+    {
+      mysql::PreparedStatement statement = mysql::PreparedStatement::Prepare(*sql_, query);
+      mysql::BinaryResultSet rs = statement.Execute();
+      encoder_.Bind(WireColumns(t_, rs));
+      chunk_columns_ = rs.columns();
+      while (rs.Next()) {
+        chunk_.Add(rs.row());
+        text_plan_.AppendRow(encoder_.EncodeRow(rs), *u.job->block,
+                             {mapping::RowKind::kInsert, u.chunk_version});
+      }
+    }
+    u.streamed = true;
+    sql_->Execute("COMMIT");
+    if (!t_.exact_snapshot) u.high = PointOf(mysql::CurrentBinlogPosition(*sql_));
+    u.last = t_.key.empty() || chunk_.size() < limit_;
+    if (!u.last) {
+      chunk_.Get(chunk_.size() - 1, chunk_columns_, t_.label, fields_);
+      std::span<const Cell> row = encoder_.Encode(fields_);
+      for (size_t i = 0; i < t_.key.size(); ++i)
+        u.record.last_key.push_back(CellHex(row[t_.key[i]]));
+      hi_ = KeyCells(t_, u.record.last_key, hi_storage_);
+    }
+  }
+
+  // The table's binlog changes up to the chunk's reading, judged against its key range.
+  void ReconcileWindow(Unit& u) {
+    if (u.low.empty()) u.low = u.high;  // the first chunk on MariaDB: exact, nothing before it
+    // The window runs from where the previous unit ended. A chunk read in parallel may have been
+    // read before that point: the changes between its reading and that point are applied to its
+    // own keys first (the rest of them were judged with the previous chunks).
+    const BinlogPoint from = cursor_.high.empty() ? u.low : cursor_.high;
+    earlier_.clear();
+    if (u.low < from) window_.Read(u.low, from, earlier_rows_, earlier_);
+    if (u.high < from) u.high = from;
+    window_.Read(from, u.high, window_rows_, changes_);
+    if (t_.key.empty() && !changes_.empty() && !t_.exact_snapshot) {
+      spdlog::warn(
+          "snapshot {}: {} changes during the copy of this keyless table are not "
+          "reconciled (docs/snapshot.md, keyless tables)",
+          t_.label, changes_.size());
+      changes_.clear();
+    }
+    ChunkBounds bounds{lo_, hi_, false};
+    reconciler_.ReconcileWindow(earlier_, changes_, bounds, emitted_);
+  }
+
+  // The block: the chunk's rows (unless already in it), then the emitted window changes, each
+  // with its version; the unit's record.
+  void FillBlock(Unit& u) {
+    WriteJob& job = *u.job;
+    const size_t column_count = t_.text_columns.size();
+    if (!u.streamed || reconciler_.TouchesChunk()) {
+      // Built from the kept row packets, leaving out the rows the window replaced or removed and
+      // adding what it left.
+      job.block->Clear();
+      for (size_t r = 0; r < u.rows->size(); ++r) {
+        u.rows->Get(r, *u.columns, t_.label, fields_);
+        std::span<const Cell> row = encoder_.Encode(fields_);
+        if (!reconciler_.Replaced(row))
+          text_plan_.AppendRow(row, *job.block, {mapping::RowKind::kInsert, u.chunk_version});
+      }
+      window_left_.clear();
+      reconciler_.AppendWindowRows(window_left_);
+      for (const Emitted& e : window_left_)
+        plans_.For(e.row, column_count)
+            .AppendRow(e.row, *job.block, {mapping::RowKind::kInsert, u.chunk_version});
+    }
+    job.inserted = job.block->rows();
+    if (job.inserted > 0) ++u.seq;
+    for (const Emitted& e : emitted_) {
+      (e.kind == mapping::RowKind::kInsert   ? job.inserted
+       : e.kind == mapping::RowKind::kUpdate ? job.updated
+                                             : job.deleted)++;
+      plans_.For(e.row, column_count).AppendRow(e.row, *job.block, {e.kind, t_.base + u.seq++});
+    }
+    UnitRecord& record = u.record;
+    record.first_version = t_.base + cursor_.next_seq;
+    if (u.seq - cursor_.next_seq >= kTableBand)
+      Fail(ErrorCode::kInternal, "{}: the table's version band is used up", t_.label);
+    record.last_version = t_.base + u.seq - 1;
+    record.rows = job.block->rows();
+    record.chunk_rows = u.rows->size();
+    record.high = u.high;
+    record.last = u.last;
+    job.unit = record;
+  }
+
+  // Records the unit in flight and hands it to the table's writer (an empty one is done at once);
+  // the cursor moves on as if it were written, and the writer confirms it.
+  void Write(Unit& u) {
+    const UnitRecord& record = u.record;
+    if (record.rows == 0) {
+      impl_.Finish(t_, record, 0, 0, 0);
+    } else {
+      {
+        std::lock_guard lock(t_.mutex);
+        t_.progress.in_flight = record;
+        impl_.store->SaveTable(t_.progress);
+      }
+      if (impl_.options.before_insert) impl_.options.before_insert(t_.label, cursor_.chunks_done);
+      previous_ = impl_.Submit(std::move(u.job));
+    }
+    if (u.fetched) spare_chunks_.push_back(std::move(u.fetched));
+    cursor_.next_seq = u.seq;
+    cursor_.chunks_done += 1;
+    cursor_.high = u.high;
+    if (!record.last_key.empty()) cursor_.last_key = record.last_key;
+  }
+
+  Impl& impl_;
+  CopiedTable& t_;
+  TableProgress cursor_;  // where the next unit starts
+  std::unique_ptr<mysql::Connection> sql_;
+  std::map<std::string, KeyCollation> collation_of_;
+  BinlogWindow window_;
+  Reconciler reconciler_;
+  mapping::BinaryRowEncoder encoder_;
+  Plans plans_;
+  mapping::ConversionPlan& text_plan_;
+  const uint64_t limit_;  // rows per chunk
+  const uint32_t fetchers_;
+
+  // Read-ahead (fetchers_ > 1).
+  std::vector<std::unique_ptr<mysql::Connection>> fetch_connections_;
+  std::deque<std::unique_ptr<FetchedChunk>> fetching_;
+  std::vector<std::unique_ptr<FetchedChunk>> spare_chunks_;
+  std::vector<std::string> next_lo_;
+  bool all_dispatched_ = false;
+  uint64_t dispatched_ = 0;
+
+  // Reused from unit to unit.
+  BinaryRows chunk_;
+  std::vector<mysql::ColumnDefinition> chunk_columns_;
+  RowArena window_rows_, earlier_rows_;
+  std::vector<WindowChange> changes_, earlier_;
+  std::vector<Emitted> emitted_, window_left_;
+  std::vector<std::optional<std::string_view>> fields_;
+  std::vector<std::string> lo_storage_, hi_storage_;
+  std::vector<Cell> lo_, hi_;
+  std::future<void> previous_;
+};
+
 void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
   SettleInFlight(t);
   TableProgress cursor;
@@ -703,261 +1109,7 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
       cursor.chunks_done ? fmt::format(" from chunk {}", cursor.chunks_done + 1) : "",
       config.snapshot.chunk_rows,
       t.key.empty() ? "none: one chunk" : fmt::format("({})", fmt::join(t.key_quoted, ", ")));
-
-  auto sql = ChunkConnection();
-
-  std::map<std::string, KeyCollation> collation_of;
-  for (size_t i = 0; i < t.key.size(); ++i)
-    collation_of[t.text_columns[t.key[i]].name] = t.collations[i];
-  TextCollator collator = [&](const ColumnDef& c, std::string_view a, std::string_view b) {
-    const KeyCollation& k = collation_of.at(c.name);
-    std::string q = "SELECT STRCMP(";
-    Cell ca, cb;
-    ca.column = cb.column = &c;
-    ca.data = reinterpret_cast<const uint8_t*>(a.data());
-    ca.size = a.size();
-    cb.data = reinterpret_cast<const uint8_t*>(b.data());
-    cb.size = b.size();
-    AppendKeyLiteral(ca, k, q);
-    q += " COLLATE " + k.collation + ", ";
-    AppendKeyLiteral(cb, k, q);
-    q += " COLLATE " + k.collation + ")";
-    return std::stoi(sql->QueryValue(q).value_or("0"));
-  };
-
-  const std::vector<ColumnDef>& known = t.source->known->columns;
-  BinlogWindow window(SourceOptions(), config.source.server_id + 1 + reader,
-                      t.source->name.database, t.source->name.table, known);
-  Reconciler reconciler(t.key, collator);
-  mapping::BinaryRowEncoder encoder(t.text_columns, t.label);
-  Plans plans;
-  plans.options = &t.plan_options;
-  plans.target = &t.source->target->columns;
-  plans.Add(t.text_columns.data(),
-            mapping::ConversionPlan::Build(t.text_columns, *plans.target, t.plan_options));
-  mapping::ConversionPlan& text_plan = *plans.plans[0].second;
-
-  // One connection per table: the chunk's rows go straight from the result set into the block
-  // (converted while the source sends the rest), and are kept as their row packets only to build
-  // the block again in the rare case the binlog window changed rows of this very chunk. Several:
-  // chunk ends are found ahead (a scan of the key index) and the next chunks are read on their own
-  // connections meanwhile; each block is then built from the kept packets, in key order.
-  const uint64_t limit = std::max<uint64_t>(1, config.snapshot.chunk_rows);
-  const size_t column_count = t.text_columns.size();
-  const uint32_t fetchers = t.key.empty() ? 1 : ReadersPerTable();
-  std::vector<std::unique_ptr<mysql::Connection>> fetch_connections;
-  std::deque<std::unique_ptr<FetchedChunk>> fetching;
-  std::vector<std::string> next_lo = cursor.last_key;
-  bool all_dispatched = false;
-  uint64_t dispatched = 0;
-  // Finds the next chunk's end and starts reading it.
-  // Read chunks are recycled: their row buffers keep their capacity, so a copy does not touch
-  // fresh pages (page faults were a tenth of the copy's CPU) for every chunk.
-  std::vector<std::unique_ptr<FetchedChunk>> spare_chunks;
-  auto dispatch = [&] {
-    std::unique_ptr<FetchedChunk> f;
-    if (spare_chunks.empty()) {
-      f = std::make_unique<FetchedChunk>();
-    } else {
-      f = std::move(spare_chunks.back());
-      spare_chunks.pop_back();
-      f->hi.clear();
-    }
-    f->lo = next_lo;
-    std::vector<std::string> storage(t.key.size());
-    std::vector<Cell> lo_cells = KeyCells(t, f->lo, storage);
-    std::string where =
-        lo_cells.empty() ? "" : AfterKeyCondition(t.key_quoted, lo_cells, t.collations);
-    std::string query = "SELECT " + t.key_select_list + " FROM " + t.chunk_from +
-                        (where.empty() ? "" : " WHERE " + where) + t.order_by + " LIMIT 1 OFFSET " +
-                        std::to_string(limit - 1);
-    {
-      mysql::ResultSet rs = sql->Query(query);
-      while (rs.Next()) {
-        std::array<uint8_t, mapping::kTextCellBufferSize> buffer;
-        for (size_t i = 0; i < t.key.size(); ++i) {
-          Cell c;
-          std::optional<std::string_view> text;
-          if (!rs.IsNull(i)) text = rs.Field(i);
-          mapping::EncodeTextCell(t.text_columns[t.key[i]], t.key[i], text, buffer, t.label, c);
-          f->hi.push_back(CellHex(c));
-        }
-      }
-    }
-    std::vector<std::string> hi_text(t.key.size());
-    std::vector<Cell> hi_cells = KeyCells(t, f->hi, hi_text);
-    if (!hi_cells.empty()) {
-      where += (where.empty() ? "" : " AND ") +
-               AtOrBeforeKeyCondition(t.key_quoted, hi_cells, t.collations);
-    }
-    f->query = "SELECT " + t.select_list + " FROM " + t.chunk_from +
-               (where.empty() ? "" : " WHERE " + where) + t.order_by;
-    next_lo = f->hi;
-    all_dispatched = f->hi.empty();
-    const size_t slot = dispatched++ % fetchers;
-    if (fetch_connections.size() <= slot) fetch_connections.push_back(ChunkConnection());
-    mysql::Connection& c = *fetch_connections[slot];
-    FetchedChunk* chunk = f.get();
-    f->done = std::async(std::launch::async, [&t, &c, chunk] { FetchChunk(t, c, *chunk); });
-    fetching.push_back(std::move(f));
-  };
-
-  BinaryRows chunk;
-  std::vector<mysql::ColumnDefinition> chunk_columns;
-  RowArena window_rows, earlier_rows;
-  std::vector<WindowChange> changes, earlier;
-  std::vector<Emitted> emitted, window_left;
-  std::vector<std::optional<std::string_view>> fields;
-  std::vector<std::string> lo_storage(t.key.size()), hi_storage(t.key.size());
-  std::vector<Cell> lo, hi;
-  std::future<void> previous;
-
-  for (;;) {
-    if (stopping()) break;
-    auto job = std::make_unique<WriteJob>();
-    job->table = &t;
-    job->block.emplace(TakeBlock(t, text_plan));
-    // Versions of the unit: the chunk's rows share the first; the emitted window changes follow,
-    // one each. The two touch disjoint keys (the window's at or below lo, the chunk's above), so
-    // only the order among each key's changes matters, and that is binlog order.
-    uint64_t seq = cursor.next_seq;
-    const uint64_t chunk_version = t.base + seq;
-    BinlogPoint low, high;
-    bool last = false, streamed = false;
-    UnitRecord unit;
-    std::unique_ptr<FetchedChunk> fetched;
-    BinaryRows* rows = &chunk;
-    const std::vector<mysql::ColumnDefinition>* columns = &chunk_columns;
-    lo.clear();
-    hi.clear();
-    if (fetchers > 1) {
-      while (!all_dispatched && fetching.size() < fetchers) dispatch();
-      fetched = std::move(fetching.front());
-      fetching.pop_front();
-      fetched->done.get();
-      rows = &fetched->rows;
-      columns = &fetched->columns;
-      encoder.Bind(fetched->wire);
-      low = fetched->low;
-      high = fetched->high;
-      lo = KeyCells(t, fetched->lo, lo_storage);
-      hi = KeyCells(t, fetched->hi, hi_storage);
-      unit.last_key = fetched->hi;
-      last = fetched->hi.empty();
-    } else {
-      // Where the chunk starts: after the last key emitted.
-      lo = KeyCells(t, cursor.last_key, lo_storage);
-      std::string query = "SELECT " + t.select_list + " FROM " + t.chunk_from;
-      if (!lo.empty()) query += " WHERE " + AfterKeyCondition(t.key_quoted, lo, t.collations);
-      if (!t.key.empty()) query += t.order_by + " LIMIT " + std::to_string(limit);
-
-      low = cursor.high;
-      chunk.Clear();
-      if (t.exact_snapshot) {
-        high = BeginExactSnapshot(*sql);
-      } else {
-        if (low.empty()) low = PointOf(mysql::CurrentBinlogPosition(*sql));
-        sql->Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
-      }
-      {
-        mysql::PreparedStatement statement = mysql::PreparedStatement::Prepare(*sql, query);
-        mysql::BinaryResultSet rs = statement.Execute();
-        encoder.Bind(WireColumns(t, rs));
-        chunk_columns = rs.columns();
-        while (rs.Next()) {
-          chunk.Add(rs.row());
-          text_plan.AppendRow(encoder.EncodeRow(rs), *job->block,
-                              {mapping::RowKind::kInsert, chunk_version});
-        }
-      }
-      streamed = true;
-      sql->Execute("COMMIT");
-      if (!t.exact_snapshot) high = PointOf(mysql::CurrentBinlogPosition(*sql));
-      last = t.key.empty() || chunk.size() < limit;
-      if (!last) {
-        chunk.Get(chunk.size() - 1, chunk_columns, t.label, fields);
-        std::span<const Cell> row = encoder.Encode(fields);
-        for (size_t i = 0; i < t.key.size(); ++i) unit.last_key.push_back(CellHex(row[t.key[i]]));
-        hi = KeyCells(t, unit.last_key, hi_storage);
-      }
-    }
-    if (low.empty()) low = high;  // the first chunk on MariaDB: exact, nothing before it
-    // The window runs from where the previous unit ended. A chunk read in parallel may have been
-    // read before that point: the changes between its reading and that point are applied to its
-    // own keys first (the rest of them were judged with the previous chunks).
-    BinlogPoint from = cursor.high.empty() ? low : cursor.high;
-    earlier.clear();
-    if (low < from) {
-      window.Read(low, from, earlier_rows, earlier);
-    }
-    if (high < from) high = from;
-    window.Read(from, high, window_rows, changes);
-    if (t.key.empty() && !changes.empty() && !t.exact_snapshot) {
-      spdlog::warn(
-          "snapshot {}: {} changes during the copy of this keyless table are not "
-          "reconciled (docs/snapshot.md, keyless tables)",
-          t.label, changes.size());
-      changes.clear();
-    }
-    ChunkBounds bounds{lo, hi, false};
-    reconciler.ReconcileWindow(earlier, changes, bounds, emitted);
-    if (!streamed || reconciler.TouchesChunk()) {
-      // Built from the kept row packets, leaving out the rows the window replaced or removed and
-      // adding what it left.
-      job->block->Clear();
-      for (size_t r = 0; r < rows->size(); ++r) {
-        rows->Get(r, *columns, t.label, fields);
-        std::span<const Cell> row = encoder.Encode(fields);
-        if (!reconciler.Replaced(row))
-          text_plan.AppendRow(row, *job->block, {mapping::RowKind::kInsert, chunk_version});
-      }
-      window_left.clear();
-      reconciler.AppendWindowRows(window_left);
-      for (const Emitted& e : window_left)
-        plans.For(e.row, column_count)
-            .AppendRow(e.row, *job->block, {mapping::RowKind::kInsert, chunk_version});
-    }
-    job->inserted = job->block->rows();
-    if (job->inserted > 0) ++seq;
-    for (const Emitted& e : emitted) {
-      (e.kind == mapping::RowKind::kInsert   ? job->inserted
-       : e.kind == mapping::RowKind::kUpdate ? job->updated
-                                             : job->deleted)++;
-      plans.For(e.row, column_count).AppendRow(e.row, *job->block, {e.kind, t.base + seq++});
-    }
-    unit.first_version = t.base + cursor.next_seq;
-    if (seq - cursor.next_seq >= kTableBand)
-      Fail(ErrorCode::kInternal, "{}: the table's version band is used up", t.label);
-    unit.last_version = t.base + seq - 1;
-    unit.rows = job->block->rows();
-    unit.chunk_rows = rows->size();
-    unit.high = high;
-    unit.last = last;
-    job->unit = unit;
-
-    // The previous unit must be written (and recorded) before this one is recorded in flight.
-    if (previous.valid()) previous.get();
-    if (stopping()) break;
-    if (unit.rows == 0) {
-      Finish(t, unit, 0, 0, 0);
-    } else {
-      {
-        std::lock_guard lock(t.mutex);
-        t.progress.in_flight = unit;
-        store->SaveTable(t.progress);
-      }
-      if (options.before_insert) options.before_insert(t.label, cursor.chunks_done);
-      previous = Submit(std::move(job));
-    }
-    if (fetched) spare_chunks.push_back(std::move(fetched));
-    // The cursor moves on as if the unit were written; the writer confirms it.
-    cursor.next_seq = seq;
-    cursor.chunks_done += 1;
-    cursor.high = high;
-    if (!unit.last_key.empty()) cursor.last_key = unit.last_key;
-    if (last) break;
-  }
-  if (previous.valid()) previous.get();
+  TableCopy(*this, t, reader, cursor).Run();
 }
 
 // After every table is copied: the table's window up to `end`, every change emitted.
@@ -1098,6 +1250,61 @@ bool SnapshotRunner::Impl::DeleteEarlierRows(const std::string& label) {
   return true;
 }
 
+void SnapshotRunner::Impl::RunReaders(const std::function<void(CopiedTable&, uint32_t)>& work) {
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> readers;
+  const uint32_t reader_count = std::max<uint32_t>(
+      1, std::min<uint32_t>(config.snapshot.readers, static_cast<uint32_t>(tables.size())));
+  for (uint32_t r = 0; r < reader_count; ++r) {
+    readers.emplace_back([&, r] {
+      for (;;) {
+        const size_t i = next++;
+        if (i >= tables.size() || stopping()) return;
+        try {
+          work(*tables[i], r);
+        } catch (...) {
+          SetError(CurrentExceptionAsError(
+              fmt::format("snapshot {} (reader thread {})", tables[i]->label, r)));
+          return;
+        }
+      }
+    });
+  }
+  for (auto& t : readers) t.join();
+}
+
+void SnapshotRunner::Impl::Complete(const BinlogPoint& end) {
+  for (const std::string& target : run.targets_with_earlier_rows) {
+    if (!DeleteEarlierRows(target)) run.unreconciled_targets.push_back(target);
+  }
+  std::sort(run.unreconciled_targets.begin(), run.unreconciled_targets.end());
+  run.unreconciled_targets.erase(
+      std::unique(run.unreconciled_targets.begin(), run.unreconciled_targets.end()),
+      run.unreconciled_targets.end());
+  run.end = end;
+  run.done = true;
+  store->SaveRun(run);
+}
+
+std::string SnapshotRunner::Impl::SchemaHistoryAt(const BinlogPoint& end) {
+  std::unique_ptr<mysql::Connection> admin = mysql::Connection::Connect(SourceOptions());
+  schema::CatalogOptions options;
+  options.flavor = mariadb ? schema::ServerFlavor::kMariadb : schema::ServerFlavor::kMysql;
+  const auto lower_case = admin->QueryValue("SELECT @@lower_case_table_names");
+  options.lower_case_table_names = lower_case && *lower_case != "0";
+  schema::SchemaHistory history(options);
+  for (const auto& t : tables) {
+    const tables::SourceTableSchema& known = *t->source->known;
+    schema::TableSchema seed;
+    seed.name = {known.name.database, known.name.table};
+    seed.columns = known.columns;
+    seed.primary_key = known.primary_key;
+    seed.default_collation = tables::LoadTableCollation(*admin, known.name);
+    history.Seed(seed, {end.file, end.position});
+  }
+  return history.ToJson();
+}
+
 SnapshotResult SnapshotRunner::Run() {
   Impl impl(*this);
   impl.Prepare();
@@ -1111,6 +1318,7 @@ SnapshotResult SnapshotRunner::Run() {
     result.already_done = true;
     result.end = impl.run.end;
     result.unreconciled_targets = impl.run.unreconciled_targets;
+    result.schema_history = impl.SchemaHistoryAt(impl.run.end);
     spdlog::info("snapshot: already done (at {}); nothing to copy", impl.run.end.ToString());
     return result;
   }
@@ -1136,30 +1344,7 @@ SnapshotResult SnapshotRunner::Run() {
   const uint32_t writer_count = std::max<uint32_t>(1, config_.snapshot.writers);
   for (uint32_t i = 0; i < writer_count; ++i) writers.emplace_back([&impl, i] { impl.Writer(i); });
 
-  auto run_readers = [&](const std::function<void(CopiedTable&, uint32_t)>& work) {
-    std::atomic<size_t> next{0};
-    std::vector<std::thread> readers;
-    const uint32_t reader_count = std::max<uint32_t>(
-        1, std::min<uint32_t>(config_.snapshot.readers, static_cast<uint32_t>(impl.tables.size())));
-    for (uint32_t r = 0; r < reader_count; ++r) {
-      readers.emplace_back([&, r] {
-        for (;;) {
-          const size_t i = next++;
-          if (i >= impl.tables.size() || impl.stopping()) return;
-          try {
-            work(*impl.tables[i], r);
-          } catch (...) {
-            impl.SetError(CurrentExceptionAsError(
-                fmt::format("snapshot {} (reader thread {})", impl.tables[i]->label, r)));
-            return;
-          }
-        }
-      });
-    }
-    for (auto& t : readers) t.join();
-  };
-
-  run_readers([&](CopiedTable& t, uint32_t r) { impl.Copy(t, r); });
+  impl.RunReaders([&](CopiedTable& t, uint32_t r) { impl.Copy(t, r); });
   bool copied = !impl.stopping();
   BinlogPoint end;
   if (copied) {
@@ -1170,7 +1355,7 @@ SnapshotResult SnapshotRunner::Run() {
       std::lock_guard lock(t->mutex);
       if (end < t->progress.high) end = t->progress.high;
     }
-    run_readers([&](CopiedTable& t, uint32_t r) { impl.CatchUp(t, end, r); });
+    impl.RunReaders([&](CopiedTable& t, uint32_t r) { impl.CatchUp(t, end, r); });
   }
   {
     std::lock_guard lock(impl.queue_mutex);
@@ -1188,18 +1373,10 @@ SnapshotResult SnapshotRunner::Run() {
     spdlog::info("snapshot: stopped after {} rows; run again to resume", result.rows);
     return result;
   }
-  for (const std::string& target : impl.run.targets_with_earlier_rows) {
-    if (!impl.DeleteEarlierRows(target)) impl.run.unreconciled_targets.push_back(target);
-  }
-  std::sort(impl.run.unreconciled_targets.begin(), impl.run.unreconciled_targets.end());
-  impl.run.unreconciled_targets.erase(
-      std::unique(impl.run.unreconciled_targets.begin(), impl.run.unreconciled_targets.end()),
-      impl.run.unreconciled_targets.end());
+  impl.Complete(end);
   result.unreconciled_targets = impl.run.unreconciled_targets;
-  impl.run.end = end;
-  impl.run.done = true;
-  impl.store->SaveRun(impl.run);
   result.end = end;
+  result.schema_history = impl.SchemaHistoryAt(end);
   spdlog::info("snapshot: done, {} rows in {} tables; the stream continues at {} with version {}",
                result.rows, result.tables, end.ToString(), result.next_version);
   return result;
@@ -1221,6 +1398,7 @@ std::optional<state::Checkpoint> CopyBeforeStream(const config::Config& config,
   checkpoint.next_version = result.next_version;
   checkpoint.replicated_tables = result.copied_tables;
   checkpoint.created_targets = result.created_targets;
+  checkpoint.schema_history = result.schema_history;
   return checkpoint;
 }
 

@@ -77,6 +77,9 @@ struct SnapshotResult {
   std::vector<std::string> copied_tables;  // "db.table", sorted
   // Targets the copy created ("db.table", sorted); they become rowbridge's own in the checkpoint.
   std::vector<std::string> created_targets;
+  // The copied tables' columns as the copy read them, valid at `end` (schema::SchemaHistory JSON):
+  // the stream decodes their rows from `end` on by them. Empty if the copy did not finish.
+  std::string schema_history;
 };
 
 class SnapshotRunner {

@@ -351,4 +351,17 @@ void EnrichFromSchema(const std::vector<ColumnDef>& known, std::vector<ColumnDef
   }
 }
 
+uint32_t LoadTableCollation(mysql::Connection& connection, const SourceTableName& name) {
+  uint32_t id = 0;
+  for (auto& row : connection.QueryRows(fmt::format(
+           "SELECT co.ID FROM information_schema.TABLES t JOIN information_schema.COLLATIONS co "
+           "ON co.COLLATION_NAME = t.TABLE_COLLATION WHERE t.TABLE_SCHEMA = {} AND "
+           "t.TABLE_NAME = {}",
+           mysql::QuoteString(name.database), mysql::QuoteString(name.table)))) {
+    if (!row.empty() && row[0])
+      id = static_cast<uint32_t>(std::strtoul(row[0]->c_str(), nullptr, 10));
+  }
+  return id;
+}
+
 }  // namespace rowbridge::tables

@@ -47,6 +47,10 @@ std::optional<SourceTableSchema> LoadSourceTableSchema(mysql::Connection& connec
                                                        std::string_view database,
                                                        std::string_view table);
 
+// The id of the table's default collation (what a column added without a charset gets), 0 if the
+// table is not there.
+uint32_t LoadTableCollation(mysql::Connection& connection, const SourceTableName& name);
+
 // Parses an information_schema COLUMN_TYPE's ENUM/SET label list: "enum('a','b''c')" ->
 // {"a", "b'c"}. Throws Error(kInvalidArgument) for malformed text.
 std::vector<std::string> ParseLabelList(std::string_view column_type);

@@ -18,6 +18,7 @@
 #include "integration/pipeline_harness.h"
 #include "integration/pipeline_workload.h"
 #include "mysql/gtid_set.h"
+#include "schema/schema_history.h"
 #include "state/checkpoint.h"
 #include "support/test_servers.h"
 
@@ -329,6 +330,24 @@ TEST_F(PipelineRunTest, FirstStartCopiesExistingRowsThenStreams) {
   ASSERT_TRUE(writer_error.empty()) << writer_error;
   rb.WaitCaughtUp(120s);
   EXPECT_NE(rb.log().find("initial copy done"), std::string::npos) << rb.log();
+  // The copy hands over the columns it read the tables by, valid where it ended, so the stream
+  // neither warns of a missing history nor reads information_schema as it is later.
+  EXPECT_EQ(rb.log().find("no schema history"), std::string::npos) << rb.log();
+  EXPECT_EQ(rb.log().find("columns read from the source's information_schema"), std::string::npos)
+      << rb.log();
+  {
+    const std::optional<state::Checkpoint> copied = rb.SavedCheckpoint();
+    ASSERT_TRUE(copied.has_value());
+    const schema::SchemaHistory history =
+        schema::SchemaHistory::FromJson(copied->schema_history, "the saved checkpoint");
+    for (const char* table : {"items", "every_type"}) {
+      const schema::SchemaVersion* v =
+          history.SchemaAt({source_db_, table}, {copied->file, copied->position});
+      ASSERT_NE(v, nullptr) << table << " is not in the checkpoint's schema history";
+      EXPECT_EQ(v->state, schema::TableState::kKnown) << table;
+      EXPECT_FALSE(v->schema.columns.empty()) << table;
+    }
+  }
   EXPECT_EQ(ReplicaRows(ch_, target_db_, "items", Workload::ItemsColumns(), "id"),
             MysqlRows(mysql_, source_db_, "items", Workload::ItemsColumns(), "id"));
   EXPECT_EQ(ReplicaRows(ch_, target_db_, "every_type", Workload::EveryTypeColumns(), "id"),

@@ -249,8 +249,21 @@ TEST_F(TransientMysqlTest, CheckRetriesALockWaitTimeout) {
   std::unique_ptr<mysql::Connection> locker =
       mysql::Connection::Connect(testing::MysqlConnectOptions(mariadb_->address()));
   locker->Execute(fmt::format("LOCK TABLES `{}`.t WRITE", source_db_));
+  // The lock is held until `check` has waited on it for longer than lock_wait_timeout, so its
+  // first attempt fails with 1205 however slowly the loaded machine starts it (a fixed 4 s was not
+  // always enough under ASan).
   std::thread unlock([&] {
-    std::this_thread::sleep_for(4s);
+    std::unique_ptr<mysql::Connection> watcher =
+        mysql::Connection::Connect(testing::MysqlConnectOptions(mariadb_->address()));
+    const bool waited = WaitFor(
+        [&] {
+          const auto n = watcher->QueryValue(
+              "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE LIKE "
+              "'Waiting for table%lock'");
+          return n && *n != "0";
+        },
+        120s);
+    if (waited) std::this_thread::sleep_for(3s);
     locker->Execute("UNLOCK TABLES");
   });
   const CliResult check = rb.RunCommandLine({"check", "-c", rb.config_path().string()});

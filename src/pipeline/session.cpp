@@ -1,0 +1,487 @@
+#include "pipeline/session.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "endpoints/connection_options.h"
+#include "pipeline/binlog_reader.h"
+#include "pipeline/run_metrics.h"
+#include "pipeline/writer_pool.h"
+
+namespace rowbridge::pipeline {
+
+namespace {
+
+BatchLimits LimitsOf(const config::Config& config) {
+  BatchLimits limits;
+  limits.max_rows = config.batch.max_rows;
+  limits.max_bytes = config.batch.max_bytes;
+  limits.max_delay = config.batch.max_delay;
+  limits.max_buffered_bytes = config.memory.max_buffered_bytes;
+  return limits;
+}
+
+// The highest version a replay of `bytes` binlog bytes from `resume_version` can give a row.
+uint64_t ReplayVersionLimit(uint64_t resume_version, uint64_t bytes) {
+  const uint64_t reach =
+      bytes > ~uint64_t{0} / kChangesPerBinlogByte ? ~uint64_t{0} : bytes * kChangesPerBinlogByte;
+  return reach > ~uint64_t{0} - resume_version ? ~uint64_t{0} : resume_version + reach;
+}
+
+}  // namespace
+
+// The reader thread beside the writers, and how the two end: drained at a clean stop, cut at an
+// error. The reader's own failure aborts the buffers, which wakes the ticker.
+class Pipeline::Session::Threads {
+ public:
+  Threads(BinlogReader& reader, WriterPool& writers, BatchBuffers& buffers,
+          const config::SourceConfig& source)
+      : reader_(reader), writers_(writers), buffers_(buffers), source_(source) {
+    writers_.Start();
+    thread_ = std::thread([this] { ReadBinlog(); });
+  }
+  ~Threads() {
+    if (thread_.joinable()) Stop(false);
+  }
+
+  // Ends both; on an error path (drain false) nothing more is written.
+  void Stop(bool drain) {
+    shutting_down_ = true;
+    if (drain) {
+      // Let the reader finish the transaction it is in, so nothing beyond the final checkpoint
+      // reaches ClickHouse; an idle reader is woken by closing its socket.
+      reader_.StopAtBoundary();
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!reader_done_ && std::chrono::steady_clock::now() < deadline && !buffers_.aborted()) {
+        if (!reader_.in_transaction()) reader_.Interrupt();
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
+    reader_.Interrupt();
+    if (!drain) buffers_.Abort();
+    thread_.join();
+    if (drain) buffers_.Close();
+    writers_.Join();
+  }
+
+  bool source_failed() const { return source_failed_; }
+
+ private:
+  void ReadBinlog() {
+    struct Done {
+      std::atomic<bool>& done;
+      ~Done() { done = true; }
+    } done{reader_done_};
+    try {
+      reader_.Run();
+      if (!shutting_down_) {
+        source_failed_ = true;
+        buffers_.Abort(
+            Error(ErrorCode::kNetwork,
+                  fmt::format("source {}:{} ended the binlog stream", source_.host, source_.port)));
+      }
+    } catch (const Error& e) {
+      if (!shutting_down_) {
+        source_failed_ = true;
+        buffers_.Abort(e.WithMessage(
+            fmt::format("reading the binlog of {}:{}: {}", source_.host, source_.port, e.what())));
+      }
+    } catch (...) {
+      source_failed_ = true;
+      buffers_.Abort(CurrentExceptionAsError(
+          fmt::format("binlog reader thread of {}:{}", source_.host, source_.port)));
+    }
+  }
+
+  BinlogReader& reader_;
+  WriterPool& writers_;
+  BatchBuffers& buffers_;
+  const config::SourceConfig& source_;
+  std::atomic<bool> source_failed_{false};
+  std::atomic<bool> shutting_down_{false};
+  std::atomic<bool> reader_done_{false};
+  std::thread thread_;
+};
+
+Pipeline::Session::Session(Pipeline& pipeline)
+    : p_(pipeline),
+      buffers_(LimitsOf(pipeline.config_)),
+      zero_buffered_bytes_{pipeline.metrics_.buffered_bytes} {}
+
+Pipeline::Session::~Session() = default;
+
+template <typename F>
+auto Pipeline::Session::OnSource(F&& step) -> decltype(step()) {
+  p_.failure_side_ = Side::kSource;
+  if constexpr (std::is_void_v<decltype(step())>) {
+    step();
+    p_.failure_side_ = Side::kTarget;
+  } else {
+    auto result = step();
+    p_.failure_side_ = Side::kTarget;
+    return result;
+  }
+}
+
+void Pipeline::Session::LoadCheckpoint() {
+  const PipelineOptions& options = p_.options_;
+  state::StateStore& store = *p_.store_;
+  checkpoint_ = store.Load();
+  if (checkpoint_ && options.start_at) {
+    if (!options.move_checkpoint) {
+      Fail(ErrorCode::kConfig,
+           "--start-at {}: {} already holds a checkpoint ({}), and --start-at chooses where a "
+           "first start begins; to replace the checkpoint (the changes between the two positions "
+           "are then skipped or replayed, and stopped tables start again), add --move-checkpoint",
+           options.start_at->text, store.Describe(), checkpoint_->Describe());
+    }
+    spdlog::warn("--move-checkpoint: the checkpoint {} in {} is replaced by a first start at {}",
+                 checkpoint_->Describe(), store.Describe(), options.start_at->text);
+    checkpoint_.reset();
+  }
+  if (checkpoint_) {
+    state::RequireVersionRoom(
+        checkpoint_->next_version, "the checkpoint in " + store.Describe(),
+        "restore the checkpoint from a backup, or start over: delete the job's state so that the "
+        "next start copies every table again (docs/running.md, \"Starting over\")");
+  }
+  stored_ = checkpoint_;
+}
+
+void Pipeline::Session::WaitForEarlierInserts() {
+  catalog_ =
+      std::make_unique<tables::TargetCatalog>(endpoints::TargetClientOptions(p_.config_.target));
+  insert_prefix_ = fmt::format("rowbridge-{}-", p_.job_);
+  catalog_->WaitForInserts(insert_prefix_, p_.options_.insert_patience);
+}
+
+void Pipeline::Session::CheckSource() {
+  const config::Config& config = p_.config_;
+  OnSource([&] {
+    admin_ = mysql::Connection::Connect(endpoints::SourceConnectOptions(config.source));
+    mysql::RequireSourceReady(*admin_, config.source.server_id, endpoints::SourceReportHost(config),
+                              endpoints::StaleSessionGrace(config.source));
+    mariadb_ = admin_->is_mariadb();
+    if (checkpoint_) {
+      try {
+        replay_bytes_ = mysql::BinlogBytesFrom(*admin_, checkpoint_->file, checkpoint_->position);
+      } catch (const Error& e) {
+        if (e.IsTransient()) throw;
+        spdlog::warn(
+            "cannot list the source's binlogs ({}); the checkpoint's next version is not checked "
+            "against the target tables",
+            e.what());
+      }
+    } else {
+      first_position_ = p_.options_.start_at ? mysql::ResolveStartAt(*admin_, *p_.options_.start_at)
+                                             : mysql::CurrentBinlogPosition(*admin_);
+    }
+    auto rows = admin_->QueryRows("SELECT @@lower_case_table_names");
+    lower_case_table_names_ = !rows.empty() && !rows[0].empty() && rows[0][0] && *rows[0][0] != "0";
+  });
+}
+
+void Pipeline::Session::OpenSchemaHistory() {
+  schema::CatalogOptions options;
+  options.flavor = mariadb_ ? schema::ServerFlavor::kMariadb : schema::ServerFlavor::kMysql;
+  options.lower_case_table_names = lower_case_table_names_;
+  if (checkpoint_ && !checkpoint_->schema_history.empty()) {
+    history_.emplace(
+        schema::SchemaHistory::FromJson(checkpoint_->schema_history, p_.store_->Describe()));
+    return;
+  }
+  if (checkpoint_) {
+    spdlog::warn(
+        "the checkpoint has no schema history (saved by an older rowbridge); table columns are "
+        "read from the source's information_schema as they are now");
+  }
+  history_.emplace(options);
+}
+
+RouterContext Pipeline::Session::MakeRouterContext() {
+  Pipeline& p = p_;
+  RouterContext rc;
+  rc.config = &p.config_;
+  rc.resolver = &*resolver_;
+  rc.targets = catalog_.get();
+  rc.buffers = &buffers_;
+  rc.stop = &p.stop_requested_;
+  rc.connect_source = [&p] {
+    return mysql::Connection::Connect(endpoints::SourceConnectOptions(p.config_.source));
+  };
+  rc.make_stats = [&p](const tables::SourceTableName& name, const tables::TargetTable& target) {
+    auto stats = std::make_unique<server::TableStats>(p.metrics_, p.status_, name.database,
+                                                      name.table, target.database, target.table);
+    stats->status.SetStreaming();
+    return stats;
+  };
+  rc.on_stop = [this](const state::StoppedTable& stopped) {
+    p_.metrics_.errors.WithLabels({"table_stopped"}).Increment();
+    p_.ShowStopped(stopped);
+    std::lock_guard lock(buffers_.mutex());
+    if (tracker_) tracker_->AddStop(stopped);
+  };
+  rc.have_checkpoint = checkpoint_.has_value();
+  rc.resume_version = checkpoint_ ? checkpoint_->next_version : 1;
+  if (checkpoint_ && replay_bytes_) {
+    rc.replay_version_limit = ReplayVersionLimit(rc.resume_version, *replay_bytes_);
+    rc.replay_binlog_bytes = *replay_bytes_;
+    rc.checkpoint_description = checkpoint_->Describe() + " in " + p.store_->Describe();
+  }
+  rc.history = &*history_;
+  rc.start = checkpoint_ ? schema::BinlogPosition{checkpoint_->file, checkpoint_->position}
+                         : schema::BinlogPosition{first_position_->file, first_position_->position};
+  rc.on_history = [this](const schema::SchemaHistory& h) {
+    std::string json = h.ToJson();
+    std::lock_guard lock(buffers_.mutex());
+    if (tracker_) tracker_->AddSchemaHistory(std::move(json));
+  };
+  rc.on_schema_error = [&p] { p.metrics_.errors.WithLabels({"schema"}).Increment(); };
+  if (checkpoint_) {
+    for (const state::TableStart& t : checkpoint_->table_starts) {
+      const size_t dot = t.table.find('.');
+      if (dot == std::string::npos) continue;
+      rc.table_starts[{t.table.substr(0, dot), t.table.substr(dot + 1)}] = {t.file, t.position};
+    }
+  }
+  rc.on_replicated = [this](const std::string& label) {
+    std::lock_guard lock(buffers_.mutex());
+    if (tracker_) tracker_->AddReplicatedTable(label);
+  };
+  return rc;
+}
+
+void Pipeline::Session::ResolveTables() {
+  const config::Config& config = p_.config_;
+  tables::ResolverOptions resolver_options;
+  if (checkpoint_) resolver_options.created_targets = checkpoint_->created_targets;
+  if (checkpoint_ && checkpoint_->replicated_tables) {
+    resolver_options.replicated_tables = *checkpoint_->replicated_tables;
+    std::sort(resolver_options.replicated_tables.begin(), resolver_options.replicated_tables.end());
+    resolver_options.checkpoint = checkpoint_->Describe() + " in " + p_.store_->Describe();
+  }
+  resolver_options.on_created = [this](const std::string& label) {
+    std::lock_guard lock(buffers_.mutex());
+    if (tracker_) tracker_->AddCreatedTarget(label);
+  };
+  resolver_.emplace(config, *catalog_, std::move(resolver_options));
+
+  router_.emplace(MakeRouterContext());
+  if (checkpoint_) {
+    for (const state::StoppedTable& s : checkpoint_->stopped_tables) {
+      router_->AddStopped(s);
+      p_.ShowStopped(s);
+      spdlog::warn("{}.{} stays stopped since {}: {}", s.database, s.table, s.position, s.reason);
+    }
+  }
+  std::vector<std::string> problems;
+  router_->Prepare(*admin_, problems);
+  mapping::ThrowIfProblems(problems);
+  resolver_->ForgetReplicatedTables();
+
+  // The tables this stream covers: every matched one the source has now. A table the checkpoint
+  // did not cover yet was copied before this session (cli/run.cpp) unless copies are off; then
+  // only its changes from the checkpoint on are replicated.
+  for (const auto& [name, table] : router_->tables()) {
+    if (table->rule_index == config::TableMatcher::kNoRule) continue;  // stopped, unmatched now
+    const std::string label = name.ToString();
+    if (checkpoint_ && checkpoint_->replicated_tables && !table->stopped &&
+        !std::binary_search(checkpoint_->replicated_tables->begin(),
+                            checkpoint_->replicated_tables->end(), label)) {
+      spdlog::warn(
+          "{} is matched since the last checkpoint and was not copied{}; its changes are "
+          "replicated from {} on",
+          label, config.snapshot.enabled ? "" : " (snapshot.enabled is false)",
+          checkpoint_->Describe());
+    }
+    replicated_tables_.push_back(label);
+  }
+  std::sort(replicated_tables_.begin(), replicated_tables_.end());
+}
+
+state::Checkpoint Pipeline::Session::FirstCheckpoint() {
+  const mysql::BinlogPosition& position = *first_position_;
+  uint64_t max_version = 0;
+  for (tables::TargetTable* t : resolver_->targets()) {
+    const bool has_version =
+        std::any_of(t->columns.begin(), t->columns.end(),
+                    [&](const mapping::TargetColumn& c) { return c.name == t->version_column; });
+    if (has_version) {
+      const uint64_t max = catalog_->MaxVersion(t->database, t->table, t->version_column);
+      state::RequireVersionRoom(
+          max < state::kVersionLimit ? max + 1 : max, "a first start above " + t->label,
+          "delete the rows of versions at or above 2^62 from " + t->label + ", or empty it");
+      max_version = std::max(max_version, max);
+    }
+  }
+  state::Checkpoint first;
+  first.file = position.file;
+  first.position = position.position;
+  if (mariadb_) {
+    first.gtid_flavor = state::GtidFlavor::kMariadb;
+    first.gtid = position.mariadb_gtids.ToString();
+  } else if (!position.mysql_gtids.empty()) {
+    first.gtid_flavor = state::GtidFlavor::kMysql;
+    first.gtid = position.mysql_gtids.ToString();
+  }
+  first.next_version = max_version + 1;
+  first.schema_history = history_->ToJson();
+  first.created_targets = router_->created_targets();
+  std::sort(first.created_targets.begin(), first.created_targets.end());
+  first.replicated_tables = replicated_tables_;
+  return first;
+}
+
+void Pipeline::Session::SaveStartingCheckpoint() {
+  state::StateStore& store = *p_.store_;
+  if (!checkpoint_) {
+    const state::Checkpoint first = FirstCheckpoint();
+    store.Save(first);
+    stored_ = first;
+    spdlog::info(
+        "first start: no checkpoint in {}; replicating changes from {} {} (rows that "
+        "exist already are not copied)",
+        store.Describe(),
+        p_.options_.start_at ? "--start-at " + p_.options_.start_at->text + ":"
+                             : std::string("the source's current position"),
+        first.Describe());
+    checkpoint_ = first;
+  }
+  admin_.reset();
+  state::Checkpoint& checkpoint = *checkpoint_;
+  if (checkpoint.schema_history.empty()) checkpoint.schema_history = history_->ToJson();
+  checkpoint.created_targets = router_->created_targets();
+  std::sort(checkpoint.created_targets.begin(), checkpoint.created_targets.end());
+  checkpoint.replicated_tables = std::move(replicated_tables_);
+  if (checkpoint.table_copy) {
+    // Left by a copy of newly matched tables that was not finished (snapshot.enabled was turned
+    // off meanwhile): those tables are streamed from the checkpoint on instead, and a later copy
+    // must not resume it (its rows would sit below changes streamed since).
+    spdlog::warn(
+        "the copy of {} table(s) matched later was not finished; they are replicated "
+        "from {} on without it",
+        checkpoint.table_copy->tables.size(), checkpoint.Describe());
+    checkpoint.table_copy.reset();
+  }
+  // Saved before any row is read: a session stopped before its first transaction boundary saves
+  // nothing newer, and the next one must not find the store without the schema history it reads
+  // rows by (it would read the columns from information_schema as they are then, possibly after
+  // an ALTER).
+  if (!stored_ || !(checkpoint == *stored_)) store.Save(checkpoint);
+  p_.SetLastCheckpoint(checkpoint);
+  saved_ = checkpoint;
+  std::lock_guard lock(buffers_.mutex());
+  tracker_.emplace(checkpoint);
+}
+
+void Pipeline::Session::SaveIfChanged(const state::Checkpoint& checkpoint) {
+  if (checkpoint == saved_) return;
+  p_.store_->Save(checkpoint);
+  saved_ = checkpoint;
+  p_.SetLastCheckpoint(checkpoint);
+}
+
+void Pipeline::Session::RefreshLag(const BinlogReader& reader, SteadyTime now) {
+  // The oldest row still buffered; else the age of what the reader is chewing on; 0 once the
+  // source's heartbeats say the reader is at its end and nothing is buffered.
+  const double wall =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  uint32_t oldest = 0;
+  for (const auto& g : buffers_.groups()) {
+    for (const Batch* b : {g->sealed, g->filling}) {
+      if (b != nullptr && b->rows > 0 && (oldest == 0 || b->first_event_time < oldest))
+        oldest = b->first_event_time;
+    }
+  }
+  double lag = 0;
+  if (oldest != 0) {
+    lag = wall - oldest;
+  } else if (!reader.caught_up() && reader.last_event_time() != 0 &&
+             now - reader.last_event_received() < std::chrono::seconds(1)) {
+    lag = wall - reader.last_event_time();
+  }
+  p_.run_metrics_->lag.Set(std::max(0.0, lag));
+  p_.status_.SetReplicationLag(lag);
+  p_.metrics_.buffered_bytes.Set(static_cast<double>(buffers_.held_bytes()));
+}
+
+void Pipeline::Session::Stream() {
+  Pipeline& p = p_;
+  ReaderContext reader_context;
+  reader_context.config = &p.config_;
+  reader_context.start = *checkpoint_;
+  reader_context.router = &*router_;
+  reader_context.buffers = &buffers_;
+  reader_context.tracker = &*tracker_;
+  reader_context.status = &p.status_;
+  reader_context.metrics = &p.metrics_;
+  BinlogReader reader(reader_context);
+  WriterPool writers(p.config_.target.writers, endpoints::TargetClientOptions(p.config_.target),
+                     buffers_, fmt::format("{}{}-{}-", insert_prefix_, ::getpid(), p.session_),
+                     p.run_metrics_->batches);
+  Threads threads(reader, writers, buffers_, p.config_.source);
+
+  // The ticker: seals batches older than batch.max_delay, refreshes the lag at least every
+  // 200 ms and saves the newest safe checkpoint every checkpoint_interval.
+  auto next_checkpoint = std::chrono::steady_clock::now() + p.options_.checkpoint_interval;
+  const auto session_start = std::chrono::steady_clock::now();
+  bool running = false;
+  std::unique_lock lock(buffers_.mutex());
+  for (;;) {
+    if (buffers_.aborted_locked() || p.stop_requested_) break;
+    const auto now = std::chrono::steady_clock::now();
+    const SteadyTime due = buffers_.SealDue(now);
+    if (!running && reader.connected()) {
+      running = true;
+      lock.unlock();
+      p.status_.SetState(server::PipelineState::kRunning);
+      lock.lock();
+    }
+    RefreshLag(reader, now);
+    if (now >= next_checkpoint) {
+      const bool moved = tracker_->Advance(buffers_.LowestUnflushed(reader.next_version()));
+      const state::Checkpoint current = tracker_->checkpoint();
+      lock.unlock();
+      if (moved) SaveIfChanged(current);
+      if (running && now - session_start > std::chrono::seconds(10)) p.session_was_healthy_ = true;
+      lock.lock();
+      next_checkpoint = now + p.options_.checkpoint_interval;
+    }
+    buffers_.changed().wait_until(
+        lock, std::min({due, next_checkpoint, now + std::chrono::milliseconds(200)}));
+  }
+  lock.unlock();
+
+  if (buffers_.aborted()) {
+    threads.Stop(false);
+    std::optional<Error> error = buffers_.error();
+    p.failure_side_ = threads.source_failed() ? Side::kSource : Side::kTarget;
+    if (!error) error = Error(ErrorCode::kInternal, "the pipeline stopped without an error");
+    throw *error;
+  }
+
+  // A requested stop: write everything read so far, then save the final checkpoint.
+  p.status_.SetState(server::PipelineState::kStopping);
+  spdlog::info("stopping: writing the buffered rows and saving the checkpoint");
+  threads.Stop(true);
+  if (std::optional<Error> error = buffers_.error()) {
+    p.failure_side_ = Side::kTarget;
+    throw *error;
+  }
+  state::Checkpoint final_checkpoint;
+  {
+    std::lock_guard final_lock(buffers_.mutex());
+    tracker_->Advance(buffers_.LowestUnflushed(reader.next_version()));
+    final_checkpoint = tracker_->checkpoint();
+  }
+  SaveIfChanged(final_checkpoint);
+  spdlog::info("stopped cleanly at {} (next version {})", final_checkpoint.Describe(),
+               final_checkpoint.next_version);
+}
+
+}  // namespace rowbridge::pipeline

@@ -1,0 +1,103 @@
+// One session of the pipeline (pipeline.h): from the saved checkpoint to a clean stop or the first
+// error. Pipeline::RunSession calls the steps in the order they are declared; each names one step
+// of pipeline.h's list, and each leaves the session ready for the next. An error thrown by a step
+// carries Pipeline::failure_side_ set to the server that raised it.
+//
+// Internal to the pipeline module. A Session lives for one RunSession call: its buffers, resolver,
+// router and threads go with it, and the next session rebuilds them from the checkpoint.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mysql/connection.h"
+#include "mysql/source_check.h"
+#include "pipeline/batch_buffers.h"
+#include "pipeline/checkpoint_tracker.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/table_router.h"
+#include "schema/schema_history.h"
+#include "tables/table_resolver.h"
+#include "tables/target_tables.h"
+
+namespace rowbridge::pipeline {
+
+class BinlogReader;
+
+class Pipeline::Session {
+ public:
+  explicit Session(Pipeline& pipeline);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // The stored checkpoint, unless --start-at --move-checkpoint replaces it; none on a first start.
+  void LoadCheckpoint();
+  // Until no INSERT of an earlier session of this job still runs on ClickHouse: its rows would
+  // land after this session read the versions the targets hold.
+  void WaitForEarlierInserts();
+  // The source is ready to replicate from (binary logging, privileges, server_id); what a replay
+  // from the checkpoint can reach, or where a first start begins; its name case rules.
+  void CheckSource();
+  // The columns every table is read by: the checkpoint's schema history, or the source's
+  // information_schema as it is now on a first start.
+  void OpenSchemaHistory();
+  // Every matched table resolved (columns, target, conversion plan); every problem of every
+  // table is reported at once.
+  void ResolveTables();
+  // The checkpoint this session starts from, complete and saved before any row is read.
+  void SaveStartingCheckpoint();
+  // The reader, the writers and, on this thread, the ticker, until a stop request (returns after
+  // a clean stop with the final checkpoint saved) or an error (throws it).
+  void Stream();
+
+ private:
+  class Threads;
+
+  // Runs a step against the source: an error it throws is the source's.
+  template <typename F>
+  auto OnSource(F&& step) -> decltype(step());
+
+  RouterContext MakeRouterContext();
+  state::Checkpoint FirstCheckpoint();
+  // The ticker's wake-up: refreshes the lag and the buffered bytes (buffers' mutex held).
+  void RefreshLag(const BinlogReader& reader, SteadyTime now);
+  void SaveIfChanged(const state::Checkpoint& checkpoint);
+
+  Pipeline& p_;
+  std::optional<state::Checkpoint> checkpoint_;
+  // What the store holds, to tell whether the starting checkpoint must be saved.
+  std::optional<state::Checkpoint> stored_;
+  std::unique_ptr<tables::TargetCatalog> catalog_;
+  std::string insert_prefix_;
+
+  std::unique_ptr<mysql::Connection> admin_;
+  bool mariadb_ = false;
+  bool lower_case_table_names_ = false;
+  // How many binlog bytes a replay from the checkpoint reads, to tell a target written from
+  // another checkpoint; unknown if the source would not list its binlogs.
+  std::optional<uint64_t> replay_bytes_;
+  std::optional<mysql::BinlogPosition> first_position_;  // a first start's
+
+  BatchBuffers buffers_;
+  // The gauge shows this session's buffers, which end with it (an error, a reconnect): while the
+  // next session waits to start nothing is buffered, whatever the last reading was.
+  struct ZeroWhenBuffersGo {
+    server::Gauge& gauge;
+    ~ZeroWhenBuffersGo() { gauge.Set(0); }
+  } zero_buffered_bytes_;
+  // Built once the starting checkpoint is saved; the callbacks below feed it under buffers_'
+  // mutex and skip it until then.
+  std::optional<CheckpointTracker> tracker_;
+
+  std::optional<schema::SchemaHistory> history_;
+  std::optional<tables::TableResolver> resolver_;
+  std::optional<TableRouter> router_;
+  std::vector<std::string> replicated_tables_;  // sorted labels
+
+  state::Checkpoint saved_;  // the last one saved by Stream()
+};
+
+}  // namespace rowbridge::pipeline
