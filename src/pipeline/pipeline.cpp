@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "common/log_fields.h"
 #include "common/retry.h"
 #include "common/write_fence.h"
 #include "endpoints/connection_options.h"
@@ -405,6 +406,9 @@ void Pipeline::RunSession() {
     first.replicated_tables = replicated_tables;
     store_->Save(first);
     stored = first;
+    LogFields fields;
+    fields.Position(first.file, first.position,
+                    first.gtid_flavor == state::GtidFlavor::kNone ? "" : first.gtid);
     spdlog::info(
         "first start: no checkpoint in {}; replicating changes from {} {} (rows that "
         "exist already are not copied)",
@@ -589,6 +593,10 @@ void Pipeline::RunSession() {
     final_checkpoint = tracker->checkpoint();
   }
   save(final_checkpoint);
+  LogFields fields;
+  fields.Position(
+      final_checkpoint.file, final_checkpoint.position,
+      final_checkpoint.gtid_flavor == state::GtidFlavor::kNone ? "" : final_checkpoint.gtid);
   spdlog::info("stopped cleanly at {} (next version {})", final_checkpoint.Describe(),
                final_checkpoint.next_version);
 }

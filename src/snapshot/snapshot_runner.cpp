@@ -19,6 +19,7 @@
 #include "clickhouse/columns/numeric.h"
 #include "clickhouse/sql_quote.h"
 #include "common/error.h"
+#include "common/log_fields.h"
 #include "endpoints/connection_options.h"
 #include "mapping/binary_cell.h"
 #include "mapping/conversion_plan.h"
@@ -100,6 +101,24 @@ std::vector<uint32_t> ChooseChunkKey(mysql::Connection& sql, const tables::Sourc
   }
   return {};
 }
+
+}  // namespace
+
+bool HasChunkKey(mysql::Connection& source, const tables::SourceTableSchema& schema) {
+  std::string index;
+  return !ChooseChunkKey(source, schema, index).empty();
+}
+
+std::string KeylessTableProblem(const std::string& table) {
+  return fmt::format(
+      "{}: has neither a primary key nor a unique key over NOT NULL columns, so it cannot be "
+      "copied in consistent chunks; add a key, or allow copying it as one chunk "
+      "(snapshot.keyless_single_chunk: true in the configuration, or --keyless-single-chunk of "
+      "rowbridge run and rowbridge snapshot; see docs/snapshot.md for the caveat)",
+      table);
+}
+
+namespace {
 
 // Column names match like the conversion plan matches them: case ignored.
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
@@ -373,12 +392,8 @@ void SnapshotRunner::Impl::Prepare() {
     t->text_columns = TextColumns(schema.columns);
     std::string index;
     t->key = ChooseChunkKey(*admin, schema, index);
-    if (t->key.empty() && !options.keyless_single_chunk) {
-      problems.push_back(fmt::format(
-          "{}: has neither a primary key nor a unique key over NOT NULL columns, so it cannot be "
-          "copied in consistent chunks; add a key, or allow copying it as one chunk "
-          "(rowbridge snapshot --keyless-single-chunk; see docs/snapshot.md for the caveat)",
-          t->label));
+    if (t->key.empty() && !options.keyless_single_chunk && !config.snapshot.keyless_single_chunk) {
+      problems.push_back(KeylessTableProblem(t->label));
       continue;
     }
     std::vector<const ColumnDef*> key_defs;
@@ -691,6 +706,8 @@ std::unique_ptr<mysql::Connection> SnapshotRunner::Impl::ChunkConnection() const
 }
 
 void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
+  LogFields log_fields;
+  log_fields.Table(t.source->name.database, t.source->name.table);
   SettleInFlight(t);
   TableProgress cursor;
   {
@@ -1200,6 +1217,8 @@ SnapshotResult SnapshotRunner::Run() {
   impl.run.done = true;
   impl.store->SaveRun(impl.run);
   result.end = end;
+  LogFields fields;
+  fields.Position(end.file, end.position);
   spdlog::info("snapshot: done, {} rows in {} tables; the stream continues at {} with version {}",
                result.rows, result.tables, end.ToString(), result.next_version);
   return result;
