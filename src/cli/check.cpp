@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "check/check_runner.h"
+#include "cli/logging.h"
 #include "common/error.h"
 #include "config/loader.h"
 
@@ -36,6 +37,9 @@ void RegisterCheck(CLI::App& app) {
     check::CheckOutcome outcome;
     try {
       const config::Config config = config::LoadConfigFile(args->config);
+      // Its report goes to stdout; what it logs (retries, warnings) goes to stderr as `run`
+      // logs, in the configured format.
+      ConfigureLogging(config.log);
       outcome = check::RunCheck(config, args->options, stdout);
     } catch (const Error& e) {
       std::fprintf(stdout, "check: error: %s\n", e.what());

@@ -14,6 +14,7 @@
 #include "cli/logging.h"
 #include "cli/service_notifier.h"
 #include "common/error.h"
+#include "common/log_fields.h"
 #include "common/retry.h"
 #include "common/write_fence.h"
 #include "config/effective_config.h"
@@ -58,6 +59,8 @@ bool CopyBeforeStreaming(const config::Config& config, server::MetricsRegistry& 
           snapshot::CopyBeforeStream(config, registry, status, &stop);
       if (!end) return false;
       store->Save(*end);
+      LogFields fields;
+      fields.Position(end->file, end->position);
       spdlog::info("initial copy done; streaming changes from {}", end->Describe());
       return true;
     });
@@ -71,6 +74,7 @@ struct RunFlags {
   std::string config_file;
   std::string start_at;  // empty: not given
   bool move_checkpoint = false;
+  bool keyless_single_chunk = false;  // sets snapshot.keyless_single_chunk
 };
 
 void RunCommand(const RunFlags& flags) {
@@ -78,6 +82,7 @@ void RunCommand(const RunFlags& flags) {
   config::LoadOptions load;
   load.warnings = &warnings;
   config::Config config = config::LoadConfigFile(flags.config_file, load);
+  if (flags.keyless_single_chunk) config.snapshot.keyless_single_chunk = true;
   ConfigureLogging(config.log);
   for (const std::string& w : warnings) spdlog::warn("{}", w);
   pipeline::PipelineOptions pipeline_options;
@@ -220,6 +225,9 @@ void RegisterRun(CLI::App& app) {
                   "of copying the existing rows");
   cmd->add_flag("--move-checkpoint", flags->move_checkpoint,
                 "with --start-at: replace a saved checkpoint instead of refusing");
+  cmd->add_flag("--keyless-single-chunk", flags->keyless_single_chunk,
+                "copy tables without a primary or NOT NULL unique key as one chunk, as "
+                "snapshot.keyless_single_chunk: true does (see docs/snapshot.md)");
   cmd->callback([flags] { RunCommand(*flags); });
 }
 

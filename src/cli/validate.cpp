@@ -8,8 +8,11 @@
 
 #include "cli/logging.h"
 #include "config/loader.h"
+#include "config/table_matcher.h"
 #include "endpoints/connection_options.h"
 #include "mysql/source_check.h"
+#include "snapshot/snapshot_runner.h"
+#include "tables/source_schema.h"
 #include "tables/table_resolver.h"
 #include "tables/target_tables.h"
 
@@ -17,11 +20,18 @@ namespace rowbridge::cli {
 
 namespace {
 
-void Validate(const std::string& config_file) {
+struct ValidateFlags {
+  std::string config_file;
+  bool keyless_single_chunk = false;  // as `run --keyless-single-chunk`
+};
+
+void Validate(const ValidateFlags& flags) {
+  const std::string& config_file = flags.config_file;
   std::vector<std::string> warnings;
   config::LoadOptions load;
   load.warnings = &warnings;
   config::Config config = config::LoadConfigFile(config_file, load);
+  if (flags.keyless_single_chunk) config.snapshot.keyless_single_chunk = true;
   config::LogConfig quiet = config.log;
   quiet.level = config::LogLevel::kWarn;
   ConfigureLogging(quiet);
@@ -56,6 +66,10 @@ void Validate(const std::string& config_file) {
     const auto& server = catalog.client().server();
     std::printf("%s: %s %s\n", target_name.c_str(), server.name.c_str(), server.Version().c_str());
     target_ok = true;
+    // `run` would fail at its first CREATE TABLE or INSERT, after the copy began.
+    for (const std::string& reason : catalog.WriteRestrictions()) {
+      problems.push_back(fmt::format("{}: {}", target_name, reason));
+    }
   } catch (const Error& e) {
     problems.push_back(fmt::format("{}: {}", target_name, e.what()));
   }
@@ -81,8 +95,27 @@ void Validate(const std::string& config_file) {
       for (const tables::ReplicatedTable& table : matched) {
         std::printf("  %s -> %s (%s)\n", table.name.ToString().c_str(), table.target->label.c_str(),
                     config::TableModeName(table.rule->mode));
+        // The copy (a first start, or a table matched since the last one) refuses a table it
+        // cannot chunk; the stream alone would not mind.
+        if (config.snapshot.enabled && !snapshot::HasChunkKey(*source, *table.known)) {
+          if (config.snapshot.keyless_single_chunk) {
+            std::printf(
+                "  warning: %s has no primary or NOT NULL unique key: the copy reads it with one "
+                "SELECT (snapshot.keyless_single_chunk; see docs/snapshot.md for the caveat)\n",
+                table.name.ToString().c_str());
+          } else {
+            problems.push_back(snapshot::KeylessTableProblem(table.name.ToString()));
+          }
+        }
       }
       std::printf("%zu source table(s) matched\n", matched.size());
+      std::vector<std::pair<std::string, std::string>> names;
+      for (const tables::SourceTableName& name : tables::ListSourceTables(*source)) {
+        names.emplace_back(name.database, name.table);
+      }
+      for (const std::string& w : config::RulesMatchingNothing(config.tables, names)) {
+        std::printf("  warning: %s\n", w.c_str());
+      }
     } catch (const Error& e) {
       problems.push_back(fmt::format("checking tables: {}", e.what()));
     }
@@ -99,13 +132,16 @@ void Validate(const std::string& config_file) {
 }  // namespace
 
 void RegisterValidate(CLI::App& app) {
-  auto file = std::make_shared<std::string>();
+  auto flags = std::make_shared<ValidateFlags>();
   CLI::App* cmd = app.add_subcommand(
       "validate",
       "Check the configuration, both servers, the source settings and every target table; print "
       "every problem at once");
-  cmd->add_option("-c,--config", *file, "the configuration file (YAML)")->required();
-  cmd->callback([file] { Validate(*file); });
+  cmd->add_option("-c,--config", flags->config_file, "the configuration file (YAML)")->required();
+  cmd->add_flag("--keyless-single-chunk", flags->keyless_single_chunk,
+                "check as `run --keyless-single-chunk` would run: tables without a primary or "
+                "NOT NULL unique key are copied as one chunk");
+  cmd->callback([flags] { Validate(*flags); });
 }
 
 }  // namespace rowbridge::cli

@@ -103,9 +103,14 @@ struct ConversionPolicy {
 };
 
 struct TableRule {
-  // The rule matches a table if any pattern matches; rules are tried in order, first match wins.
-  std::vector<std::string> match;      // as written
-  std::vector<TablePattern> patterns;  // parsed `match`, same order
+  // The rule matches a table if any `match` pattern matches and no `exclude` pattern does; rules
+  // are tried in order, first match wins, so a table a rule excludes can still follow a later
+  // rule.
+  std::vector<std::string> match;              // as written
+  std::vector<TablePattern> patterns;          // parsed `match`, same order
+  std::vector<std::string> exclude;            // as written
+  std::vector<TablePattern> exclude_patterns;  // parsed `exclude`, same order
+
   // Target table template (config/target_template.h): "db.table" or "table" (in
   // TargetConfig::database), with {db} and {table} placeholders; default "{table}".
   std::string target = "{table}";
@@ -127,6 +132,9 @@ struct SnapshotConfig {
   uint64_t chunk_rows = 100000;
   uint32_t readers = 3;
   uint32_t writers = 6;
+  // Copy a table with neither a primary key nor a unique key over NOT NULL columns with one
+  // SELECT instead of refusing it (docs/snapshot.md, keyless tables: the caveat).
+  bool keyless_single_chunk = false;
 };
 
 struct BatchConfig {

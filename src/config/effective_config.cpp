@@ -40,6 +40,7 @@ Json Rule(const TableRule& rule) {
   } else {
     out["match"] = List(rule.match);
   }
+  if (!rule.exclude.empty()) out["exclude"] = List(rule.exclude);
   out["target"] = rule.target;
   out["mode"] = TableModeName(rule.mode);
   if (!rule.key.empty()) out["key"] = List(rule.key);
@@ -136,7 +137,8 @@ Json EffectiveConfigJson(const Config& config) {
   root["snapshot"] = {{"enabled", config.snapshot.enabled},
                       {"chunk_rows", config.snapshot.chunk_rows},
                       {"readers", config.snapshot.readers},
-                      {"writers", config.snapshot.writers}};
+                      {"writers", config.snapshot.writers},
+                      {"keyless_single_chunk", config.snapshot.keyless_single_chunk}};
   root["batch"] = {{"max_rows", config.batch.max_rows},
                    {"max_bytes", FormatSize(config.batch.max_bytes)},
                    {"max_delay", FormatDuration(config.batch.max_delay)}};

@@ -323,6 +323,7 @@ class Loader {
       }
       if (rule.patterns.size() != rule.match.size()) rule.patterns.clear();
     }
+    ReadExclude(m, path, rule);
     if (m.String("target", rule.target)) {
       try {
         ValidateTargetTemplate(rule.target);
@@ -375,6 +376,63 @@ class Loader {
     locations_.push_back({path, m.MarkOf("match"), m.MarkOf("target")});
   }
 
+  // `exclude`: patterns of tables the rule leaves to later rules. One that no `match` pattern
+  // can meet excludes nothing, and a `match` pattern inside an exclude can never match: both are
+  // mistakes, as a shadowed rule is.
+  void ReadExclude(MapReader& m, const std::string& path, TableRule& rule) {
+    if (!m.StringList("exclude", rule.exclude, /*allow_single=*/true)) return;
+    const std::string exclude_path = path + ".exclude";
+    auto item_path = [&](size_t i) {
+      return rule.exclude.size() == 1 ? exclude_path : fmt::format("{}[{}]", exclude_path, i);
+    };
+    for (size_t i = 0; i < rule.exclude.size(); ++i) {
+      try {
+        rule.exclude_patterns.push_back(TablePattern::Parse(rule.exclude[i]));
+      } catch (const Error& e) {
+        AddProblem(ctx_, m.MarkOf("exclude"), item_path(i), e.what());
+      }
+    }
+    if (rule.exclude_patterns.size() != rule.exclude.size()) {
+      rule.exclude_patterns.clear();
+      return;
+    }
+    if (rule.patterns.size() != rule.match.size() || rule.patterns.empty()) return;
+    for (size_t i = 0; i < rule.exclude_patterns.size(); ++i) {
+      bool meets = false;
+      for (const TablePattern& pattern : rule.patterns) {
+        meets = meets || pattern.Overlaps(rule.exclude_patterns[i]);
+      }
+      if (!meets) {
+        AddProblem(ctx_, m.MarkOf("exclude"), item_path(i),
+                   fmt::format("\"{}\" excludes nothing: no pattern of {}.match can match the "
+                               "tables it names",
+                               rule.exclude[i], path));
+      }
+    }
+    for (size_t q = 0; q < rule.patterns.size(); ++q) {
+      for (size_t i = 0; i < rule.exclude_patterns.size(); ++i) {
+        if (!rule.patterns[q].IsCoveredBy(rule.exclude_patterns[i])) continue;
+        AddProblem(ctx_, m.MarkOf("match"), MatchPath(path, rule, q),
+                   fmt::format("\"{}\" can never match: the same rule excludes \"{}\"",
+                               rule.match[q], rule.exclude[i]));
+        break;
+      }
+    }
+  }
+
+  static bool OverlapsAny(const TablePattern& pattern, const std::vector<TablePattern>& others) {
+    for (const TablePattern& other : others) {
+      if (pattern.Overlaps(other)) return true;
+    }
+    return false;
+  }
+  static bool CoveredByAny(const TablePattern& pattern, const std::vector<TablePattern>& others) {
+    for (const TablePattern& other : others) {
+      if (pattern.IsCoveredBy(other)) return true;
+    }
+    return false;
+  }
+
   static std::string MatchPath(const std::string& rule_path, const TableRule& rule, size_t i) {
     return rule.match.size() == 1 ? rule_path + ".match"
                                   : fmt::format("{}.match[{}]", rule_path, i);
@@ -406,9 +464,11 @@ class Loader {
     CheckMergedTargets(config);
   }
 
-  // First match wins, so a pattern that an earlier rule covers completely can never match: that
-  // is always a mistake (usually a specific rule placed after a general one). A partial overlap
-  // is legitimate but worth a warning.
+  // First match wins, so a pattern that an earlier rule covers completely (and does not exclude
+  // any of) can never match: that is always a mistake (usually a specific rule placed after a
+  // general one). Two patterns of which neither contains the other (shop.* and *.orders) are
+  // ambiguous to a reader, legitimate but worth a warning; a specific pattern before a general
+  // one is not.
   void CheckRuleOrder(const Config& config) {
     for (size_t j = 0; j < config.tables.size(); ++j) {
       const TableRule& rule = config.tables[j];
@@ -419,7 +479,11 @@ class Loader {
         for (size_t i = 0; i < j && !shadowed; ++i) {
           const TableRule& earlier = config.tables[i];
           for (size_t p = 0; p < earlier.patterns.size(); ++p) {
-            if (!pattern.IsCoveredBy(earlier.patterns[p])) continue;
+            // Tables the earlier rule excludes pass on to this one.
+            if (!pattern.IsCoveredBy(earlier.patterns[p]) ||
+                OverlapsAny(pattern, earlier.exclude_patterns)) {
+              continue;
+            }
             AddProblem(ctx_, where.match, MatchPath(where.path, rule, q),
                        fmt::format("\"{}\" can never match: tables[{}] (line {}) matches \"{}\" "
                                    "and comes first; rules are tried in order and the first "
@@ -443,6 +507,13 @@ class Loader {
           bool warned = false;
           for (size_t p = 0; p < earlier.patterns.size() && !warned; ++p) {
             if (!pattern.Overlaps(earlier.patterns[p])) continue;
+            // A specific rule before a general one (shop.orders, then shop.*) is the documented
+            // way to treat some tables differently: which rule wins is plain from the order.
+            // Tables the earlier rule excludes are not shared either.
+            if (earlier.patterns[p].IsCoveredBy(pattern) ||
+                CoveredByAny(pattern, earlier.exclude_patterns)) {
+              continue;
+            }
             Warn(where.match, MatchPath(where.path, rule, q),
                  fmt::format("\"{}\" and \"{}\" of tables[{}] (line {}) can match the same "
                              "tables; those follow tables[{}], the first match",
@@ -498,6 +569,7 @@ class Loader {
     m.UInt("chunk_rows", s.chunk_rows, 1, 100000000);
     m.UInt("readers", s.readers, 1, 64);
     m.UInt("writers", s.writers, 1, 64);
+    m.Bool("keyless_single_chunk", s.keyless_single_chunk);
     m.Finish();
   }
 

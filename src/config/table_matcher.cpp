@@ -1,5 +1,7 @@
 #include "config/table_matcher.h"
 
+#include <fmt/format.h>
+
 namespace rowbridge::config {
 namespace {
 
@@ -10,6 +12,7 @@ constexpr size_t kMaxCachedDecisions = 1 << 20;
 
 TableMatcher::TableMatcher(const std::vector<TableRule>& rules) {
   for (size_t i = 0; i < rules.size(); ++i) {
+    excludes_.push_back(rules[i].exclude_patterns);
     for (const TablePattern& pattern : rules[i].patterns) {
       patterns_.emplace_back(static_cast<int>(i), pattern);
       if (pattern.db().HasWildcards()) {
@@ -21,9 +24,16 @@ TableMatcher::TableMatcher(const std::vector<TableRule>& rules) {
   }
 }
 
+bool TableMatcher::Excluded(int rule, std::string_view db, std::string_view table) const {
+  for (const TablePattern& pattern : excludes_[static_cast<size_t>(rule)]) {
+    if (pattern.Matches(db, table)) return true;
+  }
+  return false;
+}
+
 int TableMatcher::MatchUncached(std::string_view db, std::string_view table) const {
   for (const auto& [rule, pattern] : patterns_) {
-    if (pattern.Matches(db, table)) return rule;
+    if (pattern.Matches(db, table) && !Excluded(rule, db, table)) return rule;
   }
   return kNoRule;
 }
@@ -43,6 +53,32 @@ int TableMatcher::Match(std::string_view db, std::string_view table) {
   if (cache_.size() >= kMaxCachedDecisions) cache_.clear();
   cache_.emplace(key_, rule);
   return rule;
+}
+
+std::vector<std::string> RulesMatchingNothing(
+    const std::vector<TableRule>& rules,
+    const std::vector<std::pair<std::string, std::string>>& tables) {
+  std::vector<bool> used(rules.size(), false);
+  TableMatcher matcher(rules);
+  for (const auto& [db, table] : tables) {
+    const int rule = matcher.Match(db, table);
+    if (rule != TableMatcher::kNoRule) used[static_cast<size_t>(rule)] = true;
+  }
+  std::vector<std::string> warnings;
+  for (size_t i = 0; i < rules.size(); ++i) {
+    if (used[i]) continue;
+    const TableRule& rule = rules[i];
+    std::string match;
+    for (const std::string& m : rule.match) match += (match.empty() ? "" : ", ") + m;
+    std::string exclude;
+    for (const std::string& e : rule.exclude) exclude += (exclude.empty() ? "" : ", ") + e;
+    // An earlier rule taking every table this one would match is the usual cause; say so.
+    warnings.push_back(
+        fmt::format("tables[{}] (line {}, match {}{}{}) matches no table of the source{}", i,
+                    rule.line, match, exclude.empty() ? "" : ", exclude ", exclude,
+                    i == 0 ? "" : " (or earlier rules take every table it matches)"));
+  }
+  return warnings;
 }
 
 }  // namespace rowbridge::config

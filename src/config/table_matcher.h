@@ -1,7 +1,7 @@
 // Decides which table rule applies to a source table: the FIRST rule (in file order) with a
-// pattern that matches `db.table`, or none. The loader rejects rules that an earlier rule covers
-// completely, so order only matters where patterns overlap partly (e.g. `shop.*` and `*.orders`:
-// shop.orders follows whichever comes first).
+// pattern that matches `db.table` and no exclude pattern that does, or none. The loader rejects
+// rules that an earlier rule covers completely, so order only matters where patterns overlap partly
+// (e.g. `shop.*` and `*.orders`: shop.orders follows whichever comes first).
 //
 // Decisions are cached per (db, table), so a table is matched against the patterns once; the
 // binlog names the table of every row event, and most tables of a busy source are usually not
@@ -33,6 +33,9 @@ class TableMatcher {
  private:
   int MatchUncached(std::string_view db, std::string_view table) const;
 
+  bool Excluded(int rule, std::string_view db, std::string_view table) const;
+
+  std::vector<std::vector<TablePattern>> excludes_;  // exclude patterns by rule index
   // rule index of each pattern, in rule order
   std::vector<std::pair<int, TablePattern>> patterns_;
   // When every pattern names its database literally, other databases are rejected with one
@@ -42,5 +45,11 @@ class TableMatcher {
   std::unordered_map<std::string, int> cache_;
   std::string key_;  // reused to build cache keys without allocating
 };
+
+// One warning per rule that matches none of `tables` (db, table), naming the rule, its line and
+// patterns: a rule matching nothing is usually a typo or a table that is not there yet.
+std::vector<std::string> RulesMatchingNothing(
+    const std::vector<TableRule>& rules,
+    const std::vector<std::pair<std::string, std::string>>& tables);
 
 }  // namespace rowbridge::config

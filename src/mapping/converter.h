@@ -47,6 +47,9 @@ struct ConverterSettings {
   RangePolicies policies;
   // Where clamps are counted; null means a private counter set (tests).
   std::shared_ptr<ConversionCounters> counters;
+  // The configuration key that sets `policies` ("tables[0].conversion.on_out_of_range"), named
+  // by an out-of-range error as the thing to change; empty: not named.
+  std::string policy_key;
 };
 
 // How text reaches the column.
@@ -108,6 +111,7 @@ class Converter {
   RangePolicies policies;
   std::array<ConversionCounters::Slot*, kRangeRuleCount> slots{};
   std::shared_ptr<ConversionCounters> counters;
+  std::string policy_key;  // ConverterSettings::policy_key
 
   // The cold path for a value out of the target's range: counts and logs (clamp) or throws
   // (error). `what` says why, `clamped_to` what is written instead.

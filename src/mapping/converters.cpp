@@ -27,7 +27,8 @@ void Converter::OutOfRange(RangeRule rule, const binlog::Cell& cell, std::string
   ConversionCounters::Slot* slot = slots[static_cast<size_t>(rule)];
   if (slot == nullptr)
     Fail(ErrorCode::kInternal, "{}: no counter slot for rule {}", column, RangeRuleName(rule));
-  ReportOutOfRange(policies[rule], *slot, rule, source_type, target_type, value, what, clamped_to);
+  ReportOutOfRange(policies[rule], *slot, rule, source_type, target_type, value, what, clamped_to,
+                   policy_key);
 }
 
 void PutTextTooLong(const Converter& c, const binlog::Cell& cell, clickhouse::Column& column,
@@ -73,6 +74,7 @@ Converter SelectConverter(const binlog::ColumnDef& source, const clickhouse::Typ
   c.zone_owner = settings.zone ? settings.zone : TimeZone::Utc();
   c.zone = c.zone_owner.get();
   c.policies = settings.policies;
+  c.policy_key = settings.policy_key;
   c.counters = settings.counters ? settings.counters : std::make_shared<ConversionCounters>();
   for (size_t i = 0; i < kRangeRuleCount; ++i)
     c.slots[i] = &c.counters->SlotFor(c.column, static_cast<RangeRule>(i));

@@ -64,11 +64,16 @@ std::vector<ConversionCounters::Entry> ConversionCounters::Snapshot() const {
 
 void ReportOutOfRange(RangePolicy policy, ConversionCounters::Slot& slot, RangeRule rule,
                       std::string_view source_type, std::string_view target_type,
-                      std::string_view value, std::string_view what, std::string_view clamped_to) {
+                      std::string_view value, std::string_view what, std::string_view clamped_to,
+                      std::string_view policy_key) {
   if (policy == RangePolicy::kError) {
+    std::string fix;
+    if (!policy_key.empty()) {
+      fix = fmt::format("; to write {} instead, set {}: clamp", clamped_to, policy_key);
+    }
     Fail(ErrorCode::kConversion,
-         "cannot convert {} value '{}' ({}) to {}: {} (rule {}, policy error)", slot.column, value,
-         source_type, target_type, what, RangeRuleName(rule));
+         "cannot convert {} value '{}' ({}) to {}: {} (rule {}, policy error){}", slot.column,
+         value, source_type, target_type, what, RangeRuleName(rule), fix);
   }
   slot.count.fetch_add(1, std::memory_order_relaxed);
   if (!slot.logged.exchange(true, std::memory_order_relaxed)) {

@@ -1,7 +1,8 @@
 // What happens when a MySQL value has no faithful counterpart in the target ClickHouse column
 // (0000-00-00 into Date, 300 into Int8, a 2300 date into DateTime64, ...). Each case is a
-// RangeRule with its own policy:
-//   kClamp (default)  write the documented nearest value (see docs/type-mapping.md), count it per
+// RangeRule with its own policy (RangePolicies defaults to kClamp; the configuration's default,
+// conversion.on_out_of_range, is error):
+//   kClamp            write the documented nearest value (see docs/type-mapping.md), count it per
 //                     db.table.column and rule in ConversionCounters, and log the first one of
 //                     each column and rule with spdlog (warn);
 //   kError            throw Error(kConversion) naming db.table.column, the value and the rule.
@@ -90,11 +91,13 @@ class ConversionCounters {
 
 // Reports one out-of-range value. With kError throws Error(kConversion):
 //   "cannot convert db.table.column value '<value>' (<source type>) to <target type>: <what>
-//    (rule <name>, policy error)"
-// With kClamp counts it in `slot` and logs the first one of the slot; `clamped_to` names the
-// value written instead. Call only on the (cold) out-of-range path.
+//    (rule <name>, policy error); to write <clamped_to> instead, set <policy_key>: clamp"
+// (the last part only with a `policy_key`, the configuration key that chose the policy). With
+// kClamp counts it in `slot` and logs the first one of the slot; `clamped_to` names the value
+// written instead. Call only on the (cold) out-of-range path.
 void ReportOutOfRange(RangePolicy policy, ConversionCounters::Slot& slot, RangeRule rule,
                       std::string_view source_type, std::string_view target_type,
-                      std::string_view value, std::string_view what, std::string_view clamped_to);
+                      std::string_view value, std::string_view what, std::string_view clamped_to,
+                      std::string_view policy_key = {});
 
 }  // namespace rowbridge::mapping

@@ -24,9 +24,12 @@ TypeDesc Integer(bool is_unsigned, TypeCode signed_code, TypeCode unsigned_code)
   return clickhouse::MakeType(is_unsigned ? unsigned_code : signed_code);
 }
 
-TypeDesc DateTimeType(uint32_t fsp, const TypeMappingOptions& options,
+// DATETIME spans the years 1000-9999, DateTime only 1970-2105, so every DATETIME becomes a
+// DateTime64 (1900-2299) where the server has it, and fewer values are out of range. TIMESTAMP
+// (1970-2038) fits DateTime, which keeps the smaller type where no fraction needs DateTime64.
+TypeDesc DateTimeType(uint32_t fsp, bool is_datetime, const TypeMappingOptions& options,
                       const clickhouse::ServerFeatures& features) {
-  if (fsp > 0 && features.HasDateTime64())
+  if ((fsp > 0 || is_datetime) && features.HasDateTime64())
     return clickhouse::MakeDateTime64(fsp, options.time_zone);
   return clickhouse::MakeDateTime(options.time_zone);
 }
@@ -108,7 +111,10 @@ TypeDesc DefaultClickHouseType(const binlog::ColumnDef& column, const TypeMappin
     case ColumnType::kDateTime2:
     case ColumnType::kTimestamp:
     case ColumnType::kTimestamp2:
-      type = DateTimeType(TemporalFsp(column), options, features);
+      type = DateTimeType(
+          TemporalFsp(column),
+          column.type == ColumnType::kDateTime || column.type == ColumnType::kDateTime2, options,
+          features);
       break;
     case ColumnType::kTime:
     case ColumnType::kTime2:

@@ -12,6 +12,7 @@
 #include "binlog/query_event.h"
 #include "binlog/rows_event.h"
 #include "common/byte_reader.h"
+#include "common/log_fields.h"
 #include "common/retain_policy.h"
 #include "endpoints/connection_options.h"
 #include "mysql/replication_event_source.h"
@@ -149,7 +150,12 @@ void BinlogReader::Run() {
   if (stopping_) return;
   connected_ = true;
   ctx_.metrics->source_connected.Set(1);
-  spdlog::info("reading the binlog of {} from {} (next version {})", peer, how, next_version_);
+  {
+    LogFields fields;
+    fields.Position(start.file, start.position,
+                    start.gtid_flavor == state::GtidFlavor::kNone ? "" : start.gtid);
+    spdlog::info("reading the binlog of {} from {} (next version {})", peer, how, next_version_);
+  }
 
   mysql::ReplicationEventSource events_source(*stream);
   binlog::BinlogEventReader events(events_source);

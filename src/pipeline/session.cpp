@@ -8,6 +8,7 @@
 #include <atomic>
 #include <thread>
 
+#include "common/log_fields.h"
 #include "endpoints/connection_options.h"
 #include "pipeline/binlog_reader.h"
 #include "pipeline/run_metrics.h"
@@ -343,6 +344,9 @@ void Pipeline::Session::SaveStartingCheckpoint() {
     const state::Checkpoint first = FirstCheckpoint();
     store.Save(first);
     stored_ = first;
+    LogFields fields;
+    fields.Position(first.file, first.position,
+                    first.gtid_flavor == state::GtidFlavor::kNone ? "" : first.gtid);
     spdlog::info(
         "first start: no checkpoint in {}; replicating changes from {} {} (rows that "
         "exist already are not copied)",
@@ -480,6 +484,10 @@ void Pipeline::Session::Stream() {
     final_checkpoint = tracker_->checkpoint();
   }
   SaveIfChanged(final_checkpoint);
+  LogFields fields;
+  fields.Position(
+      final_checkpoint.file, final_checkpoint.position,
+      final_checkpoint.gtid_flavor == state::GtidFlavor::kNone ? "" : final_checkpoint.gtid);
   spdlog::info("stopped cleanly at {} (next version {})", final_checkpoint.Describe(),
                final_checkpoint.next_version);
 }

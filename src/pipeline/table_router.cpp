@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "clickhouse/sql_quote.h"
+#include "common/log_fields.h"
 #include "config/target_template.h"
 #include "mapping/ddl.h"
 #include "mysql/sql_quote.h"
@@ -145,7 +146,14 @@ void TableRouter::Prepare(mysql::Connection& source, std::vector<std::string>& p
     ctx_.history->SetDatabaseCollation(
         *row[0], static_cast<uint32_t>(std::strtoul(row[1]->c_str(), nullptr, 10)));
   }
-  for (const tables::SourceTableName& name : tables::ListSourceTables(source)) {
+  const std::vector<tables::SourceTableName> names = tables::ListSourceTables(source);
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const tables::SourceTableName& name : names) pairs.emplace_back(name.database, name.table);
+  // Not a problem: the table may be created later, and is then replicated from its CREATE TABLE.
+  for (const std::string& warning : config::RulesMatchingNothing(ctx_.config->tables, pairs)) {
+    spdlog::warn("{}", warning);
+  }
+  for (const tables::SourceTableName& name : names) {
     const int rule = ctx_.resolver->Match(name);
     if (rule == config::TableMatcher::kNoRule) continue;
     if (tables_.count(name) != 0) continue;  // stopped earlier
@@ -242,6 +250,8 @@ StreamedTable& TableRouter::GetOrCreate(const tables::SourceTableName& name, int
   if (out.size() != before) {
     if (problems == nullptr) Stop(table, position, JoinLines(out));
   } else if (problems == nullptr) {
+    LogFields fields;
+    fields.Table(name.database, name.table).Add("position", position);
     spdlog::info("replicating {} into {} ({} mode), first seen at {}", name.ToString(),
                  table.target->label, config::TableModeName(table.rule->mode), position);
   }
@@ -569,6 +579,8 @@ void TableRouter::ReconcileOnce(StreamedTable& table, const std::vector<binlog::
          "and restart",
          table.name.ToString(), ctx_.config->target.cluster, table.target->label);
   }
+  LogFields fields;
+  fields.Table(table.name.database, table.name.table);
   TargetAlter alter(table.name.ToString(), *table.target, *table.rule, KeyNames(table),
                     *ctx_.targets, *ctx_.resolver);
   alter.Apply(
@@ -596,6 +608,8 @@ void TableRouter::OnChange(const schema::TableChange& change, const schema::DdlS
                            const schema::BinlogPosition& position, std::string_view sql) {
   using Kind = schema::TableChange::Kind;
   const tables::SourceTableName name{change.table.database, change.table.table};
+  LogFields fields;
+  fields.Table(name.database, name.table).Position(position.file, position.offset);
   if (BeforeStart(name, position)) {
     // Its target holds the table as of its copy's end, after this statement.
     spdlog::debug("{} at {}: {} is copied as of a later position; its target is left as it is",
@@ -813,6 +827,8 @@ void TableRouter::Stop(StreamedTable& table, const std::string& position,
   if (table.stopped) return;
   table.stopped = true;
   table.stop_reason = reason;
+  LogFields fields;
+  fields.Table(table.name.database, table.name.table).Add("position", position);
   spdlog::error("stopped replicating {}: {}", table.name.ToString(), reason);
   if (table.stats)
     table.stats->status.RecordError("stopped: " + reason, std::chrono::system_clock::now());

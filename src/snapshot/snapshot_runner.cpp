@@ -20,6 +20,7 @@
 #include "clickhouse/columns/numeric.h"
 #include "clickhouse/sql_quote.h"
 #include "common/error.h"
+#include "common/log_fields.h"
 #include "endpoints/connection_options.h"
 #include "mapping/binary_cell.h"
 #include "mapping/conversion_plan.h"
@@ -102,6 +103,24 @@ std::vector<uint32_t> ChooseChunkKey(mysql::Connection& sql, const tables::Sourc
   }
   return {};
 }
+
+}  // namespace
+
+bool HasChunkKey(mysql::Connection& source, const tables::SourceTableSchema& schema) {
+  std::string index;
+  return !ChooseChunkKey(source, schema, index).empty();
+}
+
+std::string KeylessTableProblem(const std::string& table) {
+  return fmt::format(
+      "{}: has neither a primary key nor a unique key over NOT NULL columns, so it cannot be "
+      "copied in consistent chunks; add a key, or allow copying it as one chunk "
+      "(snapshot.keyless_single_chunk: true in the configuration, or --keyless-single-chunk of "
+      "rowbridge run and rowbridge snapshot; see docs/snapshot.md for the caveat)",
+      table);
+}
+
+namespace {
 
 // Column names match like the conversion plan matches them: case ignored.
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
@@ -442,12 +461,8 @@ void SnapshotRunner::Impl::PlanTables(mysql::Connection& admin) {
     t->text_columns = TextColumns(source.known->columns);
     std::string index;
     t->key = ChooseChunkKey(admin, *source.known, index);
-    if (t->key.empty() && !options.keyless_single_chunk) {
-      problems.push_back(fmt::format(
-          "{}: has neither a primary key nor a unique key over NOT NULL columns, so it cannot be "
-          "copied in consistent chunks; add a key, or allow copying it as one chunk "
-          "(rowbridge snapshot --keyless-single-chunk; see docs/snapshot.md for the caveat)",
-          t->label));
+    if (t->key.empty() && !options.keyless_single_chunk && !config.snapshot.keyless_single_chunk) {
+      problems.push_back(KeylessTableProblem(t->label));
       continue;
     }
     t->collations = LoadKeyCollations(admin, KeyColumns(*t));
@@ -1097,6 +1112,8 @@ class SnapshotRunner::Impl::TableCopy {
 };
 
 void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
+  LogFields log_fields;
+  log_fields.Table(t.source->name.database, t.source->name.table);
   SettleInFlight(t);
   TableProgress cursor;
   {
@@ -1377,6 +1394,8 @@ SnapshotResult SnapshotRunner::Run() {
   result.unreconciled_targets = impl.run.unreconciled_targets;
   result.end = end;
   result.schema_history = impl.SchemaHistoryAt(end);
+  LogFields fields;
+  fields.Position(end.file, end.position);
   spdlog::info("snapshot: done, {} rows in {} tables; the stream continues at {} with version {}",
                result.rows, result.tables, end.ToString(), result.next_version);
   return result;

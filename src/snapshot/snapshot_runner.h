@@ -32,10 +32,12 @@
 #include <vector>
 
 #include "config/config.h"
+#include "mysql/connection.h"
 #include "server/metrics.h"
 #include "server/status.h"
 #include "snapshot/snapshot_state.h"
 #include "state/checkpoint.h"
+#include "tables/source_schema.h"
 
 namespace rowbridge::snapshot {
 
@@ -101,6 +103,12 @@ class SnapshotRunner {
   server::StatusBoard& status_;
   std::atomic<bool> stop_{false};
 };
+
+// Whether the copy can chunk `schema` by a key (a primary key, or a unique key over NOT NULL
+// columns): a table without one is refused unless copied as one chunk (keyless_single_chunk).
+bool HasChunkKey(mysql::Connection& source, const tables::SourceTableSchema& schema);
+// The refusal of such a table, naming the options that allow it.
+std::string KeylessTableProblem(const std::string& table);
 
 // For `rowbridge run` on a first start (no checkpoint) with snapshot.enabled: copies every matched
 // table (resuming an interrupted copy) and returns the checkpoint the stream starts from: position

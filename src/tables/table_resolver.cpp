@@ -109,6 +109,7 @@ mapping::PlanOptions TableResolver::PlanOptionsFor(const ReplicatedTable& table,
                              ? mapping::RangePolicies::AllError()
                              : mapping::RangePolicies();
   o.converter.counters = options_.conversion_counters;
+  o.converter.policy_key = fmt::format("tables[{}].conversion.on_out_of_range", table.rule_index);
   return o;
 }
 

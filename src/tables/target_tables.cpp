@@ -92,6 +92,34 @@ std::string TargetCatalog::DefaultExpression(const std::string& database, const 
   return expression;
 }
 
+std::vector<std::string> TargetCatalog::WriteRestrictions() {
+  std::string readonly = "0";
+  std::string allow_ddl = "1";
+  client().Select("SELECT name, value FROM system.settings WHERE name IN ('readonly', 'allow_ddl')",
+                  [&](clickhouse::Block& block) {
+                    for (size_t r = 0; r < block.RowCount(); ++r) {
+                      const std::string_view name = StringAt(block, 0, r);
+                      (name == "readonly" ? readonly : allow_ddl) =
+                          std::string(StringAt(block, 1, r));
+                    }
+                    return true;
+                  });
+  std::vector<std::string> reasons;
+  const std::string& user = options_.user;
+  if (readonly != "0") {
+    reasons.push_back(fmt::format(
+        "user {} is read-only (readonly={} in its settings profile): rowbridge cannot create "
+        "tables, insert rows or alter tables; give it a profile with readonly=0",
+        user, readonly));
+  } else if (allow_ddl == "0") {
+    reasons.push_back(fmt::format(
+        "user {} may not run DDL (allow_ddl=0 in its settings profile): rowbridge cannot create "
+        "or alter tables; give it a profile with allow_ddl=1",
+        user));
+  }
+  return reasons;
+}
+
 uint64_t TargetCatalog::RowCount(const std::string& database, const std::string& table) {
   uint64_t count = 0;
   client().Select(

@@ -43,6 +43,10 @@ class TargetCatalog {
                                                                 const std::string& table);
   // Runs DDL (CREATE DATABASE / TABLE).
   void Execute(const std::string& sql);
+  // Why the connected user can neither create nor alter tables nor insert, from its profile's
+  // `readonly` and `allow_ddl` settings (the means of ClickHouse before SQL access control,
+  // 20.5); one reason each, empty when they allow everything. GRANTs are not read.
+  std::vector<std::string> WriteRestrictions();
   // The expression of a column's plain DEFAULT; empty when it has none (or another kind).
   std::string DefaultExpression(const std::string& database, const std::string& table,
                                 const std::string& column);

@@ -149,12 +149,12 @@ RowbridgeProcess::RowbridgeProcess(std::filesystem::path dir, PipelineConfig con
       << (c.compression.empty() ? "" : "  compression: " + c.compression + "\n")
       << "  connect_timeout: 3s\n"
       << "  query_timeout: 30s\n"
-      << "tables:\n"
+      << c.target_yaml << "tables:\n"
       << c.tables_yaml << "\n"
       << "snapshot: {enabled: " << (c.snapshot ? "true" : "false") << ", chunk_rows: 50}\n"
       << "batch: {max_rows: " << c.max_rows << ", max_delay: " << c.max_delay << "}\n"
       << "http: {listen: \"127.0.0.1:0\"}\n"
-      << "log: {level: debug}\n";
+      << "log: {level: debug, format: " << c.log_format << "}\n";
   if (c.file_state) {
     out << "state: {store: file, path: " << (dir_ / "state").string() << "}\n";
   }

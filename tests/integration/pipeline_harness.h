@@ -50,7 +50,9 @@ struct PipelineConfig {
   bool file_state = false;  // state in <dir>/state instead of ClickHouse
   bool snapshot = false;    // snapshot.enabled: copy existing rows on a first start
   uint32_t server_id = 4242;
-  std::string source_yaml;  // more keys of the `source` section, each line "  key: value\n"
+  std::string source_yaml;          // more keys of the `source` section, each line "  key: value\n"
+  std::string target_yaml;          // more keys of the `target` section, likewise
+  std::string log_format = "text";  // log.format
   std::string extra_yaml;
   // Environment entries ("NAME=value") for the rowbridge process, replacing inherited ones.
   std::vector<std::string> environment;

@@ -414,6 +414,7 @@ snapshot:
   chunk_rows: 100000
   readers: 3
   writers: 6
+  keyless_single_chunk: false
 batch:
   max_rows: 100000
   max_bytes: 64MiB

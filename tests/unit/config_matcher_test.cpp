@@ -149,6 +149,45 @@ TEST(ConfigMatcher, LiteralDatabasesRejectOthersWithoutCaching) {
   EXPECT_EQ(matcher.cached_decisions(), 3u);
 }
 
+TEST(ConfigMatcher, ExcludedTablesFallThroughToLaterRules) {
+  std::vector<TableRule> rules = Rules({{"shop.*"}, {"*.tmp_keep"}});
+  rules[0].exclude = {"shop.tmp_*", "shop.`a.b`"};
+  for (const auto& text : rules[0].exclude) {
+    rules[0].exclude_patterns.push_back(TablePattern::Parse(text));
+  }
+  TableMatcher matcher(rules);
+  EXPECT_EQ(matcher.Match("shop", "a"), 0);
+  EXPECT_EQ(matcher.Match("shop", "tmp"), 0);  // the exclude needs the underscore
+  EXPECT_EQ(matcher.Match("shop", "tmp_x"), TableMatcher::kNoRule);
+  EXPECT_EQ(matcher.Match("shop", "tmp_keep"), 1);
+  EXPECT_EQ(matcher.Match("shop", "a.b"), TableMatcher::kNoRule);
+  EXPECT_EQ(matcher.Match("shop", "a_b"), 0);
+  // Cached decisions keep the exclusion.
+  EXPECT_EQ(matcher.Match("shop", "tmp_x"), TableMatcher::kNoRule);
+  EXPECT_EQ(matcher.Match("shop", "tmp_keep"), 1);
+}
+
+TEST(ConfigMatcher, RulesMatchingNothingAreNamed) {
+  std::vector<TableRule> rules = Rules({{"shop.*"}, {"shop.orders"}, {"blog.*", "app.x"}});
+  rules[0].exclude = {"shop.tmp_*"};
+  rules[0].exclude_patterns.push_back(TablePattern::Parse("shop.tmp_*"));
+  rules[0].line = 4;
+  rules[1].line = 6;
+  rules[2].line = 7;
+  EXPECT_EQ(RulesMatchingNothing(rules, {{"shop", "a"}, {"shop", "tmp_1"}, {"blog", "p"}}),
+            std::vector<std::string>{
+                "tables[1] (line 6, match shop.orders) matches no table of the source (or earlier "
+                "rules take every table it matches)"});
+  EXPECT_EQ(RulesMatchingNothing(rules, {{"shop", "tmp_1"}, {"app", "y"}}),
+            (std::vector<std::string>{
+                "tables[0] (line 4, match shop.*, exclude shop.tmp_*) matches no table of the "
+                "source",
+                "tables[1] (line 6, match shop.orders) matches no table of the source (or earlier "
+                "rules take every table it matches)",
+                "tables[2] (line 7, match blog.*, app.x) matches no table of the source (or "
+                "earlier rules take every table it matches)"}));
+}
+
 TEST(ConfigMatcher, NoRulesMatchNothing) {
   TableMatcher matcher(std::vector<TableRule>{});
   EXPECT_EQ(matcher.Match("a", "b"), TableMatcher::kNoRule);

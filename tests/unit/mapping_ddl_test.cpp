@@ -44,7 +44,8 @@ const TypeCase kTypes[] = {
     {"BIT(64) NOT NULL", "UInt64", "UInt64"},
     {"YEAR NOT NULL", "UInt16", "UInt16"},
     {"DATE NOT NULL", "Date", "Date32"},
-    {"DATETIME NOT NULL", "DateTime('UTC')", "DateTime('UTC')"},
+    {"DATETIME NOT NULL", "DateTime('UTC')", "DateTime64(0, 'UTC')"},
+    {"TIMESTAMP NOT NULL", "DateTime('UTC')", "DateTime('UTC')"},
     {"DATETIME(3) NOT NULL", "DateTime('UTC')", "DateTime64(3, 'UTC')"},
     {"TIMESTAMP(6)", "Nullable(DateTime('UTC'))", "Nullable(DateTime64(6, 'UTC'))"},
     {"TIME(3) NOT NULL", "String", "String"},
@@ -88,6 +89,16 @@ TEST(MappingTypes, Options) {
   EXPECT_EQ(DefaultClickHouseType(ParseMysqlType("DECIMAL(50,2) NOT NULL"), {}, mid).name,
             "String");
   EXPECT_EQ(DefaultClickHouseType(ParseMysqlType("DATE NOT NULL"), {}, mid).name, "Date");
+  EXPECT_EQ(DefaultClickHouseType(ParseMysqlType("DATETIME NOT NULL"), {}, mid).name,
+            "DateTime64(0, 'UTC')");
+  // DateTime64 arrived in 20.1: the last server before it keeps DateTime.
+  const ServerFeatures before(ServerVersion{19, 17, 0});
+  EXPECT_EQ(DefaultClickHouseType(ParseMysqlType("DATETIME NOT NULL"), {}, before).name,
+            "DateTime('UTC')");
+  EXPECT_EQ(DefaultClickHouseType(ParseMysqlType("DATETIME NOT NULL"), {},
+                                  ServerFeatures(ServerVersion{20, 1, 0}))
+                .name,
+            "DateTime64(0, 'UTC')");
 }
 
 std::vector<binlog::ColumnDef> Columns() {
@@ -125,7 +136,7 @@ TEST(MappingDdl, ReplicaOnNewServerWithCompositeKeyAndPartition) {
             "(\n"
             "    `id` UInt64,\n"
             "    `region` String,\n"
-            "    `at` DateTime('UTC'),\n"
+            "    `at` DateTime64(0, 'UTC'),\n"
             "    `price` Nullable(Decimal(9, 2)),\n"
             "    `_version` UInt64,\n"
             "    `_is_deleted` UInt8\n"
