@@ -14,6 +14,7 @@
 #include "pipeline/batch_buffers.h"
 #include "pipeline/binlog_reader.h"
 #include "pipeline/checkpoint_tracker.h"
+#include "pipeline/retention_monitor.h"
 #include "pipeline/table_router.h"
 #include "pipeline/writer_pool.h"
 #include "schema/schema_history.h"
@@ -144,6 +145,13 @@ void Pipeline::Run() {
   policy.initial = reconnect.initial_backoff;
   policy.max = reconnect.max_backoff;
   Backoff backoff(policy);  // no bound: the stream retries until a stop or a permanent error
+  // Measures across sessions (and while a failed one waits to be retried), on its own connection.
+  RetentionMonitor retention(config_, metrics_, [this]() -> std::optional<std::string> {
+    std::optional<state::Checkpoint> checkpoint = last_checkpoint();
+    if (!checkpoint) return std::nullopt;
+    return checkpoint->file;
+  });
+  retention.Start();
   while (!stop_requested_) {
     session_was_healthy_ = false;
     try {
@@ -250,6 +258,11 @@ void Pipeline::RunSession() {
   std::optional<CheckpointTracker> tracker;
 
   tables::ResolverOptions resolver_options;
+  resolver_options.conversion_counters = std::make_shared<mapping::ConversionCounters>(
+      [this](const mapping::ColumnName& c, mapping::RangeRule rule) {
+        return metrics_.ClampSink(c.database, c.table, c.column,
+                                  std::string(mapping::RangeRuleName(rule)));
+      });
   if (checkpoint) resolver_options.created_targets = checkpoint->created_targets;
   if (checkpoint && checkpoint->replicated_tables) {
     resolver_options.replicated_tables = *checkpoint->replicated_tables;

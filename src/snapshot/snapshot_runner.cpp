@@ -271,6 +271,11 @@ void SnapshotRunner::Impl::Prepare() {
   std::optional<RunRecord> saved = store->LoadRun();
   RunRecord pending = saved.value_or(RunRecord{});
   tables::ResolverOptions resolver_options;
+  resolver_options.conversion_counters = std::make_shared<mapping::ConversionCounters>(
+      [this](const mapping::ColumnName& c, mapping::RangeRule rule) {
+        return pipeline_metrics.ClampSink(c.database, c.table, c.column,
+                                          std::string(mapping::RangeRuleName(rule)));
+      });
   resolver_options.created_targets = pending.created_targets;
   resolver_options.replicated_tables = options.replicated_tables;
   resolver_options.checkpoint = options.checkpoint;
