@@ -16,7 +16,7 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 std::optional<double> VariableNumber(const std::map<std::string, std::string>& variables,
-                             const std::string& name) {
+                                     const std::string& name) {
   auto it = variables.find(name);
   if (it == variables.end() || it->second.empty()) return std::nullopt;
   char* end = nullptr;

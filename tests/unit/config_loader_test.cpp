@@ -390,6 +390,9 @@ TEST(ConfigEffective, RendersTheMinimalConfigExactly) {
     initial_backoff: 1s
     max_backoff: 1m
   on_statement_dml: stop_table
+  binlog_retention:
+    check_interval: 1m
+    warn_below: 6h
 target:
   host: ch
   port: 9000
