@@ -2,12 +2,17 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/error.h"
 #include "endpoints/connection_options.h"
 
 namespace rowbridge::pipeline {
+
+namespace {
+constexpr std::chrono::milliseconds kMaxWait{10000};
+}  // namespace
 
 RetentionMonitor::RetentionMonitor(const config::Config& config, server::PipelineMetrics& metrics,
                                    std::function<std::optional<std::string>()> checkpoint_file)
@@ -16,6 +21,11 @@ RetentionMonitor::RetentionMonitor(const config::Config& config, server::Pipelin
       checkpoint_file_(std::move(checkpoint_file)),
       connect_options_(endpoints::SourceConnectOptions(config.source)) {
   connect_options_.program_name = "rowbridge retention check";
+  // A measurement may be skipped; a stop must not wait long for one on a hung source.
+  auto& tcp = connect_options_.tcp;
+  tcp.connect_timeout = std::min<std::chrono::milliseconds>(tcp.connect_timeout, kMaxWait);
+  tcp.read_timeout = std::min<std::chrono::milliseconds>(tcp.read_timeout, kMaxWait);
+  tcp.write_timeout = std::min<std::chrono::milliseconds>(tcp.write_timeout, kMaxWait);
 }
 
 RetentionMonitor::~RetentionMonitor() {
@@ -37,6 +47,12 @@ void RetentionMonitor::Stop() {
     stop_ = true;
   }
   cv_.notify_all();
+  {
+    // Cuts a query blocked on the source short (the thread destroys the connection only under
+    // this mutex).
+    std::lock_guard lock(connection_mutex_);
+    if (connection_) connection_->tcp().Interrupt();
+  }
   if (thread_.joinable()) thread_.join();
 }
 
@@ -61,7 +77,11 @@ std::optional<mysql::BinlogRetentionCheck> RetentionMonitor::CheckOnce() {
   const std::optional<std::string> file = checkpoint_file_();
   if (!file || file->empty()) return std::nullopt;
   try {
-    if (!connection_) connection_ = mysql::Connection::Connect(connect_options_);
+    if (!connection_) {
+      std::unique_ptr<mysql::Connection> connection = mysql::Connection::Connect(connect_options_);
+      std::lock_guard lock(connection_mutex_);
+      connection_ = std::move(connection);
+    }
     mysql::BinlogRetentionCheck check =
         mysql::CheckBinlogRetention(*connection_, connect_options_, *file, &start_times_);
     if (failing_) spdlog::info("binlog retention check works again");
@@ -76,7 +96,14 @@ std::optional<mysql::BinlogRetentionCheck> RetentionMonitor::CheckOnce() {
     return check;
   } catch (const std::exception& e) {
     // A measurement only: the stream has its own connection and never waits for this one.
-    connection_.reset();
+    {
+      std::lock_guard lock(connection_mutex_);
+      connection_.reset();
+    }
+    {
+      std::lock_guard lock(mutex_);
+      if (stop_) return std::nullopt;  // interrupted by Stop: not a failure to report
+    }
     if (!failing_) {
       spdlog::warn(
           "binlog retention check on source {}:{} failed (the gauges keep their last values; "

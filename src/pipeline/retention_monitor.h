@@ -4,7 +4,8 @@
 // touches replication: it is logged once (until one succeeds again), the gauges keep their last
 // values and rowbridge_binlog_retention_checked_timestamp_seconds stops advancing. A headroom
 // below source.binlog_retention.warn_below (or a size headroom below a tenth of the limit, or a
-// purged file) is logged as a warning once, until it is above again.
+// purged file) is logged as a warning once, until it is above again. Its connections wait at most
+// 10 s for the source, and Stop cuts a query in flight.
 #pragma once
 
 #include <chrono>
@@ -48,6 +49,7 @@ class RetentionMonitor {
   server::PipelineMetrics& metrics_;
   std::function<std::optional<std::string>()> checkpoint_file_;
   mysql::ConnectOptions connect_options_;
+  std::mutex connection_mutex_;  // guards connection_ itself (not its use) against Stop
   std::unique_ptr<mysql::Connection> connection_;
   std::map<std::string, double> start_times_;
   bool failing_ = false;  // the last measurement failed (logged)
