@@ -64,8 +64,8 @@ RowNormalizer::RowNormalizer(const tables::ReplicatedTable& table,
     } else {
       const clickhouse::TypeDesc type = clickhouse::ParseTypeName(t->type);
       std::string why_not;
-      mapping::Converter converter =
-          mapping::SelectConverter(def, type, where + "." + def.name, settings, why_not);
+      mapping::Converter converter = mapping::SelectConverter(
+          def, type, {source.name.database, source.name.table, def.name}, settings, why_not);
       if (converter.fn == nullptr) {
         problem = fmt::format("column {}: no conversion from {} to {}: {}", def.name,
                               mapping::MysqlTypeName(def), t->type, why_not);

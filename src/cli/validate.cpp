@@ -3,15 +3,19 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 
 #include "cli/logging.h"
 #include "config/loader.h"
 #include "config/table_matcher.h"
+#include "config/units.h"
 #include "endpoints/connection_options.h"
+#include "mysql/binlog_retention.h"
 #include "mysql/source_check.h"
 #include "snapshot/snapshot_runner.h"
+#include "state/state_store.h"
 #include "tables/source_schema.h"
 #include "tables/table_resolver.h"
 #include "tables/target_tables.h"
@@ -19,6 +23,63 @@
 namespace rowbridge::cli {
 
 namespace {
+
+// The binlog retention headroom of the saved checkpoint (mysql/binlog_retention.h): a warning
+// below source.binlog_retention.warn_below (or a tenth of the source's size limit), a problem when
+// its file is already purged (a restart could not resume there).
+void CheckRetention(const config::Config& config, mysql::Connection& source,
+                    std::vector<std::string>& problems) {
+  std::optional<state::Checkpoint> checkpoint;
+  try {
+    checkpoint = state::MakeStateStore(config)->Load();
+  } catch (const Error& e) {
+    problems.push_back(fmt::format("reading the checkpoint: {}", e.what()));
+    return;
+  }
+  if (!checkpoint) {
+    std::printf(
+        "checkpoint: none saved yet (a first start begins at the source's current "
+        "position)\n");
+    return;
+  }
+  mysql::ConnectOptions dump_options = endpoints::SourceConnectOptions(config.source);
+  dump_options.program_name = "rowbridge validate";
+  mysql::BinlogRetentionCheck check;
+  try {
+    check = mysql::CheckBinlogRetention(source, dump_options, checkpoint->file, nullptr);
+  } catch (const Error& e) {
+    problems.push_back(fmt::format("measuring the binlog retention of checkpoint {}: {}",
+                                   checkpoint->Describe(), e.what()));
+    return;
+  }
+  const mysql::BinlogRetention& r = check.retention;
+  const std::string line = mysql::DescribeBinlogRetention(checkpoint->file, r, check.settings);
+  std::printf("checkpoint %s: %s\n", checkpoint->Describe().c_str(), line.c_str());
+  if (r.purged) {
+    problems.push_back(fmt::format(
+        "checkpoint {}: its binlog file {} is no longer on the source, so `run` cannot resume; "
+        "copy the tables again (docs/running.md) or start elsewhere with `run --start-at`",
+        checkpoint->Describe(), checkpoint->file));
+    return;
+  }
+  const auto warn_below = config.source.binlog_retention.warn_below;
+  const double warn_seconds = std::chrono::duration<double>(warn_below).count();
+  if (r.headroom_seconds && *r.headroom_seconds < warn_seconds) {
+    std::printf(
+        "  warning: binlog retention headroom %s is below source.binlog_retention."
+        "warn_below (%s): start rowbridge, or raise the source's expiry, before the file "
+        "goes\n",
+        mysql::FormatHeadroomSeconds(r.headroom_seconds).c_str(),
+        config::FormatDuration(warn_below).c_str());
+  }
+  if (check.settings.size_limit > 0 &&
+      r.headroom_bytes < static_cast<double>(check.settings.size_limit) / 10) {
+    std::printf(
+        "  warning: binlog retention headroom %s is below a tenth of %s: start "
+        "rowbridge, or raise the limit, before the file goes\n",
+        mysql::FormatHeadroomBytes(r.headroom_bytes).c_str(), check.settings.size_setting.c_str());
+  }
+}
 
 struct ValidateFlags {
   std::string config_file;
@@ -120,6 +181,8 @@ void Validate(const ValidateFlags& flags) {
       problems.push_back(fmt::format("checking tables: {}", e.what()));
     }
   }
+
+  if (source) CheckRetention(config, *source, problems);
 
   if (!problems.empty()) {
     std::string text = fmt::format("{} problem(s) found:", problems.size());

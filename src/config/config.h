@@ -39,6 +39,13 @@ struct ReconnectConfig {
   Duration max_backoff{60000};     // upper bound of the wait; >= initial_backoff
 };
 
+// The binlog retention headroom (mysql/binlog_retention.h): how often `run` measures it, and the
+// headroom below which `run` logs a warning and `validate` warns.
+struct BinlogRetentionConfig {
+  Duration check_interval{60000};  // 0: never measured by `run`
+  Duration warn_below{6 * 3600 * 1000};
+};
+
 // What `rowbridge run` does with DML the source logged as a statement (binlog_format STATEMENT or
 // MIXED) on a replicated table: its row changes are not in the binlog, so the target can no
 // longer follow the table.
@@ -59,6 +66,7 @@ struct SourceConfig {
   Duration read_timeout{30000};  // > heartbeat_period
   ReconnectConfig reconnect;
   StatementDml on_statement_dml = StatementDml::kStopTable;
+  BinlogRetentionConfig binlog_retention;
 };
 
 // kAuto: none when the target host is a loopback address (compressing for a copy in the same

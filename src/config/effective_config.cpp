@@ -117,7 +117,10 @@ Json EffectiveConfigJson(const Config& config) {
                     {"reconnect",
                      {{"initial_backoff", FormatDuration(s.reconnect.initial_backoff)},
                       {"max_backoff", FormatDuration(s.reconnect.max_backoff)}}},
-                    {"on_statement_dml", StatementDmlName(s.on_statement_dml)}};
+                    {"on_statement_dml", StatementDmlName(s.on_statement_dml)},
+                    {"binlog_retention",
+                     {{"check_interval", FormatDuration(s.binlog_retention.check_interval)},
+                      {"warn_below", FormatDuration(s.binlog_retention.warn_below)}}}};
   const TargetConfig& t = config.target;
   Json target = {{"host", t.host},
                  {"port", t.port},

@@ -191,6 +191,10 @@ class Loader {
       }
     }
     r.Finish();
+    MapReader b = m.Map("binlog_retention");
+    b.Duration("check_interval", s.binlog_retention.check_interval, milliseconds(0), hours(24));
+    b.Duration("warn_below", s.binlog_retention.warn_below, milliseconds(0), hours(24 * 365));
+    b.Finish();
     m.Enum("on_statement_dml", s.on_statement_dml,
            {{"stop_table", StatementDml::kStopTable}, {"stop_run", StatementDml::kStopRun}});
     m.Finish();

@@ -177,7 +177,9 @@ ConversionPlan ConversionPlan::Build(std::span<const ColumnDef> source,
     b.source_index = i;
     b.key = Contains(options.key_columns, column.name);
     b.lc_nullable = IsLowCardinalityNullable(tc.type);
-    b.converter = SelectConverter(column, tc.type, qualified, options.converter, why_not);
+    b.converter = SelectConverter(column, tc.type,
+                                  {options.source_database, options.source_table, column.name},
+                                  options.converter, why_not);
     if (b.converter.fn == nullptr) {
       problem(
           fmt::format("{}: {} → {}: {}", qualified, MysqlTypeName(column), tc.type.name, why_not));

@@ -121,9 +121,10 @@ class Converter {
 
 // Chooses the converter for `source` into `target` (the type the target table declares, Nullable
 // and all). Returns a converter with fn == nullptr and sets `why_not` when the pair is not
-// convertible; throws nothing for unconvertible pairs. `column` is db.table.column.
+// convertible; throws nothing for unconvertible pairs. `column` names the source column in
+// messages and counters.
 Converter SelectConverter(const binlog::ColumnDef& source, const clickhouse::TypeDesc& target,
-                          std::string column, const ConverterSettings& settings,
+                          const ColumnName& column, const ConverterSettings& settings,
                           std::string& why_not);
 
 }  // namespace rowbridge::mapping

@@ -63,21 +63,21 @@ bool IsTextTarget(Converter& c) {
 }
 
 Converter SelectConverter(const binlog::ColumnDef& source, const clickhouse::TypeDesc& target,
-                          std::string column, const ConverterSettings& settings,
+                          const ColumnName& column, const ConverterSettings& settings,
                           std::string& why_not) {
   Converter c;
   c.source = source;
   c.target = target.code == TypeCode::kNullable ? target.nested.at(0) : target;
   c.target_type = target.name;
   c.source_type = MysqlTypeName(source);
-  c.column = std::move(column);
+  c.column = column.Qualified();
   c.zone_owner = settings.zone ? settings.zone : TimeZone::Utc();
   c.zone = c.zone_owner.get();
   c.policies = settings.policies;
   c.policy_key = settings.policy_key;
   c.counters = settings.counters ? settings.counters : std::make_shared<ConversionCounters>();
   for (size_t i = 0; i < kRangeRuleCount; ++i)
-    c.slots[i] = &c.counters->SlotFor(c.column, static_cast<RangeRule>(i));
+    c.slots[i] = &c.counters->SlotFor(column, static_cast<RangeRule>(i));
   IsTextTarget(c);
 
   bool ok = false;

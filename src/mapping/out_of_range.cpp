@@ -32,11 +32,11 @@ std::string_view RangePolicyName(RangePolicy policy) {
   return policy == RangePolicy::kClamp ? "clamp" : "error";
 }
 
-ConversionCounters::Slot& ConversionCounters::SlotFor(std::string_view column, RangeRule rule) {
+ConversionCounters::Slot& ConversionCounters::SlotFor(const ColumnName& column, RangeRule rule) {
   std::lock_guard lock(mutex_);
   for (Slot& slot : slots_)
-    if (slot.rule == rule && slot.column == column) return slot;
-  return slots_.emplace_back(std::string(column), rule);
+    if (slot.rule == rule && slot.name == column) return slot;
+  return slots_.emplace_back(column, rule, &exporter_);
 }
 
 uint64_t ConversionCounters::Count(std::string_view column, RangeRule rule) const {
@@ -76,6 +76,10 @@ void ReportOutOfRange(RangePolicy policy, ConversionCounters::Slot& slot, RangeR
          value, source_type, target_type, what, RangeRuleName(rule), fix);
   }
   slot.count.fetch_add(1, std::memory_order_relaxed);
+  if (slot.exporter != nullptr && *slot.exporter) {
+    std::call_once(slot.export_once, [&] { slot.sink = (*slot.exporter)(slot.name, slot.rule); });
+    if (slot.sink) slot.sink(1);
+  }
   if (!slot.logged.exchange(true, std::memory_order_relaxed)) {
     spdlog::warn(
         "{}: value '{}' ({}) does not fit {}: {}; wrote {} instead (rule {}, policy clamp; further "

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -58,17 +59,37 @@ struct RangePolicies {
   }
 };
 
+// A source column, its parts kept apart (a name may hold a dot).
+struct ColumnName {
+  std::string database;
+  std::string table;
+  std::string column;
+  std::string Qualified() const { return database + "." + table + "." + column; }
+  bool operator==(const ColumnName&) const = default;
+};
+
 // Clamp counters per db.table.column and rule: the metrics a status page or Prometheus endpoint
 // reads. Slots are created at plan time (under a mutex) and have stable addresses, so the hot path
 // only does a relaxed atomic increment. Thread-safe.
 class ConversionCounters {
  public:
+  // Adds `n` clamped values to a tally of the exporter's (e.g. a Prometheus counter).
+  using Sink = std::function<void(uint64_t n)>;
+  // Called once per column and rule, at its first clamped value (so that a column that never
+  // clamps exports nothing), for where to count it as well; may return an empty Sink.
+  using Exporter = std::function<Sink(const ColumnName& column, RangeRule rule)>;
+
   struct Slot {
-    Slot(std::string c, RangeRule r) : column(std::move(c)), rule(r) {}
+    Slot(ColumnName n, RangeRule r, const Exporter* e)
+        : name(std::move(n)), column(name.Qualified()), rule(r), exporter(e) {}
+    const ColumnName name;
     const std::string column;  // db.table.column
     const RangeRule rule;
     std::atomic<uint64_t> count{0};
     std::atomic<bool> logged{false};
+    const Exporter* exporter;  // the owner's; null or empty: none
+    std::once_flag export_once;
+    Sink sink;  // set under export_once
   };
   struct Entry {
     std::string column;
@@ -77,14 +98,19 @@ class ConversionCounters {
     bool operator==(const Entry&) const = default;
   };
 
+  ConversionCounters() = default;
+  // Counts also go to what `exporter` returns per column and rule.
+  explicit ConversionCounters(Exporter exporter) : exporter_(std::move(exporter)) {}
+
   // The slot for (column, rule), created on first use.
-  Slot& SlotFor(std::string_view column, RangeRule rule);
+  Slot& SlotFor(const ColumnName& column, RangeRule rule);
   // Clamped values of a column under a rule so far (0 if none).
   uint64_t Count(std::string_view column, RangeRule rule) const;
   // Every non-zero counter, sorted by column then rule.
   std::vector<Entry> Snapshot() const;
 
  private:
+  const Exporter exporter_;
   mutable std::mutex mutex_;
   std::deque<Slot> slots_;
 };

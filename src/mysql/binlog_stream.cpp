@@ -61,7 +61,9 @@ BinlogStream::BinlogStream(std::unique_ptr<Connection> connection,
     : connection_(std::move(connection)),
       options_(options),
       silence_limit_(options.heartbeat_period * std::max(1, options.silence_multiple)) {
-  if (options_.server_id == 0) {
+  // server_id 0 is what mysqlbinlog sends for a one-off read: neither server registers it nor
+  // disconnects another dump for it, so it is allowed only for such a read.
+  if (options_.server_id == 0 && (!options_.non_blocking || options_.register_replica)) {
     Fail(ErrorCode::kConfig,
          "binlog stream from {}: our replica server_id must be non-zero (set server_id)",
          connection_->peer());

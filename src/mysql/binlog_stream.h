@@ -29,7 +29,8 @@ namespace rowbridge::mysql {
 enum class BinlogStartMode { kFilePosition, kMysqlGtid, kMariadbGtid };
 
 struct BinlogStreamOptions {
-  // Our replica server_id: non-zero and different from the source's and its other replicas'.
+  // Our replica server_id: non-zero and different from the source's and its other replicas'; 0
+  // only for a one-off read (non_blocking, not register_replica), as mysqlbinlog's.
   uint32_t server_id = 0;
 
   BinlogStartMode mode = BinlogStartMode::kFilePosition;

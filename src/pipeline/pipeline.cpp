@@ -7,6 +7,7 @@
 
 #include "common/retry.h"
 #include "common/write_fence.h"
+#include "pipeline/retention_monitor.h"
 #include "pipeline/run_metrics.h"
 #include "pipeline/session.h"
 
@@ -92,6 +93,13 @@ void Pipeline::Run() {
   policy.initial = reconnect.initial_backoff;
   policy.max = reconnect.max_backoff;
   Backoff backoff(policy);  // no bound: the stream retries until a stop or a permanent error
+  // Measures across sessions (and while a failed one waits to be retried), on its own connection.
+  RetentionMonitor retention(config_, metrics_, [this]() -> std::optional<std::string> {
+    std::optional<state::Checkpoint> checkpoint = last_checkpoint();
+    if (!checkpoint) return std::nullopt;
+    return checkpoint->file;
+  });
+  retention.Start();
   while (!stop_requested_) {
     session_was_healthy_ = false;
     try {

@@ -260,6 +260,11 @@ RouterContext Pipeline::Session::MakeRouterContext() {
 void Pipeline::Session::ResolveTables() {
   const config::Config& config = p_.config_;
   tables::ResolverOptions resolver_options;
+  resolver_options.conversion_counters = std::make_shared<mapping::ConversionCounters>(
+      [this](const mapping::ColumnName& c, mapping::RangeRule rule) {
+        return p_.metrics_.ClampSink(c.database, c.table, c.column,
+                                     std::string(mapping::RangeRuleName(rule)));
+      });
   if (checkpoint_) resolver_options.created_targets = checkpoint_->created_targets;
   if (checkpoint_ && checkpoint_->replicated_tables) {
     resolver_options.replicated_tables = *checkpoint_->replicated_tables;

@@ -58,6 +58,29 @@ PipelineMetrics::PipelineMetrics(MetricsRegistry& r)
                                "statement-logged DML rowbridge cannot follow; the reason is in "
                                "/status); absent for the others.",
                                {"database", "table"})),
+      retention_seconds(r.AddGauge(
+          "rowbridge_binlog_retention_headroom_seconds",
+          "Seconds until the source purges the checkpoint's binlog file by age (a lower bound "
+          "while it is the file being written; negative: past its expiry, purged at the next "
+          "rotation; +Inf: the source does not expire binlogs).")),
+      retention_bytes(r.AddGauge(
+          "rowbridge_binlog_retention_headroom_bytes",
+          "Bytes of binlog the source can add before its size limit purges the checkpoint's "
+          "file (+Inf: no size limit).")),
+      retention_expire(r.AddGauge("rowbridge_binlog_retention_expire_seconds",
+                                  "The source's binlog expiry in seconds (0: never).")),
+      retention_limit(r.AddGauge("rowbridge_binlog_retention_limit_bytes",
+                                 "The source's limit on the binlogs' total size (0: none).")),
+      retention_purged(r.AddGauge("rowbridge_binlog_retention_checkpoint_purged",
+                                  "1 when the checkpoint's binlog file is no longer on the source "
+                                  "(a restart could not resume), else 0.")),
+      retention_checked(r.AddGauge("rowbridge_binlog_retention_checked_timestamp_seconds",
+                                   "Unix time of the last successful retention measurement.")),
+      values_clamped(r.AddCounter(
+          "rowbridge_values_clamped_total",
+          "Values written as the nearest value the target column holds (policy clamp), by source "
+          "column and out-of-range rule; the copy's and the stream's.",
+          {"database", "table", "column", "rule"})),
       buffered_bytes(
           r.AddGauge("rowbridge_buffered_bytes",
                      "Bytes the batches hold in memory: rows waiting to be written and the "
@@ -74,6 +97,14 @@ PipelineMetrics::PipelineMetrics(MetricsRegistry& r)
                             {"version"})) {
   start_time.Set(NowSeconds());
   build_info.WithLabels({ROWBRIDGE_VERSION}).Set(1);
+}
+
+std::function<void(uint64_t)> PipelineMetrics::ClampSink(const std::string& database,
+                                                         const std::string& table,
+                                                         const std::string& column,
+                                                         const std::string& rule) {
+  Counter& counter = values_clamped.WithLabels({database, table, column, rule});
+  return [&counter](uint64_t n) { counter.Increment(n); };
 }
 
 }  // namespace rowbridge::server

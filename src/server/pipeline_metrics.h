@@ -5,6 +5,10 @@
 // Per-table metrics are labelled {database, table} with the SOURCE table's names.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <string>
+
 #include "server/metrics.h"
 
 namespace rowbridge::server {
@@ -29,11 +33,30 @@ struct PipelineMetrics {
   Family<Gauge>& last_flush_time;  // rowbridge_last_flush_timestamp_seconds{database,table}
   Family<Gauge>& table_stopped;    // rowbridge_table_stopped{database,table} = 1 once stopped
 
+  // The binlog retention headroom of the checkpoint's file (mysql/binlog_retention.h). Families
+  // without labels whose one series appears with the first measurement, so that nothing reads 0
+  // before anything was measured.
+  Family<Gauge>& retention_seconds;  // rowbridge_binlog_retention_headroom_seconds (+Inf: never)
+  Family<Gauge>& retention_bytes;    // rowbridge_binlog_retention_headroom_bytes (+Inf: no limit)
+  Family<Gauge>& retention_expire;   // rowbridge_binlog_retention_expire_seconds (0: never)
+  Family<Gauge>& retention_limit;    // rowbridge_binlog_retention_limit_bytes (0: none)
+  Family<Gauge>& retention_purged;   // rowbridge_binlog_retention_checkpoint_purged (0 or 1)
+  Family<Gauge>& retention_checked;  // rowbridge_binlog_retention_checked_timestamp_seconds
+
+  // Values written under the clamp policy instead of one the target cannot hold, by source
+  // column and rule (mapping/out_of_range.h); the stream's and the copy's.
+  Family<Counter>& values_clamped;  // rowbridge_values_clamped_total{database,table,column,rule}
+
   // Process.
   Gauge& buffered_bytes;      // rowbridge_buffered_bytes
   Family<Counter>& errors;    // rowbridge_errors_total{kind}
   Gauge& start_time;          // rowbridge_start_time_seconds
   Family<Gauge>& build_info;  // rowbridge_build_info{version} = 1
+
+  // What counts one column's clamped values under one rule in values_clamped (the series is
+  // created here, at the first clamp, never for a column that does not clamp).
+  std::function<void(uint64_t)> ClampSink(const std::string& database, const std::string& table,
+                                          const std::string& column, const std::string& rule);
 };
 
 }  // namespace rowbridge::server

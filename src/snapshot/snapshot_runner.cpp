@@ -354,6 +354,11 @@ std::unique_ptr<mysql::Connection> SnapshotRunner::Impl::ConnectSource() {
 
 void SnapshotRunner::Impl::ResolveTables(mysql::Connection& admin, RunRecord& pending) {
   tables::ResolverOptions resolver_options;
+  resolver_options.conversion_counters = std::make_shared<mapping::ConversionCounters>(
+      [this](const mapping::ColumnName& c, mapping::RangeRule rule) {
+        return pipeline_metrics.ClampSink(c.database, c.table, c.column,
+                                          std::string(mapping::RangeRuleName(rule)));
+      });
   resolver_options.created_targets = pending.created_targets;
   resolver_options.replicated_tables = options.replicated_tables;
   resolver_options.checkpoint = options.checkpoint;

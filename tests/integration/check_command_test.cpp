@@ -105,7 +105,8 @@ class MiniReplicator {
         const clickhouse::TypeDesc type = clickhouse::ParseTypeName(block.At(i).type_name());
         std::string why_not;
         p.converter = mapping::SelectConverter(source_.columns[s], type,
-                                               source_.name.table + "." + name, {}, why_not);
+                                               {source_.name.database, source_.name.table, name},
+                                               {}, why_not);
         if (p.converter.fn == nullptr)
           Fail(ErrorCode::kConfig, "test replicator: {}: {}", name, why_not);
         p.nullable = type.code == clickhouse::TypeCode::kNullable;

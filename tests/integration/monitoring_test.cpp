@@ -2,11 +2,12 @@
 // monitoring/prometheus/rowbridge-alerts.yml) against a real `rowbridge run`: every metric the
 // dashboard and the alert rules name must be exported, so neither shows "no data" for a metric
 // that does not exist. The run copies a table, streams into it and stops another one, so the
-// copy's, the stream's and the stopped table's series all exist. (`promtool check rules` checks the
-// rules' syntax: the PrometheusRules test.)
+// copy's, the stream's, the stopped table's, a clamped value's and the binlog retention's series
+// all exist. (`promtool check rules` checks the rules' syntax: the PrometheusRules test.)
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -53,9 +54,21 @@ TEST_F(MonitoringTest, EveryMetricTheDashboardAndTheAlertsNameIsExported) {
   RunMysqlSql(mysql_, "CREATE DATABASE `" + db + "`; USE `" + db +
                           "`; CREATE TABLE orders (id INT PRIMARY KEY, v INT); "
                           "CREATE TABLE items (id INT PRIMARY KEY, v INT); "
-                          "INSERT INTO orders VALUES (1, 1), (2, 2), (3, 3);");
-  PipelineConfig config = Config(fmt::format("  - match: {}.*\n    mode: replica\n", db));
+                          "CREATE TABLE clamped (id INT PRIMARY KEY, small SMALLINT); "
+                          "INSERT INTO orders VALUES (1, 1), (2, 2), (3, 3); "
+                          "INSERT INTO clamped VALUES (1, 1000);");
+  // `clamped` goes into an Int8 under the clamp policy: its 1000 is written as 127 and counted.
+  RunClickHouseSql(ch_, "CREATE DATABASE `" + target_db_ + "`");
+  RunClickHouseSql(ch_, "CREATE TABLE `" + target_db_ +
+                            "`.clamped (id Int32, small Int8, _version UInt64, _is_deleted UInt8) "
+                            "ENGINE = ReplacingMergeTree(_version) ORDER BY id");
+  PipelineConfig config = Config(fmt::format(
+      "  - match: {0}.clamped\n    mode: replica\n    create_table: false\n    conversion:\n"
+      "      on_out_of_range: clamp\n  - match: {0}.*\n    mode: replica\n",
+      db));
   config.snapshot = true;
+  // The retention gauges appear with the first measurement: soon.
+  config.source_yaml = "  binlog_retention:\n    check_interval: 1s\n";
   RowbridgeProcess rb(dir.path(), config);
   rb.Start();
   rb.WaitCaughtUp();  // copied, and streaming: what follows is the stream's
@@ -64,6 +77,10 @@ TEST_F(MonitoringTest, EveryMetricTheDashboardAndTheAlertsNameIsExported) {
                           "SET SESSION binlog_format = STATEMENT; UPDATE items SET v = 2; "
                           "SET SESSION binlog_format = ROW;");
   rb.WaitCaughtUp();
+  EXPECT_TRUE(WaitFor(
+      [&] { return rb.Metric("rowbridge_binlog_retention_checked_timestamp_seconds").has_value(); },
+      std::chrono::seconds(30)))
+      << rb.log();
   const std::string metrics = rb.HttpGet("/metrics");
   ASSERT_FALSE(metrics.empty()) << rb.log();
 
@@ -96,6 +113,11 @@ TEST_F(MonitoringTest, EveryMetricTheDashboardAndTheAlertsNameIsExported) {
   EXPECT_NE(
       metrics.find(fmt::format("rowbridge_table_stopped{{database=\"{}\",table=\"items\"}} 1", db)),
       std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find(fmt::format("rowbridge_values_clamped_total{{database=\"{}\",table="
+                                     "\"clamped\",column=\"small\",rule=\"integer_overflow\"}} 1\n",
+                                     db)),
+            std::string::npos)
       << metrics;
   EXPECT_EQ(rb.Terminate(), 0);
 }

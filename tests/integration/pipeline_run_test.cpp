@@ -480,6 +480,8 @@ TEST_F(PipelineRunTest, StartingOverCopiesIntoTheOldTargetsAndMakesThemEqual) {
   rb.Start();
   RunMysqlSql(mysql_, workload.Next(40));
   rb.WaitCaughtUp(120s);
+  // The copy saves its checkpoint, which WaitCaughtUp may see, a moment before it logs this.
+  WaitFor([&] { return rb.log().find("initial copy done", before) != std::string::npos; }, 10s);
   const std::string log = rb.log().substr(before);
   EXPECT_NE(log.find("initial copy done"), std::string::npos) << log;
   EXPECT_NE(log.find("that the source no longer has; deleted them"), std::string::npos) << log;

@@ -47,6 +47,8 @@ TEST(ConfigLoader, FillsEveryDefault) {
   EXPECT_EQ(c.source.server_id, 7u);
   EXPECT_EQ(c.source.flavor, SourceFlavor::kAuto);
   EXPECT_EQ(c.source.on_statement_dml, StatementDml::kStopTable);
+  EXPECT_EQ(c.source.binlog_retention.check_interval, milliseconds(60000));
+  EXPECT_EQ(c.source.binlog_retention.warn_below, milliseconds(6 * 3600 * 1000));
   EXPECT_EQ(c.source.tls.mode, TlsMode::kPreferred);
   EXPECT_EQ(c.source.heartbeat_period, milliseconds(5000));
   EXPECT_EQ(c.source.connect_timeout, milliseconds(10000));
@@ -106,6 +108,8 @@ TEST(ConfigLoader, ReadsEveryKey) {
   EXPECT_EQ(c.source.heartbeat_period, milliseconds(2000));
   EXPECT_EQ(c.source.reconnect.initial_backoff, milliseconds(500));
   EXPECT_EQ(c.source.reconnect.max_backoff, milliseconds(120000));
+  EXPECT_EQ(c.source.binlog_retention.check_interval, milliseconds(30000));
+  EXPECT_EQ(c.source.binlog_retention.warn_below, milliseconds(2 * 86400 * 1000));
   EXPECT_EQ(c.source.on_statement_dml, StatementDml::kStopRun);
   EXPECT_EQ(c.target.port, 9440);  // from the ${CH_PORT:-9440} default
   EXPECT_EQ(c.target.password, "");
@@ -386,6 +390,9 @@ TEST(ConfigEffective, RendersTheMinimalConfigExactly) {
     initial_backoff: 1s
     max_backoff: 1m
   on_statement_dml: stop_table
+  binlog_retention:
+    check_interval: 1m
+    warn_below: 6h
 target:
   host: ch
   port: 9000

@@ -299,7 +299,8 @@ TEST_P(ConverterCase, ClampAndError) {
   settings.zone = TimeZone::Load(tc.zone);
   settings.counters = std::make_shared<ConversionCounters>();
   std::string why_not;
-  const Converter clamp = SelectConverter(def, target, "db.t.c", settings, why_not);
+  const Converter clamp =
+      SelectConverter(def, target, ColumnName{"db", "t", "c"}, settings, why_not);
   ASSERT_NE(clamp.fn, nullptr) << why_not;
 
   ConvertScratch scratch;
@@ -320,7 +321,8 @@ TEST_P(ConverterCase, ClampAndError) {
   }
 
   settings.policies = RangePolicies::AllError();
-  const Converter strict = SelectConverter(def, target, "db.t.c", settings, why_not);
+  const Converter strict =
+      SelectConverter(def, target, ColumnName{"db", "t", "c"}, settings, why_not);
   ASSERT_NE(strict.fn, nullptr);
   clickhouse::ColumnPtr strict_column = clickhouse::CreateColumn(ValueType(target));
   if (*tc.rule == '\0') {
@@ -380,7 +382,7 @@ TEST_P(RefusedPair, IsReportedWithAReason) {
   const binlog::ColumnDef def = ParseMysqlType(tc.mysql);
   std::string why_not;
   const clickhouse::TypeDesc target = clickhouse::ParseTypeName(tc.target);
-  const Converter c = SelectConverter(def, target, "db.t.c", {}, why_not);
+  const Converter c = SelectConverter(def, target, ColumnName{"db", "t", "c"}, {}, why_not);
   EXPECT_EQ(c.fn, nullptr);
   EXPECT_NE(why_not.find(tc.reason), std::string::npos) << why_not;
 }
@@ -391,8 +393,8 @@ TEST(MappingConverters, LabelsUnknownAreRefusedNamingTheSetting) {
   binlog::ColumnDef def = ParseMysqlType("ENUM('a')");
   def.enum_values.clear();
   std::string why_not;
-  const Converter c =
-      SelectConverter(def, clickhouse::ParseTypeName("String"), "db.t.c", {}, why_not);
+  const Converter c = SelectConverter(def, clickhouse::ParseTypeName("String"),
+                                      ColumnName{"db", "t", "c"}, {}, why_not);
   EXPECT_EQ(c.fn, nullptr);
   EXPECT_NE(why_not.find("binlog_row_metadata=FULL"), std::string::npos) << why_not;
 }
@@ -402,8 +404,8 @@ TEST(MappingConverters, ClampIsCountedPerColumnAndLoggedOnce) {
   ConverterSettings settings;
   settings.counters = std::make_shared<ConversionCounters>();
   std::string why_not;
-  const Converter c =
-      SelectConverter(def, clickhouse::ParseTypeName("Int8"), "db.t.small", settings, why_not);
+  const Converter c = SelectConverter(def, clickhouse::ParseTypeName("Int8"),
+                                      ColumnName{"db", "t", "small"}, settings, why_not);
   ASSERT_NE(c.fn, nullptr);
   clickhouse::ColumnPtr column = clickhouse::CreateColumn("Int8");
   ConvertScratch scratch;
@@ -418,12 +420,45 @@ TEST(MappingConverters, ClampIsCountedPerColumnAndLoggedOnce) {
   EXPECT_EQ(column->Text(3), "127");
 }
 
+TEST(MappingConverters, ClampsGoToTheExporterFromTheFirstOneOn) {
+  const binlog::ColumnDef def = ParseMysqlType("SMALLINT");
+  std::vector<std::pair<ColumnName, RangeRule>> exported;
+  uint64_t sunk = 0;
+  ConverterSettings settings;
+  settings.counters = std::make_shared<ConversionCounters>(
+      [&](const ColumnName& name, RangeRule rule) -> ConversionCounters::Sink {
+        exported.emplace_back(name, rule);
+        return [&](uint64_t n) { sunk += n; };
+      });
+  std::string why_not;
+  // A name with a dot keeps its parts apart.
+  const Converter c = SelectConverter(def, clickhouse::ParseTypeName("Int8"),
+                                      ColumnName{"d.b", "t", "small"}, settings, why_not);
+  const Converter quiet = SelectConverter(def, clickhouse::ParseTypeName("Int16"),
+                                          ColumnName{"d.b", "t", "fits"}, settings, why_not);
+  ASSERT_NE(c.fn, nullptr);
+  ASSERT_NE(quiet.fn, nullptr);
+  EXPECT_TRUE(exported.empty()) << "nothing is exported before a value is clamped";
+  clickhouse::ColumnPtr column = clickhouse::CreateColumn("Int8");
+  clickhouse::ColumnPtr wide = clickhouse::CreateColumn("Int16");
+  ConvertScratch scratch;
+  for (const char* v : {"1000", "5", "-1000", "300"}) {
+    std::string storage;
+    c.Append(MakeCell(def, v, storage), *column, scratch);
+    quiet.Append(MakeCell(def, v, storage), *wide, scratch);
+  }
+  ASSERT_EQ(exported.size(), 1u);
+  EXPECT_EQ(exported[0].first, (ColumnName{"d.b", "t", "small"}));
+  EXPECT_EQ(exported[0].second, RangeRule::kIntegerOverflow);
+  EXPECT_EQ(sunk, 3u);
+}
+
 TEST(MappingConverters, ConvertingAllocatesNothingPerValueAfterWarmUp) {
   // The text scratch keeps its capacity: converting many DECIMAL values into String reuses it.
   const binlog::ColumnDef def = ParseMysqlType("DECIMAL(20,4)");
   std::string why_not;
-  const Converter c =
-      SelectConverter(def, clickhouse::ParseTypeName("String"), "db.t.d", {}, why_not);
+  const Converter c = SelectConverter(def, clickhouse::ParseTypeName("String"),
+                                      ColumnName{"db", "t", "d"}, {}, why_not);
   ASSERT_NE(c.fn, nullptr);
   clickhouse::ColumnPtr column = clickhouse::CreateColumn("String");
   ConvertScratch scratch;

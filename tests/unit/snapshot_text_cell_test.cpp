@@ -176,7 +176,7 @@ TEST(TextCell, ConvertersWriteTheSameColumns) {
     const clickhouse::TypeDesc target = clickhouse::ParseTypeName(ch);
     ConverterSettings settings;
     std::string why;
-    Converter conv = SelectConverter(column, target, "db.t.c", settings, why);
+    Converter conv = SelectConverter(column, target, ColumnName{"db", "t", "c"}, settings, why);
     ASSERT_NE(conv.fn, nullptr) << mysql << " -> " << ch << ": " << why;
     auto from_text = clickhouse::CreateColumn(target);
     auto from_binlog = clickhouse::CreateColumn(target);
