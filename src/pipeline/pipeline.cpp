@@ -36,7 +36,6 @@ double FileNumber(const std::string& file) {
 Pipeline::Pipeline(config::Config config, server::MetricsRegistry& registry,
                    server::StatusBoard& status, PipelineOptions options)
     : config_(std::move(config)),
-      registry_(registry),
       status_(status),
       options_(options),
       metrics_(registry),

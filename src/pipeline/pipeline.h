@@ -85,7 +85,6 @@ class Pipeline {
   void ShowStopped(const state::StoppedTable& stopped);
 
   config::Config config_;
-  server::MetricsRegistry& registry_;
   server::StatusBoard& status_;
   PipelineOptions options_;
   server::PipelineMetrics metrics_;
