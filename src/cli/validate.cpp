@@ -63,8 +63,8 @@ void CheckRetention(const config::Config& config, mysql::Connection& source,
     return;
   }
   const auto warn_below = config.source.binlog_retention.warn_below;
-  const double warn_seconds = std::chrono::duration<double>(warn_below).count();
-  if (r.headroom_seconds && *r.headroom_seconds < warn_seconds) {
+  const mysql::LowBinlogRetention low = mysql::FindLowBinlogRetention(check, warn_below);
+  if (low.seconds) {
     std::printf(
         "  warning: binlog retention headroom %s is below source.binlog_retention."
         "warn_below (%s): start rowbridge, or raise the source's expiry, before the file "
@@ -72,8 +72,7 @@ void CheckRetention(const config::Config& config, mysql::Connection& source,
         mysql::FormatHeadroomSeconds(r.headroom_seconds).c_str(),
         config::FormatDuration(warn_below).c_str());
   }
-  if (check.settings.size_limit > 0 &&
-      r.headroom_bytes < static_cast<double>(check.settings.size_limit) / 10) {
+  if (low.bytes) {
     std::printf(
         "  warning: binlog retention headroom %s is below a tenth of %s: start "
         "rowbridge, or raise the limit, before the file goes\n",

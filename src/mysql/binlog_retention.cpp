@@ -127,6 +127,16 @@ std::string FormatHeadroomSeconds(std::optional<double> seconds) {
   return out;
 }
 
+LowBinlogRetention FindLowBinlogRetention(const BinlogRetentionCheck& check,
+                                          std::chrono::duration<double> warn_below) {
+  const BinlogRetention& r = check.retention;
+  LowBinlogRetention low;
+  low.seconds = r.headroom_seconds && *r.headroom_seconds < warn_below.count();
+  low.bytes = check.settings.size_limit > 0 &&
+              r.headroom_bytes < static_cast<double>(check.settings.size_limit) / 10;
+  return low;
+}
+
 std::string FormatHeadroomBytes(double bytes) {
   if (std::isinf(bytes)) return "unlimited";
   const double magnitude = std::fabs(bytes);

@@ -27,6 +27,7 @@
 // dump thread is reading; rowbridge's own stream keeps its current file only while connected).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -97,6 +98,16 @@ BinlogRetentionCheck CheckBinlogRetention(Connection& connection,
                                           const ConnectOptions& dump_options,
                                           const std::string& file,
                                           std::map<std::string, double>* start_times);
+
+// Which measures of a check are below their warning threshold: the seconds below `warn_below`
+// (source.binlog_retention.warn_below), the bytes below a tenth of the source's size limit. The
+// one rule of `run`'s warning and `validate`'s.
+struct LowBinlogRetention {
+  bool seconds = false;
+  bool bytes = false;
+};
+LowBinlogRetention FindLowBinlogRetention(const BinlogRetentionCheck& check,
+                                          std::chrono::duration<double> warn_below);
 
 // The header timestamp of the first FORMAT_DESCRIPTION event of `file`, read with a non-blocking
 // dump under server_id 0 on a new connection (closed before returning). nullopt if the dump ended

@@ -116,13 +116,10 @@ std::optional<mysql::BinlogRetentionCheck> RetentionMonitor::CheckOnce() {
 }
 
 bool RetentionMonitor::Low(const mysql::BinlogRetentionCheck& check) const {
-  const mysql::BinlogRetention& r = check.retention;
-  if (r.purged) return true;
-  const double warn_below =
-      std::chrono::duration<double>(config_.source.binlog_retention.warn_below).count();
-  if (r.headroom_seconds && *r.headroom_seconds < warn_below) return true;
-  return check.settings.size_limit > 0 &&
-         r.headroom_bytes < static_cast<double>(check.settings.size_limit) / 10;
+  if (check.retention.purged) return true;
+  const mysql::LowBinlogRetention low =
+      mysql::FindLowBinlogRetention(check, config_.source.binlog_retention.warn_below);
+  return low.seconds || low.bytes;
 }
 
 void RetentionMonitor::Publish(const mysql::BinlogRetentionCheck& check) {

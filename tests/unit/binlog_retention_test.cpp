@@ -144,5 +144,25 @@ TEST(BinlogRetention, Formatting) {
             "(binlog_expire_logs_seconds=86400); no size limit");
 }
 
+// The one warning rule of `run` and `validate`: the seconds below warn_below, the bytes below a
+// tenth of the size limit; unknown seconds and a source without a limit never warn.
+TEST(BinlogRetention, LowMeansBelowTheThresholds) {
+  using namespace std::chrono_literals;
+  BinlogRetentionCheck check;
+  check.retention.headroom_seconds = 5 * 3600;
+  check.retention.headroom_bytes = INFINITY;
+  EXPECT_TRUE(FindLowBinlogRetention(check, 6h).seconds);
+  EXPECT_FALSE(FindLowBinlogRetention(check, 5h).seconds);
+  EXPECT_FALSE(FindLowBinlogRetention(check, 6h).bytes);
+  check.retention.headroom_seconds.reset();
+  EXPECT_FALSE(FindLowBinlogRetention(check, 6h).seconds);
+
+  check.settings.size_limit = 1000;
+  check.retention.headroom_bytes = 99;
+  EXPECT_TRUE(FindLowBinlogRetention(check, 6h).bytes);
+  check.retention.headroom_bytes = 100;
+  EXPECT_FALSE(FindLowBinlogRetention(check, 6h).bytes);
+}
+
 }  // namespace
 }  // namespace rowbridge::mysql
