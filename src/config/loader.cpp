@@ -402,11 +402,7 @@ class Loader {
     }
     if (rule.patterns.size() != rule.match.size() || rule.patterns.empty()) return;
     for (size_t i = 0; i < rule.exclude_patterns.size(); ++i) {
-      bool meets = false;
-      for (const TablePattern& pattern : rule.patterns) {
-        meets = meets || pattern.Overlaps(rule.exclude_patterns[i]);
-      }
-      if (!meets) {
+      if (!OverlapsAny(rule.exclude_patterns[i], rule.patterns)) {
         AddProblem(ctx_, m.MarkOf("exclude"), item_path(i),
                    fmt::format("\"{}\" excludes nothing: no pattern of {}.match can match the "
                                "tables it names",
