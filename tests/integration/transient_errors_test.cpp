@@ -137,8 +137,13 @@ void LimitQueriesPerUser(const ScopedClickHouse& ch) {
   xml.insert(at + anchor.size(), fmt::format("<max_concurrent_queries_for_user>{}</"
                                              "max_concurrent_queries_for_user>",
                                              kQueriesPerUser));
+  const auto loaded_mtime = std::filesystem::last_write_time(users);
   std::ofstream(users, std::ios::trunc) << xml;
-  // The server reloads its users file by itself within seconds.
+  // The server reloads its users file by itself within seconds, when the file's modification time
+  // differs from the one it loaded; ClickHouse compares it in whole seconds, so a rewrite within
+  // the second the server read the file would go unseen. Move the time on by hand.
+  std::filesystem::last_write_time(users, std::max(std::filesystem::last_write_time(users),
+                                                   loaded_mtime + std::chrono::seconds(2)));
   ASSERT_TRUE(WaitFor(
       [&] {
         try {
