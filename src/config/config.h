@@ -161,6 +161,9 @@ struct StateConfig {
   StateStore store = StateStore::kClickhouse;
   std::string path;                       // directory, for kFile only (required there)
   std::string table = "rowbridge_state";  // for kClickhouse: "table" or "db.table"
+  // How often the newest safe checkpoint is saved. A crash replays the binlog from the last save,
+  // so a longer interval means fewer writes to the store and a longer replay.
+  Duration checkpoint_interval{1000};
 };
 
 struct HealthConfig {

@@ -146,7 +146,8 @@ Json EffectiveConfigJson(const Config& config) {
                    {"max_bytes", FormatSize(config.batch.max_bytes)},
                    {"max_delay", FormatDuration(config.batch.max_delay)}};
   root["memory"] = {{"max_buffered_bytes", FormatSize(config.memory.max_buffered_bytes)}};
-  Json state = {{"store", StateStoreName(config.state.store)}};
+  Json state = {{"store", StateStoreName(config.state.store)},
+                {"checkpoint_interval", FormatDuration(config.state.checkpoint_interval)}};
   if (config.state.store == StateStore::kFile) {
     state["path"] = config.state.path;
   } else {

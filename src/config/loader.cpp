@@ -604,6 +604,7 @@ class Loader {
            {{"clickhouse", StateStore::kClickhouse}, {"file", StateStore::kFile}});
     NonEmpty(m, "path", s.path);
     NonEmpty(m, "table", s.table);
+    m.Duration("checkpoint_interval", s.checkpoint_interval, milliseconds(100), hours(24));
     if (s.store == StateStore::kFile) {
       if (!m.Has("path")) Problem(m, "path", "required when state.store is file");
       if (m.Has("table")) Problem(m, "table", "only used when state.store is clickhouse");

@@ -75,6 +75,21 @@ void CheckpointTracker::AddReplicatedTable(const std::string& label) {
   }
 }
 
+void CheckpointTracker::AddTargetRename(state::TargetRename rename) {
+  AddCreatedTarget(rename.to);
+  checkpoint_.target_renames.push_back(std::move(rename));
+  created_targets_changed_ = true;
+}
+
+void CheckpointTracker::RemoveCreatedTarget(const std::string& label) {
+  auto& created = checkpoint_.created_targets;
+  auto it = std::lower_bound(created.begin(), created.end(), label);
+  if (it != created.end() && *it == label) {
+    created.erase(it);
+    created_targets_changed_ = true;
+  }
+}
+
 bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
   bool moved = created_targets_changed_;
   created_targets_changed_ = false;
@@ -135,6 +150,13 @@ bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
     const schema::BinlogPosition at{checkpoint_.file, checkpoint_.position};
     std::erase_if(checkpoint_.table_starts, [&](const state::TableStart& t) {
       return schema::BinlogPosition{t.file, t.position} <= at;
+    });
+  }
+  if (moved && !checkpoint_.target_renames.empty()) {
+    // The position is the RENAME's own; a boundary at it is just before the statement.
+    const schema::BinlogPosition at{checkpoint_.file, checkpoint_.position};
+    std::erase_if(checkpoint_.target_renames, [&](const state::TargetRename& r) {
+      return schema::BinlogPosition{r.file, r.position} < at;
     });
   }
   if (moved && last_file > 0) {

@@ -25,6 +25,9 @@
 // once: a replay from an older checkpoint meets their creation again. A table_starts entry is
 // dropped once the checkpoint reaches its position: no replay can then go back before it.
 //
+// A target table renamed after a source RENAME TABLE joins at once too (and its new name joins
+// created_targets); the record is dropped once the checkpoint is past the RENAME.
+//
 // Not thread-safe; the pipeline calls it under its buffer lock. Each boundary costs no heap
 // allocation (file names are interned).
 #pragma once
@@ -70,6 +73,10 @@ class CheckpointTracker {
   void AddCreatedTarget(const std::string& label);
   // A source table whose changes the stream covers from now on; it joins the checkpoint at once.
   void AddReplicatedTable(const std::string& label);
+  // A target table about to be renamed (see above); it joins the checkpoint at once.
+  void AddTargetRename(state::TargetRename rename);
+  // A target table rowbridge no longer has under this name (renamed away); at once.
+  void RemoveCreatedTarget(const std::string& label);
 
   // Applies every boundary whose next_version <= lowest_unflushed. True if the checkpoint moved
   // (or gained a created target since the last call).

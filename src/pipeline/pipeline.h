@@ -46,7 +46,6 @@ namespace rowbridge::pipeline {
 struct RunMetrics;
 
 struct PipelineOptions {
-  std::chrono::milliseconds checkpoint_interval{1000};
   // How long a new session waits for INSERTs of a broken earlier connection before killing them.
   std::chrono::milliseconds insert_patience{10000};
   // Where a first start begins (run --start-at); nullopt: the source's current position.

@@ -251,8 +251,30 @@ RouterContext Pipeline::Session::MakeRouterContext() {
     }
   }
   rc.on_replicated = [this](const std::string& label) {
+    {
+      std::lock_guard lock(buffers_.mutex());
+      if (!tracker_) return;
+      tracker_->AddReplicatedTable(label);
+    }
+    // At once: a restart that did not know the table covered would copy it as one matched later,
+    // and refuse to while ClickHouse holds changes after the checkpoint.
+    SaveNow();
+  };
+  if (checkpoint_) rc.target_renames = checkpoint_->target_renames;
+  rc.before_target_rename = [this](const state::TargetRename& rename) {
+    {
+      std::lock_guard lock(buffers_.mutex());
+      if (!tracker_) {
+        Fail(ErrorCode::kInternal, "renaming target {} before the session saved a checkpoint",
+             rename.from);
+      }
+      tracker_->AddTargetRename(rename);
+    }
+    SaveNow();
+  };
+  rc.after_target_rename = [this](const state::TargetRename& rename) {
     std::lock_guard lock(buffers_.mutex());
-    if (tracker_) tracker_->AddReplicatedTable(label);
+    if (tracker_) tracker_->RemoveCreatedTarget(rename.from);
   };
   return rc;
 }
@@ -388,6 +410,27 @@ void Pipeline::Session::SaveStartingCheckpoint() {
   tracker_.emplace(checkpoint);
 }
 
+void Pipeline::Session::SaveNewest(const BinlogReader& reader) {
+  std::lock_guard saving(save_mutex_);
+  state::Checkpoint current;
+  {
+    std::lock_guard lock(buffers_.mutex());
+    if (!tracker_->Advance(buffers_.LowestUnflushed(reader.next_version()))) return;
+    current = tracker_->checkpoint();
+  }
+  SaveIfChanged(current);
+}
+
+void Pipeline::Session::SaveNow() {
+  std::lock_guard saving(save_mutex_);
+  state::Checkpoint current;
+  {
+    std::lock_guard lock(buffers_.mutex());
+    current = tracker_->checkpoint();
+  }
+  SaveIfChanged(current);
+}
+
 void Pipeline::Session::SaveIfChanged(const state::Checkpoint& checkpoint) {
   if (checkpoint == saved_) return;
   p_.store_->Save(checkpoint);
@@ -437,7 +480,7 @@ void Pipeline::Session::Stream() {
 
   // The ticker: seals batches older than batch.max_delay, refreshes the lag at least every
   // 200 ms and saves the newest safe checkpoint every checkpoint_interval.
-  auto next_checkpoint = std::chrono::steady_clock::now() + p.options_.checkpoint_interval;
+  auto next_checkpoint = std::chrono::steady_clock::now() + p.config_.state.checkpoint_interval;
   const auto session_start = std::chrono::steady_clock::now();
   bool running = false;
   std::unique_lock lock(buffers_.mutex());
@@ -453,13 +496,11 @@ void Pipeline::Session::Stream() {
     }
     RefreshLag(reader, now);
     if (now >= next_checkpoint) {
-      const bool moved = tracker_->Advance(buffers_.LowestUnflushed(reader.next_version()));
-      const state::Checkpoint current = tracker_->checkpoint();
       lock.unlock();
-      if (moved) SaveIfChanged(current);
+      SaveNewest(reader);
       if (running && now - session_start > std::chrono::seconds(10)) p.session_was_healthy_ = true;
       lock.lock();
-      next_checkpoint = now + p.options_.checkpoint_interval;
+      next_checkpoint = now + p.config_.state.checkpoint_interval;
     }
     buffers_.changed().wait_until(
         lock, std::min({due, next_checkpoint, now + std::chrono::milliseconds(200)}));
@@ -482,13 +523,12 @@ void Pipeline::Session::Stream() {
     p.failure_side_ = Side::kTarget;
     throw *error;
   }
+  SaveNewest(reader);
   state::Checkpoint final_checkpoint;
   {
-    std::lock_guard final_lock(buffers_.mutex());
-    tracker_->Advance(buffers_.LowestUnflushed(reader.next_version()));
-    final_checkpoint = tracker_->checkpoint();
+    std::lock_guard saving(save_mutex_);
+    final_checkpoint = saved_;
   }
-  SaveIfChanged(final_checkpoint);
   LogFields fields;
   fields.Position(
       final_checkpoint.file, final_checkpoint.position,

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,7 +65,12 @@ class Pipeline::Session {
   state::Checkpoint FirstCheckpoint();
   // The ticker's wake-up: refreshes the lag and the buffered bytes (buffers' mutex held).
   void RefreshLag(const BinlogReader& reader, SteadyTime now);
+  // Saves `checkpoint` unless it is the one saved last. Called with save_mutex_ held.
   void SaveIfChanged(const state::Checkpoint& checkpoint);
+  // The ticker's save: the newest safe checkpoint, if it moved.
+  void SaveNewest(const BinlogReader& reader);
+  // Saves what the tracker holds now (the reader's, before a step a replay must know of).
+  void SaveNow();
 
   Pipeline& p_;
   std::optional<state::Checkpoint> checkpoint_;
@@ -97,7 +103,10 @@ class Pipeline::Session {
   std::optional<TableRouter> router_;
   std::vector<std::string> replicated_tables_;  // sorted labels
 
-  state::Checkpoint saved_;  // the last one saved by Stream()
+  // Orders the saves of the ticker and the reader: a checkpoint taken from the tracker is saved
+  // before any taken after it.
+  std::mutex save_mutex_;
+  state::Checkpoint saved_;  // the last one saved by Stream() or SaveNow()
 };
 
 }  // namespace rowbridge::pipeline

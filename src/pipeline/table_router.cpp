@@ -157,6 +157,12 @@ void TableRouter::Prepare(mysql::Connection& source, std::vector<std::string>& p
     const int rule = ctx_.resolver->Match(name);
     if (rule == config::TableMatcher::kNoRule) continue;
     if (tables_.count(name) != 0) continue;  // stopped earlier
+    if (RenamedToLater(ctx_.resolver->TargetLabel(name, rule), ctx_.start)) {
+      // Renamed from another table after the checkpoint: the name is not the table's yet where
+      // the stream starts (its columns are not seeded there), and its target may not have been
+      // renamed before a crash. The stream reaches the RENAME again and goes on from there.
+      continue;
+    }
     std::vector<std::string> table_problems;
     StreamedTable& table = GetOrCreate(name, rule, &table_problems, ctx_.start, &source);
     if (table.target != nullptr && table.known) {
@@ -242,8 +248,13 @@ StreamedTable& TableRouter::GetOrCreate(const tables::SourceTableName& name, int
     out.push_back(fmt::format("{}: {}", name.ToString(), e.what()));
   }
   if (out.size() == before) {
-    table.target =
-        follow_target_ != nullptr ? follow_target_ : ctx_.resolver->ResolveTarget(table, out);
+    if (follow_target_ != nullptr) {
+      table.target = follow_target_;
+    } else if (tables::TargetTable* renamed = RenamedTarget(table, at)) {
+      table.target = renamed;
+    } else {
+      table.target = ctx_.resolver->ResolveTarget(table, out);
+    }
   }
   if (table.target != nullptr) table.target_state = StateOf(table.target);
   if (table.target != nullptr) table.stats = ctx_.make_stats(name, *table.target);
@@ -661,8 +672,15 @@ void TableRouter::OnDropped(const tables::SourceTableName& name, const std::stri
   if (it == tables_.end() || it->second->stopped) return;
   StreamedTable& table = *it->second;
   if (!Drain(table)) return;
-  if (table.target != nullptr && table.rule->drop_table == config::DropTable::kDrop &&
-      ctx_.resolver->AppliesSchemaChanges(table)) {
+  const StreamedTable* other =
+      table.target != nullptr ? OtherWriter(*table.target, name) : nullptr;
+  if (other != nullptr) {
+    // gh-ost's swapped-out table, when its target could not be renamed with it: the target is
+    // the live table's now.
+    spdlog::info("{} dropped at {}; its target table {} stays: {} writes into it",
+                 name.ToString(), where, table.target->label, other->name.ToString());
+  } else if (table.target != nullptr && table.rule->drop_table == config::DropTable::kDrop &&
+             ctx_.resolver->AppliesSchemaChanges(table)) {
     try {
       ExecuteOnTarget("DROP TABLE IF EXISTS " +
                       clickhouse::QuoteQualified(table.target->database, table.target->table));
@@ -678,6 +696,103 @@ void TableRouter::OnDropped(const tables::SourceTableName& name, const std::stri
     spdlog::info("{} dropped at {}; its target table keeps its rows", name.ToString(), where);
   }
   Retire(name);
+}
+
+const StreamedTable* TableRouter::OtherWriter(const tables::TargetTable& target,
+                                              const tables::SourceTableName& except) const {
+  for (const auto& [name, table] : tables_) {
+    if (name != except && table->target == &target) return table.get();
+  }
+  return nullptr;
+}
+
+namespace {
+
+// "db.table" as rowbridge writes target labels (the database name is the part before the first
+// dot).
+config::QualifiedName SplitLabel(const std::string& label) {
+  const size_t dot = label.find('.');
+  if (dot == std::string::npos) return {"", label};
+  return {label.substr(0, dot), label.substr(dot + 1)};
+}
+
+}  // namespace
+
+tables::TargetTable* TableRouter::RenamedTarget(const tables::ReplicatedTable& table,
+                                                const schema::BinlogPosition& at) {
+  if (ctx_.target_renames.empty()) return nullptr;
+  // Renames after `at`, in the order they were made, from the rules' target on: a -> b, b -> c.
+  std::vector<std::string> path;
+  std::string current = ctx_.resolver->TargetLabel(table.name, table.rule_index);
+  for (const state::TargetRename& r : ctx_.target_renames) {
+    if (!(at < schema::BinlogPosition{r.file, r.position})) continue;
+    if (r.from != current) continue;
+    current = r.to;
+    path.push_back(current);
+  }
+  // The last of those names that exists: a crash may have come between recording a rename and
+  // ClickHouse's RENAME, which the stream then meets and makes.
+  for (auto name = path.rbegin(); name != path.rend(); ++name) {
+    if (tables::TargetTable* target = ctx_.resolver->ResolveExisting(table, SplitLabel(*name))) {
+      spdlog::info("{} at {}: its target was renamed to {} later in the binlog; its rows go there",
+                   table.name.ToString(), at.ToString(), target->label);
+      return target;
+    }
+  }
+  return nullptr;
+}
+
+bool TableRouter::RenamedToLater(const std::string& label, const schema::BinlogPosition& at) const {
+  return std::any_of(ctx_.target_renames.begin(), ctx_.target_renames.end(),
+                     [&](const state::TargetRename& r) {
+                       return r.to == label && at < schema::BinlogPosition{r.file, r.position};
+                     });
+}
+
+bool TableRouter::MoveTarget(tables::TargetTable& target, const tables::SourceTableName& to,
+                             int rule, const schema::BinlogPosition& position) {
+  const config::TableRule& new_rule = ctx_.resolver->Rule(rule);
+  const config::QualifiedName name = ctx_.resolver->TargetName(to, rule);
+  const std::string label = name.database + "." + name.table;
+  std::string why_not;
+  if (!ctx_.resolver->Created(target.label)) {
+    why_not = "rowbridge did not create it";
+  } else if (!ctx_.config->target.cluster.empty()) {
+    why_not = "it is a clustered table";
+  } else if (new_rule.schema_changes == config::SchemaChanges::kStop || !new_rule.create_table) {
+    why_not = fmt::format("the rule for {} says {}", to.ToString(),
+                          new_rule.create_table ? "schema_changes: stop" : "create_table: false");
+  } else if (target.mode != tables::PlanMode(new_rule.mode) ||
+             target.version_column != new_rule.meta_columns.version) {
+    why_not = fmt::format("the rule for {} wants another mode or version column", to.ToString());
+  } else if (const StreamedTable* other = OtherWriter(target, to)) {
+    why_not = fmt::format("{} writes into it too", other->name.ToString());
+  } else if (ctx_.resolver->TargetExists(to, rule)) {
+    why_not = fmt::format("{} exists already", label);
+  }
+  if (!why_not.empty()) {
+    spdlog::warn(
+        "{} is the new name of a table replicated into {}, but the rules' target for it is {}; "
+        "{} is not renamed ({}), so {} keeps writing into it until rowbridge stops",
+        to.ToString(), target.label, label, target.label, why_not, to.ToString());
+    return false;
+  }
+  const state::TargetRename rename{target.label, label, position.file, position.offset};
+  // The new name joins the tables the stream covers in the same save: a restart must not copy it
+  // as a table matched later.
+  if (ctx_.on_replicated) ctx_.on_replicated(to.ToString());
+  if (ctx_.before_target_rename) ctx_.before_target_rename(rename);
+  RetryOptions retry;
+  retry.policy = ctx_.ddl_retry;
+  retry.stop = ctx_.stop;
+  Retry(fmt::format("renaming {} to {} on ClickHouse", target.label, label), retry,
+        [&] { ctx_.resolver->RenameTarget(target, name); });
+  // The target keeps its state (the versions a replay skips); its inserts name the old table.
+  auto state = target_states_.find(&target);
+  if (state != target_states_.end()) state->second->groups.clear();
+  ctx_.target_renames.push_back(rename);
+  if (ctx_.after_target_rename) ctx_.after_target_rename(rename);
+  return true;
 }
 
 bool TableRouter::LeaveOldName(const tables::SourceTableName& from,
@@ -703,6 +818,13 @@ void TableRouter::OnNewName(const schema::TableChange& change,
   if (change.kind == schema::TableChange::Kind::kRenamed && change.from)
     from = tables::SourceTableName{change.from->database, change.from->table};
   tables::TargetTable* followed = nullptr;
+  if (from && tables_.count(*from) == 0) {
+    // Replaying from a checkpoint, a renamed table whose rows this session has not met yet is
+    // not resolved: the source no longer has it under that name.
+    const int from_rule = ctx_.resolver->Match(*from);
+    if (from_rule != config::TableMatcher::kNoRule && !BeforeStart(*from, position))
+      GetOrCreate(*from, from_rule, nullptr, JustBefore(position), nullptr);
+  }
   if (from && !LeaveOldName(*from, name, where, followed)) return;
   const bool from_replicated = followed != nullptr;
 
@@ -720,11 +842,23 @@ void TableRouter::OnNewName(const schema::TableChange& change,
   // (A name that had a table just before is a swap, e.g. gh-ost's: its target goes on.)
   const bool name_was_taken = previous != nullptr && previous->state != schema::TableState::kAbsent;
   Retire(name);
-  // RENAME follows the table into its old target, unless the rules' target for the new name
-  // exists already (gh-ost's swap: the shadow becomes the table the target was made for).
-  if (followed != nullptr && (ctx_.resolver->TargetExists(name, rule) ||
-                              followed->mode != tables::PlanMode(ctx_.resolver->Rule(rule).mode))) {
-    followed = nullptr;
+  // The renamed table's rows stay together: its target takes the new name's target name where
+  // rowbridge may rename it. Else it follows the table for this session, unless the rules'
+  // target for the new name exists already (gh-ost's swap: the shadow becomes the table the
+  // target was made for).
+  if (followed != nullptr && followed->label != ctx_.resolver->TargetLabel(name, rule)) {
+    bool moved = false;
+    try {
+      moved = MoveTarget(*followed, name, rule, position);
+    } catch (const Error& e) {
+      if (e.IsTransient()) throw;
+      spdlog::warn("{}: cannot rename its target {}: {}", name.ToString(), followed->label,
+                   e.what());
+    }
+    if (moved || ctx_.resolver->TargetExists(name, rule) ||
+        followed->mode != tables::PlanMode(ctx_.resolver->Rule(rule).mode)) {
+      followed = nullptr;
+    }
   }
   follow_target_ = followed;
   StreamedTable& table = GetOrCreate(name, rule, nullptr, position, nullptr);

@@ -18,7 +18,13 @@
 // schema_changes says so (auto: for target tables rowbridge created): the table's buffered rows
 // are written first, then ALTER TABLE ADD/DROP/RENAME/MODIFY COLUMN, TRUNCATE or DROP TABLE is
 // run, and the next TABLE_MAP builds the plan for the new columns. RENAME TABLE and CREATE TABLE
-// route the table under its new name by the rules, like any table of that name. A change that
+// route the table under its new name by the rules, like any table of that name. A renamed table's
+// rows stay together: when rowbridge created its target, no other table writes there and the
+// rules' target for the new name does not exist yet, the ClickHouse table is renamed too (the
+// rename recorded in the checkpoint first, see RouterContext::target_renames); otherwise the table
+// keeps writing into its old target for the rest of the session (docs/schema-changes.md). DROP
+// TABLE never drops a target another replicated table still writes into (gh-ost's swapped-out
+// table). A change that
 // cannot be applied (unparseable DDL, schema_changes: stop, a key column dropped, a type
 // ClickHouse cannot convert, rows changed without row events) STOPS only that table: its rows are
 // no longer applied, /status and the metrics say why, the stop is recorded in the checkpoint,
@@ -155,6 +161,16 @@ struct RouterContext {
   // Called (buffer lock NOT held) when a table joins the stream mid-way (created under a matched
   // name, or renamed from a replicated table), with "db.table".
   std::function<void(const std::string&)> on_replicated;
+  // Target tables renamed after source RENAMEs that a replay from the checkpoint meets again (the
+  // checkpoint's target_renames, in order): rows of a table's old name before its RENAME go to the
+  // target under its new name.
+  std::vector<state::TargetRename> target_renames;
+  // Called (buffer lock NOT held) before a target table is renamed: records the rename in the
+  // checkpoint and saves it at once, so that a crash after ClickHouse's RENAME replays the old
+  // name's rows into the new name instead of creating the old one again.
+  std::function<void(const state::TargetRename&)> before_target_rename;
+  // Called after it: the old name is no longer a target rowbridge created.
+  std::function<void(const state::TargetRename&)> after_target_rename;
 };
 
 class TableRouter {
@@ -234,6 +250,19 @@ class TableRouter {
   void OnChange(const schema::TableChange& change, const schema::DdlStatement& statement,
                 const schema::BinlogPosition& position, std::string_view sql);
   void OnDropped(const tables::SourceTableName& name, const std::string& where);
+  // The replicated table, other than `except`, that writes into `target`; nullptr if none.
+  const StreamedTable* OtherWriter(const tables::TargetTable& target,
+                                   const tables::SourceTableName& except) const;
+  // After `from` was renamed to `to` (a table of rule `rule`) with its rows written: renames its
+  // target to the rules' target for `to` when that is rowbridge's to do (see above). True if done.
+  bool MoveTarget(tables::TargetTable& target, const tables::SourceTableName& to, int rule,
+                  const schema::BinlogPosition& position);
+  // The target that table's rows at `at` go to when target renames after `at` moved its rules'
+  // target (RouterContext::target_renames); nullptr when none applies.
+  tables::TargetTable* RenamedTarget(const tables::ReplicatedTable& table,
+                                     const schema::BinlogPosition& at);
+  // Whether a target rename after `at` gives some table the name `label` (not there yet).
+  bool RenamedToLater(const std::string& label, const schema::BinlogPosition& at) const;
   // CREATE, or RENAME to a name (with the table leaving its old one).
   void OnNewName(const schema::TableChange& change, const schema::BinlogPosition& position);
   // The renamed table leaves `from`, its buffered rows written; `target` is the target it wrote

@@ -50,6 +50,14 @@ std::string Checkpoint::ToJson() const {
     }
     j["table_starts"] = std::move(starts);
   }
+  if (!target_renames.empty()) {
+    auto renames = nlohmann::ordered_json::array();
+    for (const TargetRename& r : target_renames) {
+      renames.push_back(
+          {{"from", r.from}, {"to", r.to}, {"file", r.file}, {"position", r.position}});
+    }
+    j["target_renames"] = std::move(renames);
+  }
   if (table_copy) {
     j["table_copy"] = {{"version_base", table_copy->version_base}, {"tables", table_copy->tables}};
   }
@@ -92,6 +100,13 @@ Checkpoint Checkpoint::FromJson(std::string_view text, std::string_view origin) 
       for (const auto& t : j.at("table_starts")) {
         c.table_starts.push_back({t.at("table").get<std::string>(), t.at("file").get<std::string>(),
                                   t.at("position").get<uint64_t>()});
+      }
+    }
+    if (j.contains("target_renames")) {
+      for (const auto& r : j.at("target_renames")) {
+        c.target_renames.push_back({r.at("from").get<std::string>(), r.at("to").get<std::string>(),
+                                    r.at("file").get<std::string>(),
+                                    r.at("position").get<uint64_t>()});
       }
     }
     if (j.contains("table_copy")) {

@@ -47,6 +47,19 @@ struct TableStart {
   bool operator==(const TableStart&) const = default;
 };
 
+// A ClickHouse table rowbridge renamed from `from` to `to` ("db.table") because its source table
+// was renamed by the statement at file:position. Until the checkpoint is past that statement, a
+// replay meets rows of the source table under its old name, whose target is now called `to`: the
+// record says where they go. Saved before ClickHouse's RENAME runs, so a crash in between finds
+// `from` still there and the replayed statement renames it.
+struct TargetRename {
+  std::string from;
+  std::string to;
+  std::string file;
+  uint64_t position = 0;
+  bool operator==(const TargetRename&) const = default;
+};
+
 // A copy of newly matched tables that has begun and not finished: the stream resumes only after
 // it. Its rows take versions from [version_base, version_base + 2^48); the checkpoint's
 // next_version was moved to version_base + 2^48 when it began.
@@ -74,6 +87,8 @@ struct Checkpoint {
   std::optional<std::vector<std::string>> replicated_tables;
   std::vector<TableStart> table_starts;
   std::optional<TableCopy> table_copy;
+  // In the order the renames were made (a chain a -> b, b -> c follows that order).
+  std::vector<TargetRename> target_renames;
 
   // "mysql-bin.000003:1234" (+ " gtid 0-1-42" when known).
   std::string Describe() const;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "clickhouse/sql_quote.h"
 #include "mapping/ddl.h"
 
 namespace rowbridge::tables {
@@ -71,8 +72,12 @@ bool TableResolver::AppliesSchemaChanges(const ReplicatedTable& table) const {
     case config::SchemaChanges::kAuto:
       break;
   }
+  return Created(table.target->label);
+}
+
+bool TableResolver::Created(const std::string& label) const {
   const auto& created = options_.created_targets;
-  return std::find(created.begin(), created.end(), table.target->label) != created.end();
+  return std::find(created.begin(), created.end(), label) != created.end();
 }
 
 void TableResolver::LoadZone(const ReplicatedTable& table, std::vector<std::string>& problems) {
@@ -147,16 +152,57 @@ TargetTable* TableResolver::ResolveTarget(const ReplicatedTable& table,
     columns = CreateTarget(table, qn, problems);
     if (!columns) return nullptr;
   }
+  return Record(qn, rule, std::move(*columns));
+}
+
+TargetTable* TableResolver::ResolveExisting(const ReplicatedTable& table,
+                                            const config::QualifiedName& name) {
+  if (TargetTable* existing = FindTarget(name.database + "." + name.table)) return existing;
+  auto columns = catalog_.ReadColumns(name.database, name.table);
+  if (!columns) return nullptr;
+  return Record(name, *table.rule, std::move(*columns));
+}
+
+TargetTable* TableResolver::Record(const config::QualifiedName& name, const config::TableRule& rule,
+                                   std::vector<mapping::TargetColumn> columns) {
   auto target = std::make_unique<TargetTable>();
-  target->database = qn.database;
-  target->table = qn.table;
-  target->label = label;
+  target->database = name.database;
+  target->table = name.table;
+  target->label = name.database + "." + name.table;
   target->mode = PlanMode(rule.mode);
   target->version_column = rule.meta_columns.version;
-  target->columns = std::move(*columns);
+  target->columns = std::move(columns);
   TargetTable* raw = target.get();
-  targets_[label] = std::move(target);
+  targets_[raw->label] = std::move(target);
   return raw;
+}
+
+void TableResolver::RenameTarget(TargetTable& from, const config::QualifiedName& name) {
+  const std::string label = name.database + "." + name.table;
+  const bool from_exists = catalog_.ReadColumns(from.database, from.table).has_value();
+  if (from_exists) {
+    mapping::DdlOptions ddl;
+    ddl.cluster = config_.target.cluster;
+    catalog_.Execute(mapping::CreateDatabaseStatement(name.database, ddl));
+    catalog_.Execute(fmt::format("RENAME TABLE {} TO {}",
+                                 clickhouse::QuoteQualified(from.database, from.table),
+                                 clickhouse::QuoteQualified(name.database, name.table)));
+    spdlog::info("renamed ClickHouse table {} to {}", from.label, label);
+  } else if (!catalog_.ReadColumns(name.database, name.table)) {
+    Fail(ErrorCode::kUnsupported, "cannot rename target table {} to {}: neither exists",
+         from.label, label);
+  }
+  auto& created = options_.created_targets;
+  std::erase(created, from.label);
+  if (std::find(created.begin(), created.end(), label) == created.end()) created.push_back(label);
+  auto node = targets_.extract(from.label);
+  from.database = name.database;
+  from.table = name.table;
+  from.label = label;
+  if (!node.empty()) {
+    node.key() = label;
+    targets_.insert(std::move(node));
+  }
 }
 
 std::optional<std::vector<mapping::TargetColumn>> TableResolver::CreateTarget(

@@ -68,6 +68,14 @@ class TableResolver {
   // when the rule says create_table. nullptr, with the reasons appended to `problems`, when there
   // is none. Throws only transient errors.
   TargetTable* ResolveTarget(const ReplicatedTable& table, std::vector<std::string>& problems);
+  // The ClickHouse table `name`, already resolved or existing, as the target of `table` (taking
+  // its rule's mode); nullptr when there is no such table. Never creates one.
+  TargetTable* ResolveExisting(const ReplicatedTable& table, const config::QualifiedName& name);
+  // Renames the target `from` to `name` in ClickHouse (creating the database if needed) and
+  // moves the record of rowbridge having created it along. Idempotent: when `from` is gone and
+  // `name` exists it was done before. The record itself takes the new name (whoever holds it sees
+  // the table under its new name). Throws what ClickHouse throws.
+  void RenameTarget(TargetTable& from, const config::QualifiedName& name);
   // The ClickHouse table the rules name as the target of `name` under rule `rule_index`.
   config::QualifiedName TargetName(const SourceTableName& name, int rule_index) const;
   // The same as "db.table".
@@ -89,6 +97,8 @@ class TableResolver {
   // Whether schema changes of `table` are carried to its target: the rule's schema_changes, and
   // under `auto` whether rowbridge created the target.
   bool AppliesSchemaChanges(const ReplicatedTable& table) const;
+  // Whether rowbridge created the target "db.table".
+  bool Created(const std::string& label) const;
   const std::vector<std::string>& created_targets() const { return options_.created_targets; }
 
   // The conversion of `table`'s rows into its target, with `keys` as the key columns. The rule's
@@ -105,6 +115,8 @@ class TableResolver {
                                           std::vector<std::string>& problems);
 
  private:
+  TargetTable* Record(const config::QualifiedName& name, const config::TableRule& rule,
+                      std::vector<mapping::TargetColumn> columns);
   std::optional<std::vector<mapping::TargetColumn>> CreateTarget(
       const ReplicatedTable& table, const config::QualifiedName& name,
       std::vector<std::string>& problems);

@@ -45,6 +45,24 @@ class PipelineDdlTest : public PipelineFixture {
                             "TABLE_SCHEMA = '{}' AND TABLE_NAME = '{}' ORDER BY ORDINAL_POSITION",
                             source_db_, table)));
   }
+  bool TargetExists(const std::string& table) {
+    return Trimmed(RunClickHouseSql(ch_, fmt::format("EXISTS TABLE `{}`.`{}`", target_db_,
+                                                     table))) == "1";
+  }
+  std::string TargetCount(const std::string& table) {
+    return Trimmed(RunClickHouseSql(
+        ch_, fmt::format("SELECT count() FROM `{}`.`{}` FINAL WHERE _is_deleted = 0", target_db_,
+                         table)));
+  }
+  // No (id, version) written twice: a replayed change is skipped, not written again.
+  void ExpectNoDoubleWrites(const std::string& table) {
+    EXPECT_EQ(Trimmed(RunClickHouseSql(
+                  ch_, fmt::format("SELECT count() FROM (SELECT id, _version, count() AS n FROM "
+                                   "`{}`.`{}` GROUP BY id, _version HAVING n > 1)",
+                                   target_db_, table))),
+              "0")
+        << table;
+  }
   std::set<std::string> TargetColumns(const std::string& table) {
     auto lines = Lines(RunClickHouseSql(
         ch_, fmt::format("SELECT name FROM system.columns WHERE database = '{}' AND table = '{}'",
@@ -170,19 +188,172 @@ TEST_F(PipelineDdlTest, GhostShadowTableAndAtomicRenameSwap) {
   EXPECT_EQ(rb.Terminate(), 0) << rb.log();
 }
 
-// A random mix of DDL and DML; afterwards every table's rows and columns match the source.
+// RENAME TABLE in every form, with the default configuration (copy on): each renamed table's
+// target is renamed with it, so its rows, old and new, are under the new name, during the run
+// and after a restart; the old names are gone from ClickHouse.
+TEST_F(PipelineDdlTest, RenamedTablesKeepAllTheirRowsUnderTheirNewNames) {
+  TestDir dir("pipeline-ddl-rename");
+  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
+  std::string create;
+  for (const char* t : {"logs", "a", "b", "x", "y", "c"}) {
+    create += fmt::format("CREATE TABLE {0} (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO {0} "
+                          "VALUES (1, '{0} 1'), (2, '{0} 2');",
+                          t);
+  }
+  Sql(create);
+  PipelineConfig config = Config("  - match: " + source_db_ + ".*\n    mode: replica\n");
+  config.snapshot = true;
+  RowbridgeProcess rb(dir.path(), config);
+  StartAndWaitForCheckpoint(rb);
+  rb.WaitCaughtUp();
+  Sql("INSERT INTO logs VALUES (3, 'logs 3'); RENAME TABLE logs TO events_log; "
+      "INSERT INTO events_log VALUES (4, 'events 4'); UPDATE events_log SET v = 'one' WHERE id = 1; "
+      "RENAME TABLE a TO a2, b TO b2; INSERT INTO a2 VALUES (5, 'a2 5'); "
+      "RENAME TABLE x TO tmp, y TO x, tmp TO y; INSERT INTO x VALUES (6, 'x 6'); "
+      "DELETE FROM y WHERE id = 2; "
+      "ALTER TABLE c RENAME TO c2; INSERT INTO c2 VALUES (7, 'c2 7');");
+  rb.WaitCaughtUp();
+  for (const char* t : {"events_log", "a2", "b2", "x", "y", "c2"}) ExpectSame(t);
+  for (const char* t : {"logs", "a", "b", "c", "tmp"}) {
+    EXPECT_FALSE(TargetExists(t)) << t << " should have been renamed";
+  }
+  EXPECT_EQ(rb.Terminate(), 0) << rb.log();
+
+  // A restart finds every table where the rules route it: no empty new target, no split.
+  rb.Start();
+  Sql("INSERT INTO events_log VALUES (8, 'events 8'); INSERT INTO y VALUES (9, 'y 9'); "
+      "INSERT INTO c2 VALUES (10, 'c2 10');");
+  rb.WaitCaughtUp();
+  for (const char* t : {"events_log", "a2", "b2", "x", "y", "c2"}) ExpectSame(t);
+  EXPECT_EQ(TargetCount("events_log"), "5");
+  const state::Checkpoint saved = *rb.SavedCheckpoint();
+  EXPECT_TRUE(saved.stopped_tables.empty()) << rb.log();
+  EXPECT_TRUE(saved.target_renames.empty()) << "the checkpoint is past every RENAME";
+  for (const char* t : {"events_log", "a2", "x", "y", "c2"}) {
+    const std::string label = target_db_ + "." + t;
+    EXPECT_TRUE(std::count(saved.created_targets.begin(), saved.created_targets.end(), label))
+        << label << " is rowbridge's";
+  }
+  EXPECT_FALSE(std::count(saved.created_targets.begin(), saved.created_targets.end(),
+                          target_db_ + ".logs"));
+  EXPECT_EQ(rb.Terminate(), 0) << rb.log();
+}
+
+// kill -9 right after a RENAME whose target rowbridge renamed, before any later checkpoint: the
+// only save after the start is the one the rename made at once. The replay meets the old name's
+// rows and writes them under the new one. Then the same with ClickHouse's RENAME undone, as a
+// crash between that save and the RENAME leaves it: the replayed statement renames it.
+TEST_F(PipelineDdlTest, KillNineAroundATargetRenameLosesNothing) {
+  TestDir dir("pipeline-ddl-rename-kill");
+  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
+  Sql("CREATE TABLE t (id INT PRIMARY KEY, v INT);");
+  PipelineConfig config = Config("  - match: " + source_db_ + ".*\n    mode: replica\n");
+  config.file_state = true;
+  config.checkpoint_interval = "24h";
+  RowbridgeProcess rb(dir.path(), config);
+  StartAndWaitForCheckpoint(rb);
+  const std::filesystem::path state =
+      dir.path() / "state" / fmt::format("rowbridge-{}.checkpoint.json", config.server_id);
+  Sql("INSERT INTO t VALUES (1, 1), (2, 2); UPDATE t SET v = 20 WHERE id = 2; "
+      "RENAME TABLE t TO t2; INSERT INTO t2 VALUES (3, 3); DELETE FROM t2 WHERE id = 1; "
+      "ALTER TABLE t2 ADD COLUMN w INT; INSERT INTO t2 VALUES (4, 4, 44);");
+  ASSERT_TRUE(WaitFor([&] { return TargetExists("t2") && TargetCount("t2") == "3"; }, 60s))
+      << rb.log();
+  rb.Kill();
+  const state::Checkpoint at_rename = *rb.SavedCheckpoint();
+  ASSERT_EQ(at_rename.target_renames.size(), 1u) << rb.log();
+  EXPECT_EQ(at_rename.target_renames[0].from, target_db_ + ".t");
+  EXPECT_EQ(at_rename.target_renames[0].to, target_db_ + ".t2");
+  const std::filesystem::path saved = dir.path() / "checkpoint-at-rename.json";
+  std::filesystem::copy_file(state, saved);
+
+  rb.Start();
+  Sql("INSERT INTO t2 VALUES (5, 5, 55);");
+  ASSERT_TRUE(WaitFor([&] { return TargetCount("t2") == "4"; }, 60s)) << rb.log();
+  EXPECT_FALSE(TargetExists("t")) << "the replay must not create the old name again";
+  ExpectSame("t2");
+  rb.Kill();
+
+  // The crash came between the save and ClickHouse's RENAME.
+  std::filesystem::copy_file(saved, state, std::filesystem::copy_options::overwrite_existing);
+  RunClickHouseSql(ch_, fmt::format("RENAME TABLE `{0}`.t2 TO `{0}`.t", target_db_));
+  rb.Start();
+  Sql("INSERT INTO t2 VALUES (6, 6, 66);");
+  ASSERT_TRUE(WaitFor([&] { return TargetExists("t2") && TargetCount("t2") == "5"; }, 60s))
+      << rb.log();
+  EXPECT_FALSE(TargetExists("t"));
+  ExpectSame("t2");
+  ExpectNoDoubleWrites("t2");
+  EXPECT_EQ(rb.Terminate(), 0) << rb.log();
+  const state::Checkpoint last = *rb.SavedCheckpoint();
+  EXPECT_TRUE(last.stopped_tables.empty()) << rb.log();
+  EXPECT_TRUE(last.target_renames.empty());
+}
+
+// gh-ost with the shadow matched and drop_table: drop (the issue's data loss): the swap renames
+// the targets with the tables, and DROP TABLE _g_del drops the swapped-out table's target only.
+// Then gh-ost on one of two shards that write into one target: every name writes there, and DROP
+// TABLE _s1_del leaves it to the live tables.
+TEST_F(PipelineDdlTest, GhostSwapWithDropTableDropKeepsTheLiveTarget) {
+  TestDir dir("pipeline-ddl-ghost-drop");
+  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
+  Sql("CREATE TABLE g (id INT PRIMARY KEY, v INT); INSERT INTO g VALUES (1, 1), (2, 2);");
+  Sql("CREATE TABLE s1 (id INT PRIMARY KEY, v INT); CREATE TABLE s2 (id INT PRIMARY KEY, v INT); "
+      "INSERT INTO s1 VALUES (1, 1); INSERT INTO s2 VALUES (1001, 1001);");
+  PipelineConfig config = Config("  - match: " + source_db_ +
+                                 ".*s?_*\n    target: merged\n    mode: replica\n    drop_table: "
+                                 "drop\n  - match: " + source_db_ + ".*s?\n    target: merged\n    "
+                                 "mode: replica\n    drop_table: drop\n  - match: " +
+                                 source_db_ + ".*\n    mode: replica\n    drop_table: drop\n");
+  config.snapshot = true;
+  RowbridgeProcess rb(dir.path(), config);
+  StartAndWaitForCheckpoint(rb);
+  const std::string ghost =
+      "CREATE TABLE _g_gho LIKE g; ALTER TABLE _g_gho ADD COLUMN w{0} INT NOT NULL DEFAULT {0}; "
+      "INSERT INTO _g_gho (id, v{1}) SELECT id, v{1} FROM g; INSERT INTO g VALUES ({2}, {2}{3}); "
+      "REPLACE INTO _g_gho (id, v{1}) VALUES ({2}, {2}{3}); "
+      "RENAME TABLE g TO _g_del, _g_gho TO g; INSERT INTO g (id, v) VALUES ({4}, {4}); "
+      "DROP TABLE _g_del;";
+  Sql(fmt::format(fmt::runtime(ghost), 5, "", 3, "", 4));
+  rb.WaitCaughtUp();
+  ExpectSame("g");
+  EXPECT_EQ(TargetCount("g"), "4") << rb.log();
+  EXPECT_FALSE(TargetExists("_g_del"));
+  EXPECT_FALSE(TargetExists("_g_gho"));
+
+  Sql("CREATE TABLE _s1_gho LIKE s1; ALTER TABLE _s1_gho ADD COLUMN w INT NOT NULL DEFAULT 5; "
+      "INSERT INTO _s1_gho (id, v) SELECT id, v FROM s1; INSERT INTO s1 VALUES (2, 2); "
+      "INSERT INTO _s1_gho (id, v) VALUES (2, 2); RENAME TABLE s1 TO _s1_del, _s1_gho TO s1; "
+      "INSERT INTO s1 VALUES (3, 3, 3); INSERT INTO s2 VALUES (1002, 1002); DROP TABLE _s1_del;");
+  rb.WaitCaughtUp();
+  ASSERT_TRUE(TargetExists("merged")) << rb.log();
+  const std::vector<ColumnCompare> compare = {{"id", Compare::kText}, {"v", Compare::kText}};
+  EXPECT_EQ(ReplicaRows(ch_, target_db_, "merged", compare, "id"),
+            MysqlRows(mysql_, source_db_, "s1", compare, "id") +
+                MysqlRows(mysql_, source_db_, "s2", compare, "id"))
+      << rb.log();
+  EXPECT_EQ(rb.SavedCheckpoint()->stopped_tables.size(), 0u) << rb.log();
+  EXPECT_EQ(rb.Terminate(), 0) << rb.log();
+}
+
+// A random mix of DDL and DML with the default configuration (copy on); afterwards every table's
+// rows and columns match the source, each under its current name. (kill -9 along the way is not
+// in yet: a kill before the reader meets a CREATE or RENAME the source already ran leaves the
+// restart unable to tell that table from one a new rule matched; see issue 16's notes.)
 TEST_F(PipelineDdlTest, RandomDdlAndDmlWorkloadEndsEqual) {
   TestDir dir("pipeline-ddl-random");
   RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
   Sql("CREATE TABLE t0 (id INT PRIMARY KEY, c0 INT); CREATE TABLE t1 (id INT PRIMARY KEY, c0 "
-      "INT);");
-  RowbridgeProcess rb(dir.path(), Config("  - match: " + source_db_ + ".*\n    mode: replica\n"));
+      "INT); INSERT INTO t0 VALUES (1000, 1); INSERT INTO t1 VALUES (1000, 2);");
+  PipelineConfig config = Config("  - match: " + source_db_ + ".*\n    mode: replica\n");
+  config.snapshot = true;
+  RowbridgeProcess rb(dir.path(), config);
   StartAndWaitForCheckpoint(rb);
 
   std::mt19937 rng(20240607);
   struct Table {
     std::string name;
-    std::string target;                // a renamed table keeps writing into its old target
+    std::string target;                // its target takes the table's new name
     std::vector<std::string> columns;  // besides id
     int next_id = 1;
   };
@@ -223,6 +394,7 @@ TEST_F(PipelineDdlTest, RandomDdlAndDmlWorkloadEndsEqual) {
         const std::string renamed = fmt::format("t{}", next_table++);
         sql = fmt::format("RENAME TABLE {} TO {}", t.name, renamed);
         t.name = renamed;
+        t.target = renamed;
         break;
       }
       case 5:

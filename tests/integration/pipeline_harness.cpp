@@ -155,8 +155,12 @@ RowbridgeProcess::RowbridgeProcess(std::filesystem::path dir, PipelineConfig con
       << "batch: {max_rows: " << c.max_rows << ", max_delay: " << c.max_delay << "}\n"
       << "http: {listen: \"127.0.0.1:0\"}\n"
       << "log: {level: debug, format: " << c.log_format << "}\n";
+  const std::string interval =
+      c.checkpoint_interval.empty() ? "" : ", checkpoint_interval: " + c.checkpoint_interval;
   if (c.file_state) {
-    out << "state: {store: file, path: " << (dir_ / "state").string() << "}\n";
+    out << "state: {store: file, path: " << (dir_ / "state").string() << interval << "}\n";
+  } else if (!interval.empty()) {
+    out << "state: {" << interval.substr(2) << "}\n";
   }
   out << c.extra_yaml;
 }

@@ -49,6 +49,9 @@ struct PipelineConfig {
   std::string compression;
   bool file_state = false;  // state in <dir>/state instead of ClickHouse
   bool snapshot = false;    // snapshot.enabled: copy existing rows on a first start
+  // state.checkpoint_interval; empty = the default. A long one leaves only the saves a step
+  // makes at once, as a kill -9 right after that step would.
+  std::string checkpoint_interval;
   uint32_t server_id = 4242;
   std::string source_yaml;          // more keys of the `source` section, each line "  key: value\n"
   std::string target_yaml;          // more keys of the `target` section, likewise

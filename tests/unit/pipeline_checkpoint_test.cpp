@@ -64,6 +64,7 @@ TEST(PipelineCheckpoint, CheckpointsOfOlderVersionsStayLoadable) {
   EXPECT_FALSE(c.replicated_tables.has_value());
   EXPECT_TRUE(c.table_starts.empty());
   EXPECT_FALSE(c.table_copy.has_value());
+  EXPECT_TRUE(c.target_renames.empty());
   EXPECT_EQ(c.next_version, 3u);
 }
 
@@ -72,6 +73,7 @@ TEST(PipelineCheckpoint, CarriesReplicatedTablesAndTableCopies) {
   c.replicated_tables = std::vector<std::string>{"shop.a", "shop.b"};
   c.table_starts.push_back({"shop.b", "mysql-bin.000004", 99});
   c.table_copy = state::TableCopy{1000, {"shop.c"}};
+  c.target_renames.push_back({"ch.logs", "ch.events_log", "mysql-bin.000004", 120});
   const state::Checkpoint back = state::Checkpoint::FromJson(c.ToJson(), "test");
   EXPECT_EQ(back, c);
   c.replicated_tables = std::vector<std::string>{};  // an empty list is not "unknown"
@@ -288,6 +290,31 @@ TEST(PipelineCheckpointTracker, TableStartsAreDroppedOnceTheCheckpointPassesThem
   t.AddBoundary(60, 13, {});
   ASSERT_TRUE(t.Advance(13));
   EXPECT_TRUE(t.checkpoint().table_starts.empty());
+}
+
+TEST(PipelineCheckpointTracker, TargetRenamesJoinAtOnceAndLeaveOncePassed) {
+  state::Checkpoint start;
+  start.file = "mysql-bin.000001";
+  start.position = 100;
+  start.next_version = 10;
+  start.created_targets = {"ch.logs"};
+  CheckpointTracker t(start);
+  t.AddBoundary(300, 11, {});
+  t.AddTargetRename({"ch.logs", "ch.events_log", "mysql-bin.000001", 300});
+  t.RemoveCreatedTarget("ch.logs");
+  // Saved at once, at the old position: a replay from 100 meets the RENAME at 300 again.
+  ASSERT_TRUE(t.Advance(10));
+  EXPECT_EQ(t.checkpoint().position, 100u);
+  ASSERT_EQ(t.checkpoint().target_renames.size(), 1u);
+  EXPECT_EQ(t.checkpoint().created_targets, std::vector<std::string>{"ch.events_log"});
+  // A boundary at 300 ends the transaction before the RENAME, which a replay still meets.
+  ASSERT_TRUE(t.Advance(11));
+  EXPECT_EQ(t.checkpoint().position, 300u);
+  EXPECT_EQ(t.checkpoint().target_renames.size(), 1u);
+  t.AddBoundary(420, 11, {});  // the RENAME's own boundary
+  ASSERT_TRUE(t.Advance(11));
+  EXPECT_TRUE(t.checkpoint().target_renames.empty());
+  EXPECT_FALSE(t.Advance(11)) << "nothing changed since";
 }
 
 TEST(PipelineCheckpointTracker, ReplicatedTablesJoinAtOnce) {
