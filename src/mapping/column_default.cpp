@@ -70,7 +70,8 @@ std::optional<uint64_t> BitsValue(const std::string& literal) {
 }
 
 bool IsAscii(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 128; });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 128; });
 }
 
 bool IsInteger(std::string_view s) {
@@ -153,8 +154,8 @@ std::optional<std::array<int, 3>> ReadDate(std::string_view s) {
   std::array<int, 3> parts{};
   const std::string_view fields[] = {s.substr(0, 4), s.substr(5, 2), s.substr(8, 2)};
   for (size_t i = 0; i < 3; ++i) {
-    auto [end, ec] = std::from_chars(fields[i].data(), fields[i].data() + fields[i].size(),
-                                     parts[i]);
+    auto [end, ec] =
+        std::from_chars(fields[i].data(), fields[i].data() + fields[i].size(), parts[i]);
     if (ec != std::errc() || end != fields[i].data() + fields[i].size()) return std::nullopt;
   }
   static constexpr int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -253,9 +254,7 @@ class DefaultConverter {
     return type;
   }
 
-  static TargetDefault Expression(std::string expression) {
-    return {std::move(expression), {}};
-  }
+  static TargetDefault Expression(std::string expression) { return {std::move(expression), {}}; }
   static TargetDefault Problem(std::string why) { return {std::nullopt, std::move(why)}; }
   TargetDefault WrongTarget() const {
     return Problem(fmt::format("the target column's type {} does not take it", target_.name));
@@ -405,8 +404,9 @@ class DefaultConverter {
                        d.value[10] == ' ' && ReadDate(std::string_view(d.value).substr(0, 10)) &&
                        ReadClock(std::string_view(d.value).substr(11), fraction);
     if (!valid) {
-      return WrongValue("a date and time written YYYY-MM-DD HH:MM:SS (zero dates are not "
-                           "carried)");
+      return WrongValue(
+          "a date and time written YYYY-MM-DD HH:MM:SS (zero dates are not "
+          "carried)");
     }
     const int year = std::stoi(d.value.substr(0, 4));
     const bool whole_seconds =

@@ -560,7 +560,8 @@ void TableRouter::ReconcileOnce(StreamedTable& table, const std::vector<binlog::
   fields.Table(table.name.database, table.name.table);
   TargetAlter alter(table.name.ToString(), *table.target, *table.rule, KeyNames(table),
                     *ctx_.targets, *ctx_.resolver, [&](const std::string& column) {
-                      if (ctx_.on_default_not_carried) ctx_.on_default_not_carried(table.name, column);
+                      if (ctx_.on_default_not_carried)
+                        ctx_.on_default_not_carried(table.name, column);
                     });
   alter.Apply({.before = before, .after = &after, .renames = &renames});
 }

@@ -174,8 +174,9 @@ std::string TargetAlter::AddedDefault(const binlog::ColumnDef& column,
   if (!column.default_known) return "";
   const mapping::TargetDefault wanted = mapping::ClickHouseDefault(column, type);
   if (!wanted.problem.empty()) {
-    ReportDefault(column, wanted.problem + "; the rows the target already holds read the type's "
-                                           "zero value in it");
+    ReportDefault(column, wanted.problem +
+                              "; the rows the target already holds read the type's "
+                              "zero value in it");
   }
   return wanted.expression ? " DEFAULT " + *wanted.expression : "";
 }
@@ -202,12 +203,12 @@ void TargetAlter::FollowDefaults(const SourceColumnChange& change) {
       ReportDefault(c, wanted.problem + "; the target column keeps its DEFAULT");
       continue;
     }
-    const std::string current =
-        targets_.DefaultExpression(target_.database, target_.table, c.name);
+    const std::string current = targets_.DefaultExpression(target_.database, target_.table, c.name);
     if (!wanted.expression && current.empty()) continue;
     if (IsKey(c.name)) {
-      ReportDefault(c, "the column is part of the target's key (ORDER BY), whose DEFAULT "
-                       "rowbridge does not change");
+      ReportDefault(c,
+                    "the column is part of the target's key (ORDER BY), whose DEFAULT "
+                    "rowbridge does not change");
       continue;
     }
     MaterializeColumn(c.name);
@@ -229,8 +230,7 @@ void TargetAlter::MaterializeColumn(const std::string& column) {
   // An UPDATE of the column to itself reads it (the DEFAULT, where a part lacks it) and writes
   // it into every part; ClickHouse runs it in the background, so it is waited for.
   const std::string quoted_column = clickhouse::QuoteIdentifier(column);
-  Run(fmt::format("ALTER TABLE {} UPDATE {} = {} WHERE 1", quoted_, quoted_column,
-                  quoted_column));
+  Run(fmt::format("ALTER TABLE {} UPDATE {} = {} WHERE 1", quoted_, quoted_column, quoted_column));
   using namespace std::chrono_literals;
   const auto deadline = std::chrono::steady_clock::now() + 10min;
   while (targets_.PendingMutations(target_.database, target_.table) > 0) {

@@ -2,11 +2,11 @@
 // change: renames, then drops, then adds and type changes, then DEFAULT changes. Added columns
 // take the source's default, which fills the rows the target already holds (mapping/
 // column_default.h says which defaults ClickHouse can express; the others are reported through
-// `on_default_not_carried` and a warning, and the column is added or kept without them). Each statement is sent only if the
-// target's current columns (read again after every statement) still need it, so applying the same
-// change twice (a retry after a cut connection) sends nothing twice. A change ClickHouse cannot
-// make (a key column renamed, dropped or retyped) throws Error(kUnsupported) before any statement
-// of its step.
+// `on_default_not_carried` and a warning, and the column is added or kept without them). Each
+// statement is sent only if the target's current columns (read again after every statement) still
+// need it, so applying the same change twice (a retry after a cut connection) sends nothing twice.
+// A change ClickHouse cannot make (a key column renamed, dropped or retyped) throws
+// Error(kUnsupported) before any statement of its step.
 #pragma once
 
 #include <functional>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "binlog/table_map.h"
+#include "clickhouse/type_name.h"
 #include "config/config.h"
 #include "tables/table_resolver.h"
 #include "tables/target_tables.h"

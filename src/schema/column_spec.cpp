@@ -236,7 +236,8 @@ std::optional<std::string> CanonicalLiteral(const std::vector<Token>& tokens, si
     ++i;
   }
   if (i + 1 == end && tokens[i].kind == TokenKind::kNumber) {
-    if (IsHexOrBitLiteral(tokens[i].text)) return sign.empty() ? std::optional(tokens[i].text) : std::nullopt;
+    if (IsHexOrBitLiteral(tokens[i].text))
+      return sign.empty() ? std::optional(tokens[i].text) : std::nullopt;
     return sign + tokens[i].text;
   }
   if (!sign.empty()) return std::nullopt;

@@ -72,8 +72,8 @@ std::optional<std::string> SchemaDifference(const std::vector<binlog::ColumnDef>
                                             const std::vector<binlog::ColumnDef>& table_map);
 
 // Copies what information_schema knows and the TABLE_MAP may lack (name, signedness, charset,
-// ENUM/SET labels, primary key flags, the default) from `known` into `columns`. Both must describe the same
-// columns (SchemaDifference() == nullopt).
+// ENUM/SET labels, primary key flags, the default) from `known` into `columns`. Both must describe
+// the same columns (SchemaDifference() == nullopt).
 void EnrichFromSchema(const std::vector<binlog::ColumnDef>& known,
                       std::vector<binlog::ColumnDef>& columns);
 

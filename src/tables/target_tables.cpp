@@ -136,9 +136,9 @@ uint64_t TargetCatalog::RowCount(const std::string& database, const std::string&
 
 uint64_t TargetCatalog::PartsWithoutColumn(const std::string& database, const std::string& table,
                                            const std::string& column) {
-  const std::string where = fmt::format("database = {} AND table = {} AND active",
-                                        clickhouse::QuoteString(database),
-                                        clickhouse::QuoteString(table));
+  const std::string where =
+      fmt::format("database = {} AND table = {} AND active", clickhouse::QuoteString(database),
+                  clickhouse::QuoteString(table));
   return SelectNumber(fmt::format(
       "SELECT toUInt64(count()) FROM system.parts WHERE {0} AND name NOT IN (SELECT name FROM "
       "system.parts_columns WHERE {0} AND column = {1})",

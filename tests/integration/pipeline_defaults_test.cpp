@@ -31,6 +31,13 @@ class PipelineDefaultsTest : public PipelineFixture {
     return Ch("SELECT toString(" + expression + ") FORMAT TSVRaw");
   }
 
+  // Creates the source database with `create_table` in it; a config replicating its table t.
+  PipelineConfig ConfigForTableT(const std::string& create_table) {
+    RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
+    Sql(create_table);
+    return Config("  - match: " + source_db_ + ".t\n    mode: replica\n");
+  }
+
   // The rows of `table` in the target and in the source agree on `columns` (as text).
   void ExpectRowsEqual(const std::string& table, const std::vector<std::string>& columns) {
     std::vector<ColumnCompare> compare;
@@ -43,11 +50,11 @@ class PipelineDefaultsTest : public PipelineFixture {
 
 TEST_F(PipelineDefaultsTest, DefaultChangesFollowToTheTargetColumn) {
   TestDir dir("pipeline-defaults-follow");
-  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
   // Known from information_schema at the start (MariaDB and MySQL write it differently).
-  Sql("CREATE TABLE t (id INT PRIMARY KEY, a INT NOT NULL DEFAULT 1, b VARCHAR(10) DEFAULT 'x', "
-      "c INT DEFAULT 3, p DECIMAL(6,2) NOT NULL DEFAULT 1.5)");
-  RowbridgeProcess rb(dir.path(), Config("  - match: " + source_db_ + ".t\n    mode: replica\n"));
+  RowbridgeProcess rb(dir.path(),
+                      ConfigForTableT("CREATE TABLE t (id INT PRIMARY KEY, a INT NOT NULL DEFAULT "
+                                      "1, b VARCHAR(10) DEFAULT 'x', "
+                                      "c INT DEFAULT 3, p DECIMAL(6,2) NOT NULL DEFAULT 1.5)"));
   StartAndWaitForCheckpoint(rb);
   Sql("INSERT INTO t (id) VALUES (1), (2)");
   rb.WaitCaughtUp();
@@ -86,9 +93,7 @@ TEST_F(PipelineDefaultsTest, DefaultChangesFollowToTheTargetColumn) {
 // the RENAME, with its default, which the rows copied before read.
 TEST_F(PipelineDefaultsTest, GhostSwapAddsTheShadowsDefault) {
   TestDir dir("pipeline-defaults-ghost");
-  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
-  Sql("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
-  RowbridgeProcess rb(dir.path(), Config("  - match: " + source_db_ + ".t\n    mode: replica\n"));
+  RowbridgeProcess rb(dir.path(), ConfigForTableT("CREATE TABLE t (id INT PRIMARY KEY, v INT)"));
   StartAndWaitForCheckpoint(rb);
   Sql("INSERT INTO t VALUES (1, 1), (2, 2); "
       "CREATE TABLE _t_gho LIKE t; ALTER TABLE _t_gho ADD COLUMN w INT NOT NULL DEFAULT 5; "
@@ -107,16 +112,14 @@ TEST_F(PipelineDefaultsTest, GhostSwapAddsTheShadowsDefault) {
 // keeps replicating.
 TEST_F(PipelineDefaultsTest, ExpressionDefaultIsReportedAndTheTableGoesOn) {
   TestDir dir("pipeline-defaults-expression");
-  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
-  Sql("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
-  RowbridgeProcess rb(dir.path(), Config("  - match: " + source_db_ + ".t\n    mode: replica\n"));
+  RowbridgeProcess rb(dir.path(), ConfigForTableT("CREATE TABLE t (id INT PRIMARY KEY, v INT)"));
   StartAndWaitForCheckpoint(rb);
   Sql("INSERT INTO t VALUES (1, 1)");
   Sql("ALTER TABLE t ADD COLUMN u VARCHAR(36) DEFAULT (uuid())");
   Sql("INSERT INTO t (id, v) VALUES (2, 2)");
   rb.WaitCaughtUp();
-  EXPECT_NE(rb.log().find(fmt::format("{}.t: the DEFAULT (uuid()) of column u is not carried",
-                                      source_db_)),
+  EXPECT_NE(rb.log().find(
+                fmt::format("{}.t: the DEFAULT (uuid()) of column u is not carried", source_db_)),
             std::string::npos)
       << rb.log();
   EXPECT_NE(rb.log().find("it is an expression"), std::string::npos) << rb.log();
@@ -128,9 +131,9 @@ TEST_F(PipelineDefaultsTest, ExpressionDefaultIsReportedAndTheTableGoesOn) {
   EXPECT_EQ("none", TargetDefault("t", "u"));
   // Row 1 got a uuid the source computed and no row event carried: the target reads '' there.
   ExpectRowsEqual("t", {"id", "v"});
-  EXPECT_EQ(Trimmed(RunMysqlSql(mysql_, fmt::format("SELECT u FROM `{}`.t WHERE id = 2",
-                                                    source_db_))),
-            Ch(fmt::format("SELECT u FROM {} FINAL WHERE id = 2", Target("t"))));
+  EXPECT_EQ(
+      Trimmed(RunMysqlSql(mysql_, fmt::format("SELECT u FROM `{}`.t WHERE id = 2", source_db_))),
+      Ch(fmt::format("SELECT u FROM {} FINAL WHERE id = 2", Target("t"))));
   EXPECT_EQ(rb.SavedCheckpoint()->stopped_tables.size(), 0u) << rb.log();
   EXPECT_EQ(rb.Terminate(), 0) << rb.log();
 }

@@ -2,6 +2,8 @@
 // (schema::CanonicalDefault, tables::DefaultFromInformationSchema), and from there into the
 // ClickHouse DEFAULT of a target column (mapping::ClickHouseDefault) or the reason it is not
 // carried.
+#include "mapping/column_default.h"
+
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -9,7 +11,6 @@
 
 #include "binlog/table_map.h"
 #include "clickhouse/type_name.h"
-#include "mapping/column_default.h"
 #include "schema/column_spec.h"
 #include "tables/source_schema.h"
 
@@ -40,7 +41,8 @@ TEST(CanonicalDefault, LiteralsTakeOneForm) {
   EXPECT_EQ(optional<string>("0x41"), schema::CanonicalDefault("0x41"));
   EXPECT_EQ(optional<string>("b'101'"), schema::CanonicalDefault("b'101'"));
   EXPECT_EQ(optional<string>("CURRENT_TIMESTAMP"), schema::CanonicalDefault("current_timestamp()"));
-  EXPECT_EQ(optional<string>("CURRENT_TIMESTAMP"), schema::CanonicalDefault("CURRENT_TIMESTAMP(3)"));
+  EXPECT_EQ(optional<string>("CURRENT_TIMESTAMP"),
+            schema::CanonicalDefault("CURRENT_TIMESTAMP(3)"));
   EXPECT_EQ(optional<string>("CURRENT_TIMESTAMP"), schema::CanonicalDefault("now()"));
   EXPECT_EQ(optional<string>("CURRENT_TIMESTAMP"), schema::CanonicalDefault("LOCALTIMESTAMP"));
 }
@@ -68,7 +70,8 @@ TEST(DefaultFromInformationSchema, MariadbWritesSqlText) {
             tables::DefaultFromInformationSchema(string("'it''s'"), "", text, true));
   EXPECT_EQ(std::nullopt, tables::DefaultFromInformationSchema(string("NULL"), "", text, true));
   EXPECT_EQ(std::nullopt, tables::DefaultFromInformationSchema(std::nullopt, "", number, true));
-  EXPECT_EQ(optional<string>("5"), tables::DefaultFromInformationSchema(string("5"), "", number, true));
+  EXPECT_EQ(optional<string>("5"),
+            tables::DefaultFromInformationSchema(string("5"), "", number, true));
   EXPECT_EQ(optional<string>("CURRENT_TIMESTAMP"),
             tables::DefaultFromInformationSchema(string("current_timestamp()"), "",
                                                  Column(ColumnType::kTimestamp2), true));
@@ -95,9 +98,8 @@ TEST(DefaultFromInformationSchema, MysqlWritesRawValues) {
   EXPECT_EQ(optional<string>("CURRENT_TIMESTAMP"),
             tables::DefaultFromInformationSchema(string("CURRENT_TIMESTAMP"), "DEFAULT_GENERATED",
                                                  Column(ColumnType::kTimestamp2), false));
-  EXPECT_EQ(optional<string>("(uuid())"),
-            tables::DefaultFromInformationSchema(string("uuid()"), "DEFAULT_GENERATED", text,
-                                                 false));
+  EXPECT_EQ(optional<string>("(uuid())"), tables::DefaultFromInformationSchema(
+                                              string("uuid()"), "DEFAULT_GENERATED", text, false));
 }
 
 mapping::TargetDefault Carry(ColumnDef column, const char* value, const char* target) {
@@ -149,7 +151,8 @@ TEST(ClickHouseDefault, StringsAreQuotedForClickHouse) {
 TEST(ClickHouseDefault, EnumAndSetTakeTheirLabels) {
   ColumnDef e = Column(ColumnType::kEnum);
   e.enum_values = {"small", "Big"};
-  EXPECT_EQ(optional<string>("'Big'"), Expression(e, "'big'", "Enum8('' = 0, 'small' = 1, 'Big' = 2)"));
+  EXPECT_EQ(optional<string>("'Big'"),
+            Expression(e, "'big'", "Enum8('' = 0, 'small' = 1, 'Big' = 2)"));
   EXPECT_EQ(optional<string>("'small'"), Expression(e, "1", "LowCardinality(String)"));
   EXPECT_NE(string::npos, Problem(e, "'huge'", "String").find("labels"));
   ColumnDef s = Column(ColumnType::kSet);
@@ -180,11 +183,11 @@ TEST(ClickHouseDefault, DatesOnlyInTheTargetsRange) {
 TEST(ClickHouseDefault, ExpressionsAndNowAreNotCarried) {
   const ColumnDef s = Column(ColumnType::kVarchar);
   EXPECT_NE(string::npos, Problem(s, "(uuid())", "String").find("expression"));
-  EXPECT_NE(string::npos, Problem(Column(ColumnType::kDouble), "(rand())", "Float64")
-                              .find("expression"));
-  EXPECT_NE(string::npos, Problem(Column(ColumnType::kDateTime2), "CURRENT_TIMESTAMP",
-                                  "DateTime('UTC')")
-                              .find("now()"));
+  EXPECT_NE(string::npos,
+            Problem(Column(ColumnType::kDouble), "(rand())", "Float64").find("expression"));
+  EXPECT_NE(string::npos,
+            Problem(Column(ColumnType::kDateTime2), "CURRENT_TIMESTAMP", "DateTime('UTC')")
+                .find("now()"));
   EXPECT_NE(string::npos, Problem(Column(ColumnType::kJson), "'{}'", "String").find("JSON"));
 }
 

@@ -131,9 +131,10 @@ void EraseDefaults(nlohmann::json& j) {
 
 TEST(SchemaHistory, DefaultsSurviveJsonAndOldCheckpointsLoadWithout) {
   SchemaHistory h;
-  h.ApplyDdl("CREATE TABLE t (id INT PRIMARY KEY, a INT DEFAULT 3, s VARCHAR(4) DEFAULT 'x''y', "
-             "n INT NULL)",
-             InDb("d"), {}, At("bin.000001", 100));
+  h.ApplyDdl(
+      "CREATE TABLE t (id INT PRIMARY KEY, a INT DEFAULT 3, s VARCHAR(4) DEFAULT 'x''y', "
+      "n INT NULL)",
+      InDb("d"), {}, At("bin.000001", 100));
   const TableSchema* t = h.catalog().Find({"d", "t"});
   ASSERT_NE(nullptr, t);
   EXPECT_TRUE(t->columns[1].default_known);
