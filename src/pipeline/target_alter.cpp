@@ -211,6 +211,8 @@ void TargetAlter::FollowDefaults(const SourceColumnChange& change) {
                     "rowbridge does not change");
       continue;
     }
+    // (MaterializeColumn rereads the target's columns: `tc` is gone after it.)
+    const std::string type = tc->type.name;
     MaterializeColumn(c.name);
     const std::string column = clickhouse::QuoteIdentifier(c.name);
     if (wanted.expression) {
@@ -220,7 +222,7 @@ void TargetAlter::FollowDefaults(const SourceColumnChange& change) {
       Run(fmt::format("ALTER TABLE {} MODIFY COLUMN {} REMOVE DEFAULT", quoted_, column));
     } else {
       // Before REMOVE: a MODIFY with the type and no DEFAULT leaves the column without one.
-      Run(fmt::format("ALTER TABLE {} MODIFY COLUMN {} {}", quoted_, column, tc->type.name));
+      Run(fmt::format("ALTER TABLE {} MODIFY COLUMN {} {}", quoted_, column, type));
     }
   }
 }
