@@ -175,8 +175,8 @@ std::string TargetAlter::AddedDefault(const binlog::ColumnDef& column,
   const mapping::TargetDefault wanted = mapping::ClickHouseDefault(column, type);
   if (!wanted.problem.empty()) {
     ReportDefault(column, wanted.problem +
-                              "; the rows the target already holds read the type's "
-                              "zero value in it");
+                              "; the rows the target already holds read NULL (Nullable) or "
+                              "the type's zero value in it");
   }
   return wanted.expression ? " DEFAULT " + *wanted.expression : "";
 }

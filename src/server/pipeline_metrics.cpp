@@ -85,8 +85,8 @@ PipelineMetrics::PipelineMetrics(MetricsRegistry& r)
           "rowbridge_defaults_not_carried_total",
           "Source column DEFAULTs a schema change could not carry to the target table (an "
           "expression, CURRENT_TIMESTAMP, or a value the target type cannot hold); each is "
-          "logged as a warning. Rows the target held before the column was added read the "
-          "type's zero value in it.",
+          "logged as a warning. Rows the target held before the column was added read NULL "
+          "(Nullable) or the type's zero value in it.",
           {"database", "table", "column"})),
       buffered_bytes(
           r.AddGauge("rowbridge_buffered_bytes",
