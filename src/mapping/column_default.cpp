@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "binlog/table_map_event.h"
 #include "clickhouse/sql_quote.h"
 
 namespace rowbridge::mapping {
@@ -207,17 +208,8 @@ class DefaultConverter {
       default:
         break;
     }
+    if (binlog::IsNumericColumnType(column_.type)) return Number(d);
     switch (column_.type) {
-      case ColumnType::kTiny:
-      case ColumnType::kShort:
-      case ColumnType::kInt24:
-      case ColumnType::kLong:
-      case ColumnType::kLongLong:
-      case ColumnType::kYear:
-      case ColumnType::kFloat:
-      case ColumnType::kDouble:
-      case ColumnType::kNewDecimal:
-        return Number(d);
       case ColumnType::kBit:
         return Bits(d);
       case ColumnType::kString:

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "binlog/table_map_event.h"
 #include "common/error.h"
 #include "mysql/sql_quote.h"
 #include "schema/charsets.h"
@@ -308,21 +309,11 @@ std::optional<std::string> DefaultFromInformationSchema(
   if (Lower(extra).find("default_generated") != std::string::npos) {
     return schema::CanonicalDefault("(" + *column_default + ")");
   }
-  switch (column.type) {
-    case ColumnType::kTiny:
-    case ColumnType::kShort:
-    case ColumnType::kInt24:
-    case ColumnType::kLong:
-    case ColumnType::kLongLong:
-    case ColumnType::kFloat:
-    case ColumnType::kDouble:
-    case ColumnType::kNewDecimal:
-    case ColumnType::kYear:
-    case ColumnType::kBit:  // b'101'
-      return schema::CanonicalDefault(*column_default);
-    default:
-      return schema::StringDefault(*column_default);
+  // A number as written, or a BIT default as b'101'; every other type's value is text.
+  if (binlog::IsNumericColumnType(column.type) || column.type == ColumnType::kBit) {
+    return schema::CanonicalDefault(*column_default);
   }
+  return schema::StringDefault(*column_default);
 }
 
 std::optional<std::string> SchemaDifference(const std::vector<ColumnDef>& known,
