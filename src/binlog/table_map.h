@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,12 @@ struct ColumnDef {
   uint32_t primary_key_prefix = 0;  // 0 = whole column
   bool visible = true;
   uint32_t vector_dimensions = 0;
+
+  // The column's DEFAULT. No TABLE_MAP carries it: the schema history fills it from DDL and
+  // information_schema (schema::CanonicalDefault() gives the form), and `default_known` says it
+  // did. nullopt: no default, or DEFAULT NULL (the same for every row the source fills).
+  bool default_known = false;
+  std::optional<std::string> default_value;
 };
 
 struct TableMap {

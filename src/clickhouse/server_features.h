@@ -16,6 +16,9 @@
 //   Date32           21.9 (PR #25774)
 //   Bool             21.12 (PR #31072)
 //   ReplacingMergeTree(version, is_deleted)   23.2 (PR #41005)
+//   ALTER ... MODIFY COLUMN c REMOVE DEFAULT   21.1 (documented by PR #17059, Nov 2020; not
+//                    verified). 18.16 rejects it with a syntax error (verified); there a MODIFY
+//                    COLUMN c <type> without DEFAULT removes the default (verified).
 // 18.16 rejects Date32, DateTime64, Int128, UInt128, Int256, UInt256, Decimal256, Bool with
 // "Unknown data type family" (verified).
 #pragma once
@@ -55,6 +58,7 @@ class ServerFeatures {
   bool HasDate32() const { return AtLeast(21, 9); }
   bool HasBool() const { return AtLeast(21, 12); }
   bool HasReplacingIsDeleted() const { return AtLeast(23, 2); }
+  bool HasModifyColumnRemove() const { return AtLeast(21, 1); }
 
   // Throws Error(kUnsupported) naming the first type in the tree this server lacks.
   void CheckType(const TypeDesc& type) const;

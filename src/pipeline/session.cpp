@@ -243,6 +243,10 @@ RouterContext Pipeline::Session::MakeRouterContext() {
     if (tracker_) tracker_->AddSchemaHistory(std::move(json));
   };
   rc.on_schema_error = [&p] { p.metrics_.errors.WithLabels({"schema"}).Increment(); };
+  rc.on_default_not_carried = [&p](const tables::SourceTableName& table,
+                                   const std::string& column) {
+    p.metrics_.defaults_not_carried.WithLabels({table.database, table.table, column}).Increment();
+  };
   if (checkpoint_) {
     for (const state::TableStart& t : checkpoint_->table_starts) {
       const size_t dot = t.table.find('.');

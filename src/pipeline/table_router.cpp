@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <variant>
 
@@ -99,26 +98,6 @@ std::vector<std::pair<std::string, std::string>> RenamedColumns(
       }
     }
     if (!chained) out.emplace_back(spec.column, to);
-  }
-  return out;
-}
-
-// Literal defaults (numbers, plain quoted strings) of the columns an ALTER added.
-std::map<std::string, std::string> AddedDefaults(const schema::DdlStatement& statement) {
-  std::map<std::string, std::string> out;
-  const auto* alter = std::get_if<schema::AlterTable>(&statement);
-  if (alter == nullptr) return out;
-  for (const schema::AlterSpec& spec : alter->specs) {
-    if (spec.kind != schema::AlterSpec::Kind::kAddColumn || !spec.definition.default_value)
-      continue;
-    const std::string& v = *spec.definition.default_value;
-    const bool number = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
-      return std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.';
-    });
-    const bool text = v.size() >= 2 && v.front() == '\'' && v.back() == '\'' &&
-                      v.find('\\') == std::string::npos &&
-                      v.substr(1, v.size() - 2).find('\'') == std::string::npos;
-    if (number || text) out[spec.definition.name] = v;
   }
   return out;
 }
@@ -558,8 +537,7 @@ RetryPolicy DdlRetryPolicy() {
 
 void TableRouter::Reconcile(StreamedTable& table, const std::vector<binlog::ColumnDef>* before,
                             const std::vector<binlog::ColumnDef>& after,
-                            const std::vector<std::pair<std::string, std::string>>& renames,
-                            const std::map<std::string, std::string>& added_defaults) {
+                            const std::vector<std::pair<std::string, std::string>>& renames) {
   RetryOptions retry;
   retry.policy = ctx_.ddl_retry;
   retry.stop = ctx_.stop;
@@ -569,7 +547,7 @@ void TableRouter::Reconcile(StreamedTable& table, const std::vector<binlog::Colu
         retry, [&] {
           if (!first) ctx_.resolver->RereadColumns(*table.target);
           first = false;
-          ReconcileOnce(table, before, after, renames, added_defaults);
+          ReconcileOnce(table, before, after, renames);
         });
 }
 
@@ -582,8 +560,7 @@ void TableRouter::ExecuteOnTarget(const std::string& sql) {
 
 void TableRouter::ReconcileOnce(StreamedTable& table, const std::vector<binlog::ColumnDef>* before,
                                 const std::vector<binlog::ColumnDef>& after,
-                                const std::vector<std::pair<std::string, std::string>>& renames,
-                                const std::map<std::string, std::string>& added_defaults) {
+                                const std::vector<std::pair<std::string, std::string>>& renames) {
   if (!ctx_.config->target.cluster.empty()) {
     Fail(ErrorCode::kUnsupported,
          "{}: schema changes are not applied to clustered target tables ({}); alter {} by hand "
@@ -593,9 +570,11 @@ void TableRouter::ReconcileOnce(StreamedTable& table, const std::vector<binlog::
   LogFields fields;
   fields.Table(table.name.database, table.name.table);
   TargetAlter alter(table.name.ToString(), *table.target, *table.rule, KeyNames(table),
-                    *ctx_.targets, *ctx_.resolver);
-  alter.Apply(
-      {.before = before, .after = &after, .renames = &renames, .added_defaults = &added_defaults});
+                    *ctx_.targets, *ctx_.resolver, [&](const std::string& column) {
+                      if (ctx_.on_default_not_carried)
+                        ctx_.on_default_not_carried(table.name, column);
+                    });
+  alter.Apply({.before = before, .after = &after, .renames = &renames});
 }
 
 void TableRouter::Retire(const tables::SourceTableName& name) {
@@ -914,7 +893,7 @@ void TableRouter::OnAltered(StreamedTable& table, const schema::TableChange& cha
   if (!Drain(table)) return;
   try {
     Reconcile(table, table.known ? &old_columns : nullptr, change.schema->columns,
-              RenamedColumns(statement), AddedDefaults(statement));
+              RenamedColumns(statement));
   } catch (const Error& e) {
     if (e.IsTransient()) throw;
     StopForSchema(table, where,

@@ -156,6 +156,9 @@ struct RouterContext {
   std::function<void(const schema::SchemaHistory&)> on_history;
   // Called (buffer lock NOT held) when a schema change could not be applied.
   std::function<void()> on_schema_error;
+  // Called when a column's source DEFAULT is not carried to its target (it was warned about).
+  std::function<void(const tables::SourceTableName&, const std::string& column)>
+      on_default_not_carried;
   // Tables copied after the stream began, and the position their stream starts at.
   std::map<tables::SourceTableName, schema::BinlogPosition> table_starts;
   // Called (buffer lock NOT held) when a table joins the stream mid-way (created under a matched
@@ -284,12 +287,10 @@ class TableRouter {
   // policy is used up it propagates, and the session restarts instead of stopping the table.
   void Reconcile(StreamedTable& table, const std::vector<binlog::ColumnDef>* before,
                  const std::vector<binlog::ColumnDef>& after,
-                 const std::vector<std::pair<std::string, std::string>>& renames,
-                 const std::map<std::string, std::string>& added_defaults = {});
+                 const std::vector<std::pair<std::string, std::string>>& renames);
   void ReconcileOnce(StreamedTable& table, const std::vector<binlog::ColumnDef>* before,
                      const std::vector<binlog::ColumnDef>& after,
-                     const std::vector<std::pair<std::string, std::string>>& renames,
-                     const std::map<std::string, std::string>& added_defaults);
+                     const std::vector<std::pair<std::string, std::string>>& renames);
   // Runs one idempotent statement (DROP TABLE IF EXISTS, TRUNCATE) on the target, retried like
   // Reconcile's.
   void ExecuteOnTarget(const std::string& sql);

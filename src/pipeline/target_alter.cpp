@@ -4,8 +4,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "clickhouse/sql_quote.h"
+#include "mapping/column_default.h"
 #include "mapping/type_mapping.h"
 #include "schema/schema_history.h"
 
@@ -31,19 +34,22 @@ const mapping::TargetColumn* FindTargetColumn(const std::vector<mapping::TargetC
 
 TargetAlter::TargetAlter(std::string source, tables::TargetTable& target,
                          const config::TableRule& rule, std::vector<std::string> key,
-                         tables::TargetCatalog& targets, tables::TableResolver& resolver)
+                         tables::TargetCatalog& targets, tables::TableResolver& resolver,
+                         std::function<void(const std::string&)> on_default_not_carried)
     : source_(std::move(source)),
       target_(target),
       rule_(rule),
       key_(std::move(key)),
       targets_(targets),
       resolver_(resolver),
-      quoted_(clickhouse::QuoteQualified(target.database, target.table)) {}
+      quoted_(clickhouse::QuoteQualified(target.database, target.table)),
+      on_default_not_carried_(std::move(on_default_not_carried)) {}
 
 void TargetAlter::Apply(const SourceColumnChange& change) {
   RenameColumns(change);
   DropColumns(change);
   AddOrRetypeColumns(change);
+  FollowDefaults(change);
 }
 
 bool TargetAlter::IsKey(const std::string& name) const {
@@ -51,11 +57,14 @@ bool TargetAlter::IsKey(const std::string& name) const {
                      [&](const std::string& k) { return tables::SameColumnName(k, name); });
 }
 
-std::string TargetAlter::TypeOf(const binlog::ColumnDef& column) const {
+clickhouse::TypeDesc TargetAlter::TargetTypeOf(const binlog::ColumnDef& column) const {
   mapping::TypeMappingOptions types;
   types.time_zone = rule_.conversion.datetime_timezone;
-  return mapping::DefaultClickHouseType(column, types, targets_.features(), IsKey(column.name))
-      .name;
+  return mapping::DefaultClickHouseType(column, types, targets_.features(), IsKey(column.name));
+}
+
+std::string TargetAlter::TypeOf(const binlog::ColumnDef& column) const {
+  return TargetTypeOf(column).name;
 }
 
 void TargetAlter::Run(const std::string& sql) {
@@ -120,22 +129,16 @@ void TargetAlter::AddOrRetypeColumns(const SourceColumnChange& change) {
     if (!tables::IsReplicatedColumn(c, rule_) || c.name.empty()) continue;
     const mapping::TargetColumn* tc = FindTargetColumn(target_.columns, c.name);
     if (tc == nullptr) {
-      // The source fills its existing rows with the column's default without row events; a
-      // literal default does the same in ClickHouse.
-      std::string default_clause;
-      auto d = change.added_defaults->find(c.name);
-      if (d != change.added_defaults->end()) default_clause = " DEFAULT " + d->second;
+      // The source fills its existing rows with the column's default without row events; the
+      // same default does that in ClickHouse.
+      const clickhouse::TypeDesc type = TargetTypeOf(c);
       Run(fmt::format("ALTER TABLE {} ADD COLUMN {} {}{}", quoted_,
-                      clickhouse::QuoteIdentifier(c.name), TypeOf(c), default_clause));
+                      clickhouse::QuoteIdentifier(c.name), type.name, AddedDefault(c, type)));
       continue;
     }
-    if (change.before == nullptr) continue;
     // Only a source type change changes the target's type: a target column of another type the
     // user chose stays.
-    const binlog::ColumnDef* old = FindSourceColumn(*change.before, c.name);
-    for (const auto& [from, to] : *change.renames) {
-      if (tables::SameColumnName(to, c.name)) old = FindSourceColumn(*change.before, from);
-    }
+    const binlog::ColumnDef* old = ColumnBefore(change, c.name);
     if (old == nullptr || schema::SameColumn(*old, c)) continue;
     const std::string wanted = TypeOf(c);
     if (TypeOf(*old) == wanted || tc->type.name == wanted) continue;
@@ -153,6 +156,93 @@ void TargetAlter::AddOrRetypeColumns(const SourceColumnChange& change) {
     Run(fmt::format("ALTER TABLE {} MODIFY COLUMN {} {}{}", quoted_,
                     clickhouse::QuoteIdentifier(c.name), wanted,
                     kept_default.empty() ? "" : " DEFAULT " + kept_default));
+  }
+}
+
+const binlog::ColumnDef* TargetAlter::ColumnBefore(const SourceColumnChange& change,
+                                                   const std::string& column) {
+  if (change.before == nullptr) return nullptr;
+  const binlog::ColumnDef* old = FindSourceColumn(*change.before, column);
+  for (const auto& [from, to] : *change.renames) {
+    if (tables::SameColumnName(to, column)) old = FindSourceColumn(*change.before, from);
+  }
+  return old;
+}
+
+std::string TargetAlter::AddedDefault(const binlog::ColumnDef& column,
+                                      const clickhouse::TypeDesc& type) {
+  if (!column.default_known) return "";
+  const mapping::TargetDefault wanted = mapping::ClickHouseDefault(column, type);
+  if (!wanted.problem.empty()) {
+    ReportDefault(column, wanted.problem +
+                              "; the rows the target already holds read NULL (Nullable) or "
+                              "the type's zero value in it");
+  }
+  return wanted.expression ? " DEFAULT " + *wanted.expression : "";
+}
+
+void TargetAlter::ReportDefault(const binlog::ColumnDef& column, const std::string& why) {
+  spdlog::warn("{}: the DEFAULT {} of column {} is not carried to {}: {}", source_,
+               column.default_value.value_or("NULL"), column.name, target_.label, why);
+  if (on_default_not_carried_) on_default_not_carried_(column.name);
+}
+
+// A DEFAULT that changed in the source changes in the target. MySQL keeps the values its rows
+// have; in ClickHouse the rows of parts written before the column existed have none and read the
+// DEFAULT, so those parts are given the values first.
+void TargetAlter::FollowDefaults(const SourceColumnChange& change) {
+  for (const binlog::ColumnDef& c : *change.after) {
+    if (!tables::IsReplicatedColumn(c, rule_) || c.name.empty() || !c.default_known) continue;
+    const binlog::ColumnDef* old = ColumnBefore(change, c.name);
+    // An unknown earlier default (a history from before defaults were kept) may differ.
+    if (old == nullptr || (old->default_known && old->default_value == c.default_value)) continue;
+    const mapping::TargetColumn* tc = FindTargetColumn(target_.columns, c.name);
+    if (tc == nullptr) continue;
+    const mapping::TargetDefault wanted = mapping::ClickHouseDefault(c, tc->type);
+    if (!wanted.problem.empty()) {
+      ReportDefault(c, wanted.problem + "; the target column keeps its DEFAULT");
+      continue;
+    }
+    const std::string current = targets_.DefaultExpression(target_.database, target_.table, c.name);
+    if (!wanted.expression && current.empty()) continue;
+    if (IsKey(c.name)) {
+      ReportDefault(c,
+                    "the column is part of the target's key (ORDER BY), whose DEFAULT "
+                    "rowbridge does not change");
+      continue;
+    }
+    // (MaterializeColumn rereads the target's columns: `tc` is gone after it.)
+    const std::string type = tc->type.name;
+    MaterializeColumn(c.name);
+    const std::string column = clickhouse::QuoteIdentifier(c.name);
+    if (wanted.expression) {
+      Run(fmt::format("ALTER TABLE {} MODIFY COLUMN {} DEFAULT {}", quoted_, column,
+                      *wanted.expression));
+    } else if (targets_.features().HasModifyColumnRemove()) {
+      Run(fmt::format("ALTER TABLE {} MODIFY COLUMN {} REMOVE DEFAULT", quoted_, column));
+    } else {
+      // Before REMOVE: a MODIFY with the type and no DEFAULT leaves the column without one.
+      Run(fmt::format("ALTER TABLE {} MODIFY COLUMN {} {}", quoted_, column, type));
+    }
+  }
+}
+
+void TargetAlter::MaterializeColumn(const std::string& column) {
+  if (targets_.PartsWithoutColumn(target_.database, target_.table, column) == 0) return;
+  // An UPDATE of the column to itself reads it (the DEFAULT, where a part lacks it) and writes
+  // it into every part; ClickHouse runs it in the background, so it is waited for.
+  const std::string quoted_column = clickhouse::QuoteIdentifier(column);
+  Run(fmt::format("ALTER TABLE {} UPDATE {} = {} WHERE 1", quoted_, quoted_column, quoted_column));
+  using namespace std::chrono_literals;
+  const auto deadline = std::chrono::steady_clock::now() + 10min;
+  while (targets_.PendingMutations(target_.database, target_.table) > 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      Fail(ErrorCode::kTimeout,
+           "{}: the mutation writing column {} of {} into its older parts (before its DEFAULT "
+           "changes) has not finished after 10 minutes",
+           source_, column, target_.label);
+    }
+    std::this_thread::sleep_for(100ms);
   }
 }
 

@@ -1,17 +1,21 @@
 // The ALTERs that bring a target table's columns in line with its source table after a schema
-// change: renames, then drops, then adds and type changes. Each statement is sent only if the
-// target's current columns (read again after every statement) still need it, so applying the same
-// change twice (a retry after a cut connection) sends nothing twice. A change ClickHouse cannot
-// make (a key column renamed, dropped or retyped) throws Error(kUnsupported) before any statement
-// of its step.
+// change: renames, then drops, then adds and type changes, then DEFAULT changes. Added columns
+// take the source's default, which fills the rows the target already holds (mapping/
+// column_default.h says which defaults ClickHouse can express; the others are reported through
+// `on_default_not_carried` and a warning, and the column is added or kept without them). Each
+// statement is sent only if the target's current columns (read again after every statement) still
+// need it, so applying the same change twice (a retry after a cut connection) sends nothing twice.
+// A change ClickHouse cannot make (a key column renamed, dropped or retyped) throws
+// Error(kUnsupported) before any statement of its step.
 #pragma once
 
-#include <map>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "binlog/table_map.h"
+#include "clickhouse/type_name.h"
 #include "config/config.h"
 #include "tables/table_resolver.h"
 #include "tables/target_tables.h"
@@ -22,16 +26,17 @@ struct SourceColumnChange {
   const std::vector<binlog::ColumnDef>* before = nullptr;  // null: not known; only adds follow
   const std::vector<binlog::ColumnDef>* after = nullptr;
   const std::vector<std::pair<std::string, std::string>>* renames = nullptr;  // old -> new
-  // Literal defaults of added columns: the source fills its existing rows with them.
-  const std::map<std::string, std::string>* added_defaults = nullptr;
 };
 
 class TargetAlter {
  public:
   // `key`: the target's key (ORDER BY) columns; `source` names the source table in messages.
+  // `on_default_not_carried` (optional) is called with the column's name when a source
+  // default is not carried.
   TargetAlter(std::string source, tables::TargetTable& target, const config::TableRule& rule,
               std::vector<std::string> key, tables::TargetCatalog& targets,
-              tables::TableResolver& resolver);
+              tables::TableResolver& resolver,
+              std::function<void(const std::string&)> on_default_not_carried = {});
 
   void Apply(const SourceColumnChange& change);
 
@@ -39,8 +44,19 @@ class TargetAlter {
   void RenameColumns(const SourceColumnChange& change);
   void DropColumns(const SourceColumnChange& change);
   void AddOrRetypeColumns(const SourceColumnChange& change);
+  void FollowDefaults(const SourceColumnChange& change);
+
+  // The column `column` was before the change (through renames), or nullptr.
+  static const binlog::ColumnDef* ColumnBefore(const SourceColumnChange& change,
+                                               const std::string& column);
+  // " DEFAULT <expression>" for a column added as `type`, or "" (reported if not carried).
+  std::string AddedDefault(const binlog::ColumnDef& column, const clickhouse::TypeDesc& type);
+  void ReportDefault(const binlog::ColumnDef& column, const std::string& why);
+  // Writes the column's values into the parts that lack it and waits for the mutation.
+  void MaterializeColumn(const std::string& column);
 
   bool IsKey(const std::string& name) const;
+  clickhouse::TypeDesc TargetTypeOf(const binlog::ColumnDef& column) const;
   std::string TypeOf(const binlog::ColumnDef& column) const;
   // Runs one ALTER and reads the target's columns again.
   void Run(const std::string& sql);
@@ -52,6 +68,7 @@ class TargetAlter {
   tables::TargetCatalog& targets_;
   tables::TableResolver& resolver_;
   std::string quoted_;  // the target's qualified name
+  std::function<void(const std::string&)> on_default_not_carried_;
 };
 
 }  // namespace rowbridge::pipeline

@@ -382,7 +382,16 @@ class CatalogApplier {
         }
         case Kind::kSetColumnDefault:
         case Kind::kDropColumnDefault: {
-          if (!find(spec.column) && !spec.if_exists) missing(spec, spec.column);
+          std::optional<size_t> i = find(spec.column);
+          if (!i) {
+            if (spec.if_exists) break;
+            missing(spec, spec.column);
+          }
+          ColumnDef& def = columns[*i].def;
+          def.default_known = true;
+          def.default_value = spec.kind == Kind::kSetColumnDefault && spec.default_value
+                                  ? CanonicalDefault(*spec.default_value)
+                                  : std::nullopt;
           break;
         }
         case Kind::kSetColumnVisibility: {

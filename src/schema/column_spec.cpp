@@ -1,6 +1,10 @@
 #include "schema/column_spec.h"
 
+#include <cctype>
+#include <vector>
+
 #include "common/error.h"
+#include "schema/sql_lexer.h"
 
 namespace rowbridge::schema {
 
@@ -36,6 +40,8 @@ class Resolver {
     c_.is_unsigned = type_.is_unsigned;
     c_.charset = kBinaryCollation;
     c_.visible = !spec_.invisible;
+    c_.default_known = true;
+    if (spec_.default_value) c_.default_value = CanonicalDefault(*spec_.default_value);
     bool not_null_by_default = spec_.primary_key;
     const std::string& n = type_.name;
     if (n == "tinyint" || n == "int1" || n == "bool" || n == "boolean") {
@@ -192,6 +198,93 @@ class Resolver {
 
 ColumnDef ResolveColumn(const ColumnSpec& spec, const ColumnContext& context) {
   return Resolver(spec, context).Run();
+}
+
+namespace {
+
+bool IsNowFunction(const Token& t) {
+  return t.IsWord("CURRENT_TIMESTAMP") || t.IsWord("NOW") || t.IsWord("LOCALTIME") ||
+         t.IsWord("LOCALTIMESTAMP");
+}
+
+bool IsHexOrBitLiteral(std::string_view number) {
+  if (number.size() < 2) return false;
+  const char first = static_cast<char>(std::tolower(static_cast<unsigned char>(number[0])));
+  const char second = static_cast<char>(std::tolower(static_cast<unsigned char>(number[1])));
+  return second == '\'' || (first == '0' && (second == 'x' || second == 'b'));
+}
+
+// The canonical form of tokens [begin, end) if they are one literal; nullopt otherwise.
+std::optional<std::string> CanonicalLiteral(const std::vector<Token>& tokens, size_t begin,
+                                            size_t end) {
+  if (begin >= end) return std::nullopt;
+  const Token& first = tokens[begin];
+  if (end - begin == 1 && first.kind == TokenKind::kWord) {
+    if (first.IsWord("TRUE")) return "1";
+    if (first.IsWord("FALSE")) return "0";
+    if (IsNowFunction(first)) return "CURRENT_TIMESTAMP";
+    return std::nullopt;
+  }
+  if (IsNowFunction(first) && end - begin >= 3 && tokens[begin + 1].IsSymbol("(") &&
+      tokens[end - 1].IsSymbol(")") && end - begin <= 4) {
+    return "CURRENT_TIMESTAMP";
+  }
+  size_t i = begin;
+  std::string sign;
+  if (tokens[i].IsSymbol("-") || tokens[i].IsSymbol("+")) {
+    if (tokens[i].IsSymbol("-")) sign = "-";
+    ++i;
+  }
+  if (i + 1 == end && tokens[i].kind == TokenKind::kNumber) {
+    if (IsHexOrBitLiteral(tokens[i].text))
+      return sign.empty() ? std::optional(tokens[i].text) : std::nullopt;
+    return sign + tokens[i].text;
+  }
+  if (!sign.empty()) return std::nullopt;
+  // _utf8mb4'x', DATE '2020-01-01': the tag says how to read the string, the value is the same.
+  if (tokens[i].kind == TokenKind::kWord &&
+      (tokens[i].text.starts_with("_") || tokens[i].IsWord("DATE") || tokens[i].IsWord("TIME") ||
+       tokens[i].IsWord("TIMESTAMP"))) {
+    ++i;
+  }
+  if (i >= end) return std::nullopt;
+  std::string value;
+  for (; i < end; ++i) {
+    if (tokens[i].kind != TokenKind::kString) return std::nullopt;
+    value += tokens[i].text;
+  }
+  return StringDefault(value);
+}
+
+}  // namespace
+
+std::string StringDefault(std::string_view value) {
+  std::string out = "'";
+  for (char ch : value) {
+    if (ch == '\'') out += '\'';
+    out += ch;
+  }
+  return out + "'";
+}
+
+std::optional<std::string> CanonicalDefault(std::string_view written) {
+  std::vector<Token> tokens;
+  try {
+    tokens = LexSql(written);
+  } catch (const Error&) {
+    return std::string(written);  // not lexable: kept as an expression, never a literal
+  }
+  size_t end = tokens.size() - 1;  // the kEnd token
+  if (end == 1 && tokens[0].IsWord("NULL")) return std::nullopt;
+  if (std::optional<std::string> literal = CanonicalLiteral(tokens, 0, end)) return literal;
+  if (end >= 3 && tokens[0].IsSymbol("(") && tokens[end - 1].IsSymbol(")")) {
+    if (end == 3 && tokens[1].IsWord("NULL")) return std::nullopt;
+    if (std::optional<std::string> literal = CanonicalLiteral(tokens, 1, end - 1)) return literal;
+  }
+  const size_t first = written.find_first_not_of(" \t\r\n");
+  const size_t last = written.find_last_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return std::string();
+  return std::string(written.substr(first, last - first + 1));
 }
 
 }  // namespace rowbridge::schema

@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "binlog/table_map.h"
@@ -33,6 +35,23 @@ struct ColumnContext {
 uint32_t ResolveCollation(std::string_view charset, std::string_view collation, bool binary,
                           uint32_t inherited, ServerFlavor flavor, std::string_view where);
 
+// Also sets the column's default (default_known, default_value: CanonicalDefault of the DDL's).
 binlog::ColumnDef ResolveColumn(const ColumnSpec& spec, const ColumnContext& context);
+
+// A DEFAULT as DDL (or MariaDB's information_schema) writes it, in the one form the schema history
+// keeps, so that the same default reads the same whichever way it was learnt:
+//   NULL                                   nullopt (a column without default fills NULL too)
+//   TRUE / FALSE                           "1" / "0"
+//   numbers, with a sign                   "-5", "1.50", "1e3" (as written, '+' dropped)
+//   strings, with introducer, adjacent     "'it''s'" (decoded, quote doubled, no other escape)
+//     parts, or a DATE/TIME/TIMESTAMP tag
+//   hex and bit literals                   as written: "0x41", "b'101'"
+//   CURRENT_TIMESTAMP, NOW(), LOCALTIME,   "CURRENT_TIMESTAMP"
+//     LOCALTIMESTAMP, with or without (fsp)
+//   (literal)                              the literal's form (MySQL 8 expression syntax)
+//   anything else                          the text as written: an expression
+std::optional<std::string> CanonicalDefault(std::string_view written);
+// The canonical form of a string default whose value (decoded) is `value`: "'it''s'".
+std::string StringDefault(std::string_view value);
 
 }  // namespace rowbridge::schema

@@ -149,6 +149,8 @@ Json ColumnToJson(const ColumnDef& c) {
   if (!c.visible) j["inv"] = 1;
   if (c.vector_dimensions) j["vd"] = c.vector_dimensions;
   if (c.geometry_type) j["g"] = c.geometry_type;
+  // Absent in checkpoints written before defaults were known: the default stays unknown.
+  if (c.default_known) j["d"] = c.default_value ? Json(Text(*c.default_value)) : Json(nullptr);
   return j;
 }
 
@@ -170,6 +172,10 @@ ColumnDef ColumnFromJson(const nlohmann::json& j) {
   c.visible = j.value("inv", 0) == 0;
   c.vector_dimensions = j.value("vd", 0u);
   c.geometry_type = j.value("g", 0u);
+  if (j.contains("d")) {
+    c.default_known = true;
+    if (!j.at("d").is_null()) c.default_value = TextFrom(j.at("d"));
+  }
   return c;
 }
 

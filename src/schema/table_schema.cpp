@@ -24,7 +24,8 @@ bool SameColumn(const ColumnDef& a, const ColumnDef& b) {
          a.charset == b.charset && a.name == b.name && a.enum_values == b.enum_values &&
          a.set_values == b.set_values && a.geometry_type == b.geometry_type &&
          a.is_primary_key == b.is_primary_key && a.primary_key_prefix == b.primary_key_prefix &&
-         a.visible == b.visible && a.vector_dimensions == b.vector_dimensions;
+         a.visible == b.visible && a.vector_dimensions == b.vector_dimensions &&
+         a.default_known == b.default_known && a.default_value == b.default_value;
 }
 
 bool TableSchema::operator==(const TableSchema& other) const {
@@ -101,6 +102,7 @@ std::string DescribeColumn(const ColumnDef& c) {
   if (IsText(c)) s += fmt::format(" collation={}", c.charset);
   if (!c.nullable) s += " NOT NULL";
   if (!c.visible) s += " INVISIBLE";
+  if (c.default_value) s += " DEFAULT " + *c.default_value;
   return s;
 }
 

@@ -37,7 +37,7 @@ bool SameColumn(const binlog::ColumnDef& a, const binlog::ColumnDef& b);
 std::string DescribeTable(const TableSchema& schema);
 
 // "VARCHAR(meta=128) collation=45", "NEWDECIMAL(10,2) unsigned", "ENUM('a','b')",
-// "TIMESTAMP2(fsp=3)" followed by " NOT NULL" / " INVISIBLE" when they apply.
+// "TIMESTAMP2(fsp=3)" followed by " NOT NULL" / " INVISIBLE" / " DEFAULT 'x'" when they apply.
 std::string DescribeColumn(const binlog::ColumnDef& column);
 
 }  // namespace rowbridge::schema

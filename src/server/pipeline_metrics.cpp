@@ -81,6 +81,13 @@ PipelineMetrics::PipelineMetrics(MetricsRegistry& r)
           "Values written as the nearest value the target column holds (policy clamp), by source "
           "column and out-of-range rule; the copy's and the stream's.",
           {"database", "table", "column", "rule"})),
+      defaults_not_carried(r.AddCounter(
+          "rowbridge_defaults_not_carried_total",
+          "Source column DEFAULTs a schema change could not carry to the target table (an "
+          "expression, CURRENT_TIMESTAMP, or a value the target type cannot hold); each is "
+          "logged as a warning. Rows the target held before the column was added read NULL "
+          "(Nullable) or the type's zero value in it.",
+          {"database", "table", "column"})),
       buffered_bytes(
           r.AddGauge("rowbridge_buffered_bytes",
                      "Bytes the batches hold in memory: rows waiting to be written and the "

@@ -46,6 +46,10 @@ struct PipelineMetrics {
   // Values written under the clamp policy instead of one the target cannot hold, by source
   // column and rule (mapping/out_of_range.h); the stream's and the copy's.
   Family<Counter>& values_clamped;  // rowbridge_values_clamped_total{database,table,column,rule}
+  // Source column DEFAULTs a schema change could not carry to the target (not constants, or not
+  // a value the target type holds); each was warned about.
+  Family<Counter>& defaults_not_carried;  // rowbridge_defaults_not_carried_total{database,table,
+                                          // column}
 
   // Process.
   Gauge& buffered_bytes;      // rowbridge_buffered_bytes

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <charconv>
 
+#include "binlog/table_map_event.h"
 #include "common/error.h"
 #include "mysql/sql_quote.h"
 #include "schema/charsets.h"
+#include "schema/column_spec.h"
 
 namespace rowbridge::tables {
 
@@ -243,7 +245,7 @@ std::optional<SourceTableSchema> LoadSourceTableSchema(mysql::Connection& connec
   auto rows = connection.QueryRows(fmt::format(
       "SELECT c.COLUMN_NAME, c.DATA_TYPE, c.COLUMN_TYPE, c.IS_NULLABLE, "
       "c.CHARACTER_OCTET_LENGTH, c.NUMERIC_PRECISION, c.NUMERIC_SCALE, c.DATETIME_PRECISION, "
-      "co.ID, c.COLLATION_NAME FROM information_schema.COLUMNS c "
+      "co.ID, c.COLLATION_NAME, c.COLUMN_DEFAULT, c.EXTRA FROM information_schema.COLUMNS c "
       "LEFT JOIN information_schema.COLLATIONS co ON "
       "co.COLLATION_NAME = c.COLLATION_NAME WHERE c.{} ORDER BY c.ORDINAL_POSITION",
       fmt::format("TABLE_SCHEMA = {} AND c.TABLE_NAME = {}", mysql::QuoteString(database),
@@ -253,7 +255,7 @@ std::optional<SourceTableSchema> LoadSourceTableSchema(mysql::Connection& connec
   schema.name = {std::string(database), std::string(table)};
   const std::string qualified = schema.name.ToString();
   for (auto& row : rows) {
-    if (row.size() < 10 || !row[0] || !row[1] || !row[2]) {
+    if (row.size() < 12 || !row[0] || !row[1] || !row[2]) {
       Fail(ErrorCode::kProtocol, "information_schema.COLUMNS of {} returned an incomplete row",
            qualified);
     }
@@ -277,6 +279,10 @@ std::optional<SourceTableSchema> LoadSourceTableSchema(mysql::Connection& connec
     schema.columns.push_back(ColumnFromInformationSchema(
         qualified, *row[0], *row[1], *row[2], row[3] && *row[3] == "YES", ToNumber(row[4]),
         ToNumber(row[5]), ToNumber(row[6]), ToNumber(row[7]), collation));
+    ColumnDef& added = schema.columns.back();
+    added.default_known = true;
+    added.default_value = DefaultFromInformationSchema(row[10], row[11] ? *row[11] : "", added,
+                                                       connection.is_mariadb());
   }
   auto keys = connection.QueryRows(fmt::format(
       "SELECT COLUMN_NAME FROM information_schema.STATISTICS WHERE {} AND INDEX_NAME = 'PRIMARY' "
@@ -293,6 +299,21 @@ std::optional<SourceTableSchema> LoadSourceTableSchema(mysql::Connection& connec
     }
   }
   return schema;
+}
+
+std::optional<std::string> DefaultFromInformationSchema(
+    const std::optional<std::string>& column_default, std::string_view extra,
+    const ColumnDef& column, bool mariadb) {
+  if (!column_default) return std::nullopt;
+  if (mariadb) return schema::CanonicalDefault(*column_default);
+  if (Lower(extra).find("default_generated") != std::string::npos) {
+    return schema::CanonicalDefault("(" + *column_default + ")");
+  }
+  // A number as written, or a BIT default as b'101'; every other type's value is text.
+  if (binlog::IsNumericColumnType(column.type) || column.type == ColumnType::kBit) {
+    return schema::CanonicalDefault(*column_default);
+  }
+  return schema::StringDefault(*column_default);
 }
 
 std::optional<std::string> SchemaDifference(const std::vector<ColumnDef>& known,
@@ -348,6 +369,10 @@ void EnrichFromSchema(const std::vector<ColumnDef>& known, std::vector<ColumnDef
     if (c.enum_values.empty()) c.enum_values = k.enum_values;
     if (c.set_values.empty()) c.set_values = k.set_values;
     c.is_primary_key = k.is_primary_key;
+    if (!c.default_known) {
+      c.default_known = k.default_known;
+      c.default_value = k.default_value;
+    }
   }
 }
 

@@ -55,6 +55,15 @@ uint32_t LoadTableCollation(mysql::Connection& connection, const SourceTableName
 // {"a", "b'c"}. Throws Error(kInvalidArgument) for malformed text.
 std::vector<std::string> ParseLabelList(std::string_view column_type);
 
+// information_schema.COLUMNS' COLUMN_DEFAULT (nullopt: SQL NULL) and EXTRA of `column`, in the
+// schema history's form (schema::CanonicalDefault). MariaDB (10.2.7 on) writes the default as SQL
+// text ('abc', 5, NULL, current_timestamp(), uuid()); MySQL writes a literal's raw value (abc, 5)
+// and SQL NULL for none, and marks expression defaults (and CURRENT_TIMESTAMP) with EXTRA
+// DEFAULT_GENERATED.
+std::optional<std::string> DefaultFromInformationSchema(
+    const std::optional<std::string>& column_default, std::string_view extra,
+    const binlog::ColumnDef& column, bool mariadb);
+
 // Why the TABLE_MAP's columns are not the known ones ("3 columns in the binlog, 4 known",
 // "column 2 (price) is DOUBLE in the binlog, NEWDECIMAL known", "column 1 is named b in the
 // binlog, a known"), or nullopt if they agree. Types are compared by family (DATE/NEWDATE,
@@ -63,8 +72,8 @@ std::optional<std::string> SchemaDifference(const std::vector<binlog::ColumnDef>
                                             const std::vector<binlog::ColumnDef>& table_map);
 
 // Copies what information_schema knows and the TABLE_MAP may lack (name, signedness, charset,
-// ENUM/SET labels, primary key flags) from `known` into `columns`. Both must describe the same
-// columns (SchemaDifference() == nullopt).
+// ENUM/SET labels, primary key flags, the default) from `known` into `columns`. Both must describe
+// the same columns (SchemaDifference() == nullopt).
 void EnrichFromSchema(const std::vector<binlog::ColumnDef>& known,
                       std::vector<binlog::ColumnDef>& columns);
 

@@ -56,6 +56,12 @@ class TargetCatalog {
                       const std::string& version_column, uint64_t from = 0);
   // count() of the table.
   uint64_t RowCount(const std::string& database, const std::string& table);
+  // How many active parts of the table hold no data of `column` (written before it was added:
+  // their values come from the column's DEFAULT at every read).
+  uint64_t PartsWithoutColumn(const std::string& database, const std::string& table,
+                              const std::string& column);
+  // How many mutations of the table have not finished.
+  uint64_t PendingMutations(const std::string& database, const std::string& table);
   // Every version >= `from` in the table, ascending, with repeats.
   std::vector<uint64_t> VersionsFrom(const std::string& database, const std::string& table,
                                      const std::string& version_column, uint64_t from);
@@ -66,6 +72,9 @@ class TargetCatalog {
   void WaitForInserts(const std::string& prefix, std::chrono::milliseconds patience);
 
  private:
+  // The one UInt64 a query returns (0 when it returns no row).
+  uint64_t SelectNumber(const std::string& sql);
+
   clickhouse::ClientOptions options_;
   std::unique_ptr<clickhouse::Client> client_;
   std::optional<clickhouse::ServerFeatures> features_;

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "common/error.h"
 
 namespace rowbridge::schema {
@@ -115,6 +117,54 @@ TEST(SchemaHistory, JsonRoundTripKeepsEverything) {
   // The database default survives, so a later CREATE gets latin1.
   back.ApplyDdl("CREATE TABLE x (c CHAR(2))", InDb("d"), {}, At("bin.000001", 400));
   EXPECT_EQ(8u, back.catalog().Find({"d", "x"})->columns[0].charset);
+}
+
+// Removes the defaults from every column object, as checkpoints written before they were kept.
+void EraseDefaults(nlohmann::json& j) {
+  if (j.is_object()) {
+    if (j.contains("n") && j.contains("t")) j.erase("d");
+    for (auto& [key, value] : j.items()) EraseDefaults(value);
+  } else if (j.is_array()) {
+    for (auto& value : j) EraseDefaults(value);
+  }
+}
+
+TEST(SchemaHistory, DefaultsSurviveJsonAndOldCheckpointsLoadWithout) {
+  SchemaHistory h;
+  h.ApplyDdl(
+      "CREATE TABLE t (id INT PRIMARY KEY, a INT DEFAULT 3, s VARCHAR(4) DEFAULT 'x''y', "
+      "n INT NULL)",
+      InDb("d"), {}, At("bin.000001", 100));
+  const TableSchema* t = h.catalog().Find({"d", "t"});
+  ASSERT_NE(nullptr, t);
+  EXPECT_TRUE(t->columns[1].default_known);
+  EXPECT_EQ(std::optional<std::string>("3"), t->columns[1].default_value);
+  EXPECT_EQ(std::optional<std::string>("'x''y'"), t->columns[2].default_value);
+  EXPECT_TRUE(t->columns[3].default_known);
+  EXPECT_EQ(std::nullopt, t->columns[3].default_value);
+
+  const std::string json = h.ToJson();
+  SchemaHistory back = SchemaHistory::FromJson(json, "test");
+  EXPECT_EQ(json, back.ToJson());
+  EXPECT_TRUE(*back.catalog().Find({"d", "t"}) == *t);
+
+  nlohmann::json old = nlohmann::json::parse(json);
+  EraseDefaults(old);
+  ASSERT_EQ(std::string::npos, old.dump().find("'x''y'"));
+  SchemaHistory from_old = SchemaHistory::FromJson(old.dump(), "test");
+  const TableSchema* o = from_old.catalog().Find({"d", "t"});
+  ASSERT_NE(nullptr, o);
+  for (const auto& c : o->columns) {
+    EXPECT_FALSE(c.default_known) << c.name;
+    EXPECT_EQ(std::nullopt, c.default_value) << c.name;
+  }
+  // A later SET DEFAULT makes the one column's default known again.
+  from_old.ApplyDdl("ALTER TABLE t ALTER COLUMN a SET DEFAULT 4", InDb("d"), {},
+                    At("bin.000001", 200));
+  const TableSchema* later = from_old.catalog().Find({"d", "t"});
+  EXPECT_TRUE(later->columns[1].default_known);
+  EXPECT_EQ(std::optional<std::string>("4"), later->columns[1].default_value);
+  EXPECT_FALSE(later->columns[2].default_known);
 }
 
 TEST(SchemaHistory, FromJsonRejectsGarbage) {
