@@ -63,6 +63,9 @@ void CheckpointTracker::AddCreatedTarget(const std::string& label) {
     created.insert(it, label);
     created_targets_changed_ = true;  // worth a save even if no boundary moves
   }
+  for (const state::TargetRename& r : checkpoint_.target_renames) {
+    if (r.from == label) created_again_.push_back(label);
+  }
 }
 
 void CheckpointTracker::AddReplicatedTable(const std::string& label) {
@@ -79,15 +82,6 @@ void CheckpointTracker::AddTargetRename(state::TargetRename rename) {
   AddCreatedTarget(rename.to);
   checkpoint_.target_renames.push_back(std::move(rename));
   created_targets_changed_ = true;
-}
-
-void CheckpointTracker::RemoveCreatedTarget(const std::string& label) {
-  auto& created = checkpoint_.created_targets;
-  auto it = std::lower_bound(created.begin(), created.end(), label);
-  if (it != created.end() && *it == label) {
-    created.erase(it);
-    created_targets_changed_ = true;
-  }
 }
 
 bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
@@ -156,7 +150,14 @@ bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
     // The position is the RENAME's own; a boundary at it is just before the statement.
     const schema::BinlogPosition at{checkpoint_.file, checkpoint_.position};
     std::erase_if(checkpoint_.target_renames, [&](const state::TargetRename& r) {
-      return schema::BinlogPosition{r.file, r.position} < at;
+      if (!(schema::BinlogPosition{r.file, r.position} < at)) return false;
+      auto again = std::find(created_again_.begin(), created_again_.end(), r.from);
+      if (again != created_again_.end()) {
+        created_again_.erase(again);
+      } else {
+        std::erase(checkpoint_.created_targets, r.from);
+      }
+      return true;
     });
   }
   if (moved && last_file > 0) {

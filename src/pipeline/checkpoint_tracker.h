@@ -26,7 +26,10 @@
 // dropped once the checkpoint reaches its position: no replay can then go back before it.
 //
 // A target table renamed after a source RENAME TABLE joins at once too (and its new name joins
-// created_targets); the record is dropped once the checkpoint is past the RENAME.
+// created_targets); the record is dropped once the checkpoint is past the RENAME, and only then
+// does the old name leave created_targets (a replay from before it may have to rename the table
+// again, which only rowbridge's own tables are), unless rowbridge created a table of that name
+// again meanwhile.
 //
 // Not thread-safe; the pipeline calls it under its buffer lock. Each boundary costs no heap
 // allocation (file names are interned).
@@ -75,8 +78,6 @@ class CheckpointTracker {
   void AddReplicatedTable(const std::string& label);
   // A target table about to be renamed (see above); it joins the checkpoint at once.
   void AddTargetRename(state::TargetRename rename);
-  // A target table rowbridge no longer has under this name (renamed away); at once.
-  void RemoveCreatedTarget(const std::string& label);
 
   // Applies every boundary whose next_version <= lowest_unflushed. True if the checkpoint moved
   // (or gained a created target since the last call).
@@ -116,6 +117,7 @@ class CheckpointTracker {
   std::deque<std::string> schemas_;  // not yet in checkpoint_
   size_t schemas_applied_ = 0;
   bool created_targets_changed_ = false;  // or replicated_tables
+  std::vector<std::string> created_again_;  // old names of pending renames created anew
   size_t schemas_added_ = 0;
 };
 

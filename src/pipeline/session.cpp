@@ -276,10 +276,6 @@ RouterContext Pipeline::Session::MakeRouterContext() {
     }
     SaveNow();
   };
-  rc.after_target_rename = [this](const state::TargetRename& rename) {
-    std::lock_guard lock(buffers_.mutex());
-    if (tracker_) tracker_->RemoveCreatedTarget(rename.from);
-  };
   return rc;
 }
 

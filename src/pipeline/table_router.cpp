@@ -770,7 +770,6 @@ bool TableRouter::MoveTarget(tables::TargetTable& target, const tables::SourceTa
   auto state = target_states_.find(&target);
   if (state != target_states_.end()) state->second->groups.clear();
   ctx_.target_renames.push_back(rename);
-  if (ctx_.after_target_rename) ctx_.after_target_rename(rename);
   return true;
 }
 

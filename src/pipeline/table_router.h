@@ -172,8 +172,6 @@ struct RouterContext {
   // checkpoint and saves it at once, so that a crash after ClickHouse's RENAME replays the old
   // name's rows into the new name instead of creating the old one again.
   std::function<void(const state::TargetRename&)> before_target_rename;
-  // Called after it: the old name is no longer a target rowbridge created.
-  std::function<void(const state::TargetRename&)> after_target_rename;
 };
 
 class TableRouter {

@@ -430,6 +430,7 @@ memory:
   max_buffered_bytes: 1GiB
 state:
   store: clickhouse
+  checkpoint_interval: 1s
   table: rowbridge_state
 http:
   enabled: true
