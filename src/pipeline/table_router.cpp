@@ -651,13 +651,12 @@ void TableRouter::OnDropped(const tables::SourceTableName& name, const std::stri
   if (it == tables_.end() || it->second->stopped) return;
   StreamedTable& table = *it->second;
   if (!Drain(table)) return;
-  const StreamedTable* other =
-      table.target != nullptr ? OtherWriter(*table.target, name) : nullptr;
+  const StreamedTable* other = table.target != nullptr ? OtherWriter(*table.target, name) : nullptr;
   if (other != nullptr) {
     // gh-ost's swapped-out table, when its target could not be renamed with it: the target is
     // the live table's now.
-    spdlog::info("{} dropped at {}; its target table {} stays: {} writes into it",
-                 name.ToString(), where, table.target->label, other->name.ToString());
+    spdlog::info("{} dropped at {}; its target table {} stays: {} writes into it", name.ToString(),
+                 where, table.target->label, other->name.ToString());
   } else if (table.target != nullptr && table.rule->drop_table == config::DropTable::kDrop &&
              ctx_.resolver->AppliesSchemaChanges(table)) {
     try {

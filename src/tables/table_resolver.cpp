@@ -189,8 +189,8 @@ void TableResolver::RenameTarget(TargetTable& from, const config::QualifiedName&
                                  clickhouse::QuoteQualified(name.database, name.table)));
     spdlog::info("renamed ClickHouse table {} to {}", from.label, label);
   } else if (!catalog_.ReadColumns(name.database, name.table)) {
-    Fail(ErrorCode::kUnsupported, "cannot rename target table {} to {}: neither exists",
-         from.label, label);
+    Fail(ErrorCode::kUnsupported, "cannot rename target table {} to {}: neither exists", from.label,
+         label);
   }
   auto& created = options_.created_targets;
   std::erase(created, from.label);

@@ -46,8 +46,8 @@ class PipelineDdlTest : public PipelineFixture {
                             source_db_, table)));
   }
   bool TargetExists(const std::string& table) {
-    return Trimmed(RunClickHouseSql(ch_, fmt::format("EXISTS TABLE `{}`.`{}`", target_db_,
-                                                     table))) == "1";
+    return Trimmed(RunClickHouseSql(
+               ch_, fmt::format("EXISTS TABLE `{}`.`{}`", target_db_, table))) == "1";
   }
   std::string TargetCount(const std::string& table) {
     return Trimmed(RunClickHouseSql(
@@ -196,9 +196,10 @@ TEST_F(PipelineDdlTest, RenamedTablesKeepAllTheirRowsUnderTheirNewNames) {
   RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
   std::string create;
   for (const char* t : {"logs", "a", "b", "x", "y", "c"}) {
-    create += fmt::format("CREATE TABLE {0} (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO {0} "
-                          "VALUES (1, '{0} 1'), (2, '{0} 2');",
-                          t);
+    create += fmt::format(
+        "CREATE TABLE {0} (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO {0} "
+        "VALUES (1, '{0} 1'), (2, '{0} 2');",
+        t);
   }
   Sql(create);
   PipelineConfig config = Config("  - match: " + source_db_ + ".*\n    mode: replica\n");
@@ -207,7 +208,8 @@ TEST_F(PipelineDdlTest, RenamedTablesKeepAllTheirRowsUnderTheirNewNames) {
   StartAndWaitForCheckpoint(rb);
   rb.WaitCaughtUp();
   Sql("INSERT INTO logs VALUES (3, 'logs 3'); RENAME TABLE logs TO events_log; "
-      "INSERT INTO events_log VALUES (4, 'events 4'); UPDATE events_log SET v = 'one' WHERE id = 1; "
+      "INSERT INTO events_log VALUES (4, 'events 4'); UPDATE events_log SET v = 'one' WHERE id = "
+      "1; "
       "RENAME TABLE a TO a2, b TO b2; INSERT INTO a2 VALUES (5, 'a2 5'); "
       "RENAME TABLE x TO tmp, y TO x, tmp TO y; INSERT INTO x VALUES (6, 'x 6'); "
       "DELETE FROM y WHERE id = 2; "
@@ -234,8 +236,8 @@ TEST_F(PipelineDdlTest, RenamedTablesKeepAllTheirRowsUnderTheirNewNames) {
     EXPECT_TRUE(std::count(saved.created_targets.begin(), saved.created_targets.end(), label))
         << label << " is rowbridge's";
   }
-  EXPECT_FALSE(std::count(saved.created_targets.begin(), saved.created_targets.end(),
-                          target_db_ + ".logs"));
+  EXPECT_FALSE(
+      std::count(saved.created_targets.begin(), saved.created_targets.end(), target_db_ + ".logs"));
   EXPECT_EQ(rb.Terminate(), 0) << rb.log();
 }
 
@@ -302,7 +304,9 @@ TEST_F(PipelineDdlTest, GhostSwapWithDropTableDropKeepsTheLiveTarget) {
       "INSERT INTO s1 VALUES (1, 1); INSERT INTO s2 VALUES (1001, 1001);");
   PipelineConfig config = Config("  - match: " + source_db_ +
                                  ".*s?_*\n    target: merged\n    mode: replica\n    drop_table: "
-                                 "drop\n  - match: " + source_db_ + ".*s?\n    target: merged\n    "
+                                 "drop\n  - match: " +
+                                 source_db_ +
+                                 ".*s?\n    target: merged\n    "
                                  "mode: replica\n    drop_table: drop\n  - match: " +
                                  source_db_ + ".*\n    mode: replica\n    drop_table: drop\n");
   config.snapshot = true;

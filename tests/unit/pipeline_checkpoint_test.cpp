@@ -306,8 +306,7 @@ TEST(PipelineCheckpointTracker, TargetRenamesJoinAtOnceAndLeaveOncePassed) {
   ASSERT_TRUE(t.Advance(10));
   EXPECT_EQ(t.checkpoint().position, 100u);
   ASSERT_EQ(t.checkpoint().target_renames.size(), 1u);
-  EXPECT_EQ(t.checkpoint().created_targets,
-            (std::vector<std::string>{"ch.events_log", "ch.logs"}));
+  EXPECT_EQ(t.checkpoint().created_targets, (std::vector<std::string>{"ch.events_log", "ch.logs"}));
   // A boundary at 300 ends the transaction before the RENAME, which a replay still meets.
   ASSERT_TRUE(t.Advance(11));
   EXPECT_EQ(t.checkpoint().position, 300u);
