@@ -182,8 +182,11 @@ void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader&
 
   if (type == EventType::kHeartbeat || type == EventType::kHeartbeatV2) {
     ctx_.status->RecordHeartbeat();
-    std::lock_guard lock(ctx_.buffers->mutex());
-    caught_up_ = true;
+    {
+      std::lock_guard lock(ctx_.buffers->mutex());
+      caught_up_ = true;
+    }
+    if (!in_transaction_) ServeHandOver();
     return;
   }
   if (event.header.timestamp != 0 && !event.in_payload) {
@@ -307,6 +310,13 @@ void BinlogReader::Boundary(const binlog::Event& event) {
   in_transaction_ = false;
   transaction_gtid_ = {};
   if (stop_at_boundary_) stopping_ = true;
+  ServeHandOver();
+}
+
+void BinlogReader::ServeHandOver() {
+  if (ctx_.desk == nullptr || !ctx_.desk->pending()) return;
+  const schema::BinlogPosition at{read_file_, read_position_};
+  ctx_.desk->Serve(at, [&](const HandOverDesk::Offer& offer) { ctx_.take_over(offer, at); });
 }
 
 void BinlogReader::OnRows(const binlog::Event& event, binlog::BinlogEventReader& events) {

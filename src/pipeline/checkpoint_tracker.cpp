@@ -78,6 +78,18 @@ void CheckpointTracker::AddReplicatedTable(const std::string& label) {
   }
 }
 
+void CheckpointTracker::AddTableStart(state::TableStart start) {
+  if (checkpoint_.table_copy) {
+    std::erase(checkpoint_.table_copy->tables, start.table);
+    if (checkpoint_.table_copy->tables.empty()) checkpoint_.table_copy.reset();
+  }
+  AddReplicatedTable(start.table);
+  std::erase_if(checkpoint_.table_starts,
+                [&](const state::TableStart& t) { return t.table == start.table; });
+  checkpoint_.table_starts.push_back(std::move(start));
+  created_targets_changed_ = true;
+}
+
 void CheckpointTracker::AddTargetRename(state::TargetRename rename) {
   AddCreatedTarget(rename.to);
   checkpoint_.target_renames.push_back(std::move(rename));

@@ -35,6 +35,7 @@
 
 #include "config/config.h"
 #include "mysql/start_position.h"
+#include "pipeline/hand_over_desk.h"
 #include "server/metrics.h"
 #include "server/pipeline_metrics.h"
 #include "server/status.h"
@@ -53,6 +54,10 @@ struct PipelineOptions {
   // With start_at and a saved checkpoint: replace the checkpoint as a first start would (versions
   // continue above what the targets hold) instead of refusing.
   bool move_checkpoint = false;
+  // The copy the checkpoint records (table_copy: tables matched later) runs alongside the stream,
+  // by the caller, who hands its tables over through HandOver(): until then the stream leaves them
+  // alone. False: an unfinished copy is abandoned and its tables streamed from the checkpoint on.
+  bool copy_alongside = false;
 };
 
 class Pipeline {
@@ -66,6 +71,12 @@ class Pipeline {
   void Run();
   // Thread-safe; may be called from a signal-handling thread.
   void RequestStop();
+
+  // Thread-safe: the copy running alongside (PipelineOptions::copy_alongside) offers its tables,
+  // complete up to `offer.end`, to the stream (pipeline/hand_over_desk.h).
+  HandOverDesk::Outcome HandOver(HandOverDesk::Offer offer, std::chrono::milliseconds patience) {
+    return desk_.Make(std::move(offer), patience);
+  }
 
   // The last checkpoint saved (for tests and the final log line).
   std::optional<state::Checkpoint> last_checkpoint() const;
@@ -97,6 +108,8 @@ class Pipeline {
   uint64_t session_ = 0;
   bool session_was_healthy_ = false;
   Side failure_side_ = Side::kSource;
+
+  HandOverDesk desk_;
 
   mutable std::mutex checkpoint_mutex_;
   std::optional<state::Checkpoint> last_checkpoint_;

@@ -34,6 +34,13 @@ uint64_t ReplayVersionLimit(uint64_t resume_version, uint64_t bytes) {
   return reach > ~uint64_t{0} - resume_version ? ~uint64_t{0} : resume_version + reach;
 }
 
+// "a.t1, a.t2".
+std::string JoinedLabels(const std::vector<std::string>& labels) {
+  std::string out;
+  for (const std::string& label : labels) out += (out.empty() ? "" : ", ") + label;
+  return out;
+}
+
 }  // namespace
 
 // The reader thread beside the writers, and how the two end: drained at a clean stop, cut at an
@@ -158,7 +165,8 @@ void Pipeline::Session::WaitForEarlierInserts() {
   catalog_ =
       std::make_unique<tables::TargetCatalog>(endpoints::TargetClientOptions(p_.config_.target));
   insert_prefix_ = fmt::format("rowbridge-{}-", p_.job_);
-  catalog_->WaitForInserts(insert_prefix_, p_.options_.insert_patience);
+  // Not the INSERTs of a copy running alongside (job "<job>-tables-<version>"): they are its own.
+  catalog_->WaitForInserts(insert_prefix_, p_.options_.insert_patience, insert_prefix_ + "tables-");
 }
 
 void Pipeline::Session::CheckSource() {
@@ -288,6 +296,9 @@ void Pipeline::Session::ResolveTables() {
                                      std::string(mapping::RangeRuleName(rule)));
       });
   if (checkpoint_) resolver_options.created_targets = checkpoint_->created_targets;
+  if (checkpoint_ && checkpoint_->table_copy && p_.options_.copy_alongside) {
+    resolver_options.held_back = checkpoint_->table_copy->tables;
+  }
   if (checkpoint_ && checkpoint_->replicated_tables) {
     resolver_options.replicated_tables = *checkpoint_->replicated_tables;
     std::sort(resolver_options.replicated_tables.begin(), resolver_options.replicated_tables.end());
@@ -389,7 +400,10 @@ void Pipeline::Session::SaveStartingCheckpoint() {
   checkpoint.created_targets = router_->created_targets();
   std::sort(checkpoint.created_targets.begin(), checkpoint.created_targets.end());
   checkpoint.replicated_tables = std::move(replicated_tables_);
-  if (checkpoint.table_copy) {
+  if (checkpoint.table_copy && p_.options_.copy_alongside) {
+    spdlog::info("{} table(s) matched later are being copied alongside the stream: {}",
+                 checkpoint.table_copy->tables.size(), JoinedLabels(checkpoint.table_copy->tables));
+  } else if (checkpoint.table_copy) {
     // Left by a copy of newly matched tables that was not finished (snapshot.enabled was turned
     // off meanwhile): those tables are streamed from the checkpoint on instead, and a later copy
     // must not resume it (its rows would sit below changes streamed since).
@@ -419,6 +433,27 @@ void Pipeline::Session::SaveNewest(const BinlogReader& reader) {
     current = tracker_->checkpoint();
   }
   SaveIfChanged(current);
+}
+
+void Pipeline::Session::TakeOver(const HandOverDesk::Offer& offer,
+                                 const schema::BinlogPosition& at) {
+  for (const std::string& label : offer.tables) {
+    const size_t dot = label.find('.');
+    if (dot == std::string::npos)
+      Fail(ErrorCode::kInternal, "copied table {} has no database", label);
+    router_->Adopt({label.substr(0, dot), label.substr(dot + 1)}, offer.end, at);
+  }
+  {
+    std::lock_guard lock(buffers_.mutex());
+    for (const std::string& label : offer.tables) {
+      tracker_->AddTableStart({label, offer.end.file, offer.end.offset});
+    }
+  }
+  // Before any of their changes is read: a restart must not copy them again, nor stream their
+  // changes the copy holds.
+  SaveNow();
+  spdlog::info("copy of {} handed over: their changes after {} are streamed (the stream is at {})",
+               JoinedLabels(offer.tables), offer.end.ToString(), at.ToString());
 }
 
 void Pipeline::Session::SaveNow() {
@@ -472,6 +507,9 @@ void Pipeline::Session::Stream() {
   reader_context.tracker = &*tracker_;
   reader_context.status = &p.status_;
   reader_context.metrics = &p.metrics_;
+  reader_context.desk = &p.desk_;
+  reader_context.take_over = [this](const HandOverDesk::Offer& offer,
+                                    const schema::BinlogPosition& at) { TakeOver(offer, at); };
   BinlogReader reader(reader_context);
   WriterPool writers(p.config_.target.writers, endpoints::TargetClientOptions(p.config_.target),
                      buffers_, fmt::format("{}{}-{}-", insert_prefix_, ::getpid(), p.session_),

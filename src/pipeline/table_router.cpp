@@ -248,6 +248,21 @@ StreamedTable& TableRouter::GetOrCreate(const tables::SourceTableName& name, int
   return table;
 }
 
+StreamedTable& TableRouter::Adopt(const tables::SourceTableName& name,
+                                  const schema::BinlogPosition& start,
+                                  const schema::BinlogPosition& at) {
+  ctx_.resolver->Release(name);
+  ctx_.table_starts[name] = start;
+  // A route cached while the table was held back leads nowhere; its next TABLE_MAP routes again.
+  routes_.clear();
+  const int rule = ctx_.resolver->Match(name);
+  if (rule == config::TableMatcher::kNoRule) {
+    Fail(ErrorCode::kInternal, "{}: handed over by its copy, but no rule matches it",
+         name.ToString());
+  }
+  return GetOrCreate(name, rule, nullptr, at, nullptr);
+}
+
 TargetState* TableRouter::StateOf(tables::TargetTable* target) {
   std::unique_ptr<TargetState>& state = target_states_[target];
   if (state != nullptr) return state.get();

@@ -215,6 +215,13 @@ class TableRouter {
     return it != ctx_.table_starts.end() && position < it->second;
   }
 
+  // The copy of `name`, held back from the stream until now (tables::ResolverOptions::held_back),
+  // is complete up to `start`, a transaction boundary at or after `at` (where the reader is,
+  // between transactions): its changes after `start` are streamed from now on. Resolves the table
+  // as of `at`; a problem stops it.
+  StreamedTable& Adopt(const tables::SourceTableName& name, const schema::BinlogPosition& start,
+                       const schema::BinlogPosition& at);
+
   // Stops a table (idempotent).
   void Stop(StreamedTable& table, const std::string& position, const std::string& reason);
 

@@ -109,22 +109,30 @@ bool BeginCopy(const config::Config& config, state::StateStore& store,
 
 }  // namespace
 
-bool CopyNewlyMatchedTables(const config::Config& config, state::StateStore& store,
-                            state::Checkpoint checkpoint, server::MetricsRegistry& metrics,
-                            server::StatusBoard& status, const std::atomic<bool>* stop) {
-  if (!config.snapshot.enabled) return true;
+std::optional<state::TableCopy> PendingTableCopy(const config::Config& config,
+                                                 state::StateStore& store,
+                                                 state::Checkpoint& checkpoint) {
+  if (!config.snapshot.enabled) return std::nullopt;
   state::RequireVersionRoom(
       checkpoint.next_version, "the checkpoint in " + store.Describe(),
       "restore the checkpoint from a backup, or start over: delete the job's state so that the "
       "next start copies every table again (docs/running.md, \"Starting over\")");
   if (!checkpoint.table_copy) {
-    if (!checkpoint.replicated_tables) return true;
-    if (!BeginCopy(config, store, checkpoint)) return true;
+    if (!checkpoint.replicated_tables) return std::nullopt;
+    if (!BeginCopy(config, store, checkpoint)) return std::nullopt;
   } else {
-    spdlog::info("resuming the copy of the newly matched table(s) {}",
+    spdlog::info("resuming the copy of the newly matched table(s) {} alongside the stream",
                  Joined(checkpoint.table_copy->tables));
   }
-  const state::TableCopy copy = *checkpoint.table_copy;
+  return checkpoint.table_copy;
+}
+
+bool CopyTablesAlongside(const config::Config& config, const state::Checkpoint& checkpoint,
+                         const std::string& store_description, server::MetricsRegistry& metrics,
+                         server::StatusBoard& status, const std::atomic<bool>* stop,
+                         const std::function<bool(const BinlogPoint& end)>& hand_over) {
+  if (!checkpoint.table_copy) return true;
+  const state::TableCopy& copy = *checkpoint.table_copy;
   SnapshotOptions options;
   options.external_stop = stop;
   options.progress_interval = std::chrono::seconds(10);
@@ -133,20 +141,14 @@ bool CopyNewlyMatchedTables(const config::Config& config, state::StateStore& sto
   options.state_job = fmt::format("{}-tables-{}", state::JobName(config), copy.version_base);
   if (checkpoint.replicated_tables) options.replicated_tables = *checkpoint.replicated_tables;
   std::sort(options.replicated_tables.begin(), options.replicated_tables.end());
-  options.checkpoint = checkpoint.Describe() + " in " + store.Describe();
+  options.checkpoint = checkpoint.Describe() + " in " + store_description;
+  options.alongside = true;
+  options.hand_over = hand_over;
   SnapshotRunner runner(config, options, metrics, status);
   const SnapshotResult result = runner.Run();
   if (result.end.empty()) return false;
-
-  if (!checkpoint.replicated_tables) checkpoint.replicated_tables.emplace();
-  for (const std::string& table : result.copied_tables) {
-    checkpoint.table_starts.push_back({table, result.end.file, result.end.position});
-    InsertSorted(*checkpoint.replicated_tables, table);
-  }
-  checkpoint.table_copy.reset();
-  store.Save(checkpoint);
-  spdlog::info("copy of {} done; their changes are streamed from {} on, the other tables' from {}",
-               Joined(result.copied_tables), result.end.ToString(), checkpoint.Describe());
+  spdlog::info("copy of {} done and handed over to the stream at {}", Joined(result.copied_tables),
+               result.end.ToString());
   return true;
 }
 

@@ -14,6 +14,16 @@ TableResolver::TableResolver(const config::Config& config, TargetCatalog& catalo
                              ResolverOptions options)
     : config_(config), catalog_(catalog), options_(std::move(options)), matcher_(config.tables) {}
 
+bool TableResolver::IsHeldBack(const SourceTableName& name) const {
+  const std::string label = name.ToString();
+  return std::find(options_.held_back.begin(), options_.held_back.end(), label) !=
+         options_.held_back.end();
+}
+
+void TableResolver::Release(const SourceTableName& name) {
+  std::erase(options_.held_back, name.ToString());
+}
+
 ReplicatedTable TableResolver::Describe(const SourceTableName& name, int rule_index) const {
   ReplicatedTable table;
   table.name = name;

@@ -46,6 +46,10 @@ struct ResolverOptions {
   // problem naming the table and the fix instead, until ForgetReplicatedTables().
   std::vector<std::string> replicated_tables;
   std::string checkpoint;
+  // Matched source tables ("db.table") whose copy runs alongside the stream (the checkpoint's
+  // table_copy): the stream must not see them until the copy hands them over, so Match answers
+  // kNoRule for them until Release().
+  std::vector<std::string> held_back;
   // Counts values converted or clamped under the rules' out-of-range policy.
   std::shared_ptr<mapping::ConversionCounters> conversion_counters =
       std::make_shared<mapping::ConversionCounters>();
@@ -55,8 +59,15 @@ class TableResolver {
  public:
   TableResolver(const config::Config& config, TargetCatalog& catalog, ResolverOptions options);
 
-  // The index of the first rule matching `name`, or config::TableMatcher::kNoRule.
-  int Match(const SourceTableName& name) { return matcher_.Match(name.database, name.table); }
+  // The index of the first rule matching `name`, or config::TableMatcher::kNoRule (also for a
+  // table held back, see ResolverOptions::held_back).
+  int Match(const SourceTableName& name) {
+    if (!options_.held_back.empty() && IsHeldBack(name)) return config::TableMatcher::kNoRule;
+    return matcher_.Match(name.database, name.table);
+  }
+  bool IsHeldBack(const SourceTableName& name) const;
+  // The copy of `name` was handed over to the stream: Match answers its rule from now on.
+  void Release(const SourceTableName& name);
   const config::TableRule& Rule(int index) const {
     return config_.tables[static_cast<size_t>(index)];
   }
