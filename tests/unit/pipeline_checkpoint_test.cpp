@@ -331,6 +331,34 @@ TEST(PipelineCheckpointTracker, ReplicatedTablesJoinAtOnce) {
   EXPECT_FALSE(t.Advance(1));
 }
 
+TEST(PipelineCheckpointTracker, HandedOverTablesLeaveTheCopyAndStartAtItsEnd) {
+  state::Checkpoint start;
+  start.file = "mysql-bin.000001";
+  start.position = 100;
+  start.replicated_tables = std::vector<std::string>{"db.a"};
+  start.table_copy = state::TableCopy{7, {"db.b", "db.c"}};
+  CheckpointTracker t(start);
+  t.AddBoundary(200, 11, {});
+  t.AddTableStart({"db.b", "mysql-bin.000001", 500});
+  ASSERT_TRUE(t.Advance(10)) << "the hand-over is saved at once, before any boundary";
+  EXPECT_EQ(t.checkpoint().position, 100u);
+  ASSERT_TRUE(t.checkpoint().table_copy.has_value());
+  EXPECT_EQ(t.checkpoint().table_copy->tables, std::vector<std::string>{"db.c"});
+  EXPECT_EQ(t.checkpoint().replicated_tables, (std::vector<std::string>{"db.a", "db.b"}));
+  ASSERT_EQ(t.checkpoint().table_starts.size(), 1u);
+  t.AddTableStart({"db.c", "mysql-bin.000001", 500});
+  ASSERT_TRUE(t.Advance(10));
+  EXPECT_FALSE(t.checkpoint().table_copy.has_value()) << "every table of the copy was handed over";
+  EXPECT_EQ(t.checkpoint().table_starts.size(), 2u);
+  // A replay from 200 still meets the tables' rows before 500, which are in the copy.
+  ASSERT_TRUE(t.Advance(11));
+  EXPECT_EQ(t.checkpoint().position, 200u);
+  EXPECT_EQ(t.checkpoint().table_starts.size(), 2u);
+  t.AddBoundary(500, 11, {});
+  ASSERT_TRUE(t.Advance(11));
+  EXPECT_TRUE(t.checkpoint().table_starts.empty()) << "no replay goes back before the copy's end";
+}
+
 TEST(PipelineFileStateStore, SavesAtomicallyAndLoads) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("rowbridge-state-test-" + std::to_string(::getpid()));
