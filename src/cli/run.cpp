@@ -9,7 +9,6 @@
 #include <chrono>
 #include <ctime>
 #include <mutex>
-#include <optional>
 #include <thread>
 
 #include "cli/logging.h"
@@ -32,48 +31,34 @@ namespace rowbridge::cli {
 
 namespace {
 
-RetryOptions CopyRetry(const config::Config& config, const std::atomic<bool>& stop) {
+// Before the stream, with snapshot.enabled: on a first start (no checkpoint saved) copies the rows
+// the matched tables already have and saves the checkpoint the stream continues from, so the
+// stream starts exactly where the copy ended; on a later start finds the matched tables the
+// checkpoint does not cover yet (a rule added or widened) and records their copy in the
+// checkpoint, which the pipeline then runs alongside the stream (pipeline/copy_alongside.h). An
+// interrupted copy resumes on the next start (its progress is in the same state store). Transient
+// errors (a server down or overloaded, too many connections, a lock wait, the network) are
+// retried with the stream's backoff (source.reconnect), without a bound: each attempt resumes
+// where the last one stopped. Returns false when a stop was requested before the first copy
+// finished.
+bool CopyBeforeStreaming(const config::Config& config, server::MetricsRegistry& registry,
+                         server::StatusBoard& status, const std::atomic<bool>& stop) {
+  if (!config.snapshot.enabled) return true;
   RetryOptions retry;
   retry.policy.initial = config.source.reconnect.initial_backoff;
   retry.policy.max = config.source.reconnect.max_backoff;
   retry.stop = &stop;
-  return retry;
-}
-
-// What the stream starts with, with snapshot.enabled: on a first start (no checkpoint saved) copies
-// the rows the matched tables already have and saves the checkpoint the stream continues from, so
-// the stream starts exactly where the copy ended; on a later start finds the matched tables the
-// checkpoint does not cover yet (a rule added or widened) and returns the checkpoint that records
-// their copy, which then runs alongside the stream (CopyAlongside). An interrupted copy resumes
-// on the next start (its progress is in the same state store). Transient errors (a server down or
-// overloaded, too many connections, a lock wait, the network) are retried with the stream's
-// backoff (source.reconnect), without a bound: each attempt resumes where the last one stopped.
-// `ready` is false when a stop was requested before the first copy finished.
-struct CopyPlan {
-  bool ready = true;
-  std::optional<state::Checkpoint> alongside;  // its table_copy runs alongside the stream
-};
-
-CopyPlan CopyBeforeStreaming(const config::Config& config, server::MetricsRegistry& registry,
-                             server::StatusBoard& status, const std::atomic<bool>& stop) {
-  CopyPlan plan;
-  if (!config.snapshot.enabled) return plan;
   try {
-    Retry("initial copy", CopyRetry(config, stop), [&] {
+    return Retry("initial copy", retry, [&] {
       std::unique_ptr<state::StateStore> store = state::MakeStateStore(config);
       if (std::optional<state::Checkpoint> checkpoint = store->Load()) {
-        if (snapshot::PendingTableCopy(config, *store, *checkpoint)) {
-          plan.alongside = std::move(checkpoint);
-        }
+        snapshot::PendingTableCopy(config, *store, *checkpoint);
         return true;
       }
       spdlog::info("first start: copying the existing rows of the matched tables before streaming");
       std::optional<state::Checkpoint> end =
           snapshot::CopyBeforeStream(config, registry, status, &stop);
-      if (!end) {
-        plan.ready = false;
-        return false;
-      }
+      if (!end) return false;
       store->Save(*end);
       LogFields fields;
       fields.Position(end->file, end->position);
@@ -81,45 +66,9 @@ CopyPlan CopyBeforeStreaming(const config::Config& config, server::MetricsRegist
       return true;
     });
   } catch (const Error& e) {
-    if (!(e.IsTransient() && stop)) throw;
-    plan.ready = false;  // stopped while waiting to retry
+    if (e.IsTransient() && stop) return false;  // stopped while waiting to retry
+    throw;
   }
-  return plan;
-}
-
-// Runs the copy `checkpoint` records alongside `pipeline`'s stream, on this thread, until the
-// stream took its tables over or `stop` is set; retried like the copy before the stream. A
-// permanent error stops the pipeline and is returned.
-std::optional<Error> CopyAlongside(const config::Config& config,
-                                   const state::Checkpoint& checkpoint,
-                                   pipeline::Pipeline& pipeline, server::MetricsRegistry& registry,
-                                   server::StatusBoard& status, const std::atomic<bool>& stop) {
-  // Long enough for an idle source's heartbeat to wake the reader.
-  const std::chrono::milliseconds patience = std::max<std::chrono::milliseconds>(
-      std::chrono::seconds(10), 3 * config.source.heartbeat_period);
-  const std::vector<std::string> tables = checkpoint.table_copy->tables;
-  auto hand_over = [&](const snapshot::BinlogPoint& end) {
-    const pipeline::HandOverDesk::Outcome outcome =
-        pipeline.HandOver({tables, {end.file, end.position}}, patience);
-    if (outcome != pipeline::HandOverDesk::Outcome::kTaken) {
-      spdlog::info("the stream did not take the copied table(s) over at {}: {}", end.ToString(),
-                   pipeline::HandOverOutcomeName(outcome));
-    }
-    return outcome == pipeline::HandOverDesk::Outcome::kTaken;
-  };
-  try {
-    Retry("copy of the tables matched later", CopyRetry(config, stop), [&] {
-      std::unique_ptr<state::StateStore> store = state::MakeStateStore(config);
-      return snapshot::CopyTablesAlongside(config, checkpoint, store->Describe(), registry, status,
-                                           &stop, hand_over);
-    });
-  } catch (const Error& e) {
-    if (e.IsTransient() && stop) return std::nullopt;  // stopped while waiting to retry
-    spdlog::error("the copy of the tables matched later failed: {}", e.what());
-    pipeline.RequestStop();
-    return e;
-  }
-  return std::nullopt;
 }
 
 struct RunFlags {
@@ -210,17 +159,7 @@ void RunCommand(const RunFlags& flags) {
                config.target.host, config.target.port);
   // One term: the copy (if any) and the stream, until a stop or an error.
   auto replicate = [&] {
-    CopyPlan copy;
-    if (!pipeline_options.start_at) {
-      copy = CopyBeforeStreaming(config, registry, status, stop_requested);
-      if (!copy.ready) {
-        spdlog::info("stopped during the copy; the next start resumes it");
-        return;
-      }
-    }
-    pipeline::PipelineOptions options = pipeline_options;
-    options.copy_alongside = copy.alongside.has_value();
-    pipeline::Pipeline pipeline(config, registry, status, options);
+    pipeline::Pipeline pipeline(config, registry, status, pipeline_options);
     {
       std::lock_guard lock(pipeline_mutex);
       current = &pipeline;
@@ -237,30 +176,12 @@ void RunCommand(const RunFlags& flags) {
     if (pipeline_options.start_at) {
       spdlog::info("--start-at {}: the stream starts there; existing rows are not copied",
                    pipeline_options.start_at->text);
-    }
-    if (!copy.alongside) {
       pipeline.Run();
-      return;
+    } else if (CopyBeforeStreaming(config, registry, status, stop_requested)) {
+      pipeline.Run();
+    } else {
+      spdlog::info("stopped during the copy; the next start resumes it");
     }
-    // The copy stops when the stream ends, whatever ended it (a signal stops the stream first,
-    // with its final checkpoint; an error; a lost lock).
-    std::atomic<bool> copy_stop{false};
-    std::optional<Error> copy_error;
-    std::thread copier([&] {
-      copy_error = CopyAlongside(config, *copy.alongside, pipeline, registry, status, copy_stop);
-    });
-    struct JoinCopier {
-      std::atomic<bool>& stop;
-      std::thread& thread;
-      ~JoinCopier() {
-        stop = true;
-        if (thread.joinable()) thread.join();
-      }
-    } join_copier{copy_stop, copier};
-    pipeline.Run();
-    copy_stop = true;
-    copier.join();
-    if (copy_error) throw *copy_error;
   };
 
   if (config.ha.lock == config::HaLock::kNone) {

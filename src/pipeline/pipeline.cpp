@@ -7,6 +7,7 @@
 
 #include "common/retry.h"
 #include "common/write_fence.h"
+#include "pipeline/copy_alongside.h"
 #include "pipeline/retention_monitor.h"
 #include "pipeline/run_metrics.h"
 #include "pipeline/session.h"
@@ -36,6 +37,7 @@ double FileNumber(const std::string& file) {
 Pipeline::Pipeline(config::Config config, server::MetricsRegistry& registry,
                    server::StatusBoard& status, PipelineOptions options)
     : config_(std::move(config)),
+      registry_(registry),
       status_(status),
       options_(options),
       metrics_(registry),
@@ -99,10 +101,24 @@ void Pipeline::Run() {
     return checkpoint->file;
   });
   retention.Start();
+  copier_ = std::make_unique<CopyAlongside>(config_, registry_, status_, desk_,
+                                            [this] { RequestStop(); });
+  // The copy stops with the stream, whatever ends it; its permanent error is the run's.
+  struct StopCopier {
+    CopyAlongside& copier;
+    ~StopCopier() { copier.Stop(); }
+  } stop_copier{*copier_};
+  auto copy_failed = [&] {
+    std::optional<Error> error = copier_->error();
+    if (!error) return;
+    status_.SetState(server::PipelineState::kFailed, error->what());
+    throw *error;
+  };
   while (!stop_requested_) {
     session_was_healthy_ = false;
     try {
       RunSession();
+      copy_failed();
       status_.SetState(server::PipelineState::kStopped);
       return;
     } catch (const Error& e) {
@@ -112,6 +128,7 @@ void Pipeline::Run() {
         spdlog::error("replication stopped: {}", e.what());
         throw;
       }
+      copy_failed();
       if (stop_requested_) {
         spdlog::warn("stopping after an error; the last checkpoint stays where it was: {}",
                      e.what());

@@ -45,6 +45,7 @@
 namespace rowbridge::pipeline {
 
 struct RunMetrics;
+class CopyAlongside;
 
 struct PipelineOptions {
   // How long a new session waits for INSERTs of a broken earlier connection before killing them.
@@ -54,10 +55,6 @@ struct PipelineOptions {
   // With start_at and a saved checkpoint: replace the checkpoint as a first start would (versions
   // continue above what the targets hold) instead of refusing.
   bool move_checkpoint = false;
-  // The copy the checkpoint records (table_copy: tables matched later) runs alongside the stream,
-  // by the caller, who hands its tables over through HandOver(): until then the stream leaves them
-  // alone. False: an unfinished copy is abandoned and its tables streamed from the checkpoint on.
-  bool copy_alongside = false;
 };
 
 class Pipeline {
@@ -71,12 +68,6 @@ class Pipeline {
   void Run();
   // Thread-safe; may be called from a signal-handling thread.
   void RequestStop();
-
-  // Thread-safe: the copy running alongside (PipelineOptions::copy_alongside) offers its tables,
-  // complete up to `offer.end`, to the stream (pipeline/hand_over_desk.h).
-  HandOverDesk::Outcome HandOver(HandOverDesk::Offer offer, std::chrono::milliseconds patience) {
-    return desk_.Make(std::move(offer), patience);
-  }
 
   // The last checkpoint saved (for tests and the final log line).
   std::optional<state::Checkpoint> last_checkpoint() const;
@@ -95,6 +86,7 @@ class Pipeline {
   void ShowStopped(const state::StoppedTable& stopped);
 
   config::Config config_;
+  server::MetricsRegistry& registry_;
   server::StatusBoard& status_;
   PipelineOptions options_;
   server::PipelineMetrics metrics_;
@@ -109,7 +101,10 @@ class Pipeline {
   bool session_was_healthy_ = false;
   Side failure_side_ = Side::kSource;
 
+  // The copy a checkpoint records (table_copy) runs alongside the sessions and hands its tables
+  // over to the one streaming at its end.
   HandOverDesk desk_;
+  std::unique_ptr<CopyAlongside> copier_;
 
   mutable std::mutex checkpoint_mutex_;
   std::optional<state::Checkpoint> last_checkpoint_;

@@ -11,6 +11,7 @@
 #include "common/log_fields.h"
 #include "endpoints/connection_options.h"
 #include "pipeline/binlog_reader.h"
+#include "pipeline/copy_alongside.h"
 #include "pipeline/run_metrics.h"
 #include "pipeline/writer_pool.h"
 
@@ -32,6 +33,13 @@ uint64_t ReplayVersionLimit(uint64_t resume_version, uint64_t bytes) {
   const uint64_t reach =
       bytes > ~uint64_t{0} / kChangesPerBinlogByte ? ~uint64_t{0} : bytes * kChangesPerBinlogByte;
   return reach > ~uint64_t{0} - resume_version ? ~uint64_t{0} : resume_version + reach;
+}
+
+// Whether the copy `checkpoint` records runs: a resnapshot always; tables matched later with
+// snapshot.enabled (turned off meanwhile, they are streamed from the checkpoint on without it).
+bool CopiesAlongside(const config::Config& config, const state::Checkpoint& checkpoint) {
+  return checkpoint.table_copy &&
+         (config.snapshot.enabled || !checkpoint.table_copy->fresh_targets.empty());
 }
 
 // "a.t1, a.t2".
@@ -296,7 +304,9 @@ void Pipeline::Session::ResolveTables() {
                                      std::string(mapping::RangeRuleName(rule)));
       });
   if (checkpoint_) resolver_options.created_targets = checkpoint_->created_targets;
-  if (checkpoint_ && checkpoint_->table_copy && p_.options_.copy_alongside) {
+  if (checkpoint_ && checkpoint_->table_copy && CopiesAlongside(p_.config_, *checkpoint_) &&
+      checkpoint_->table_copy->fresh_targets.empty()) {
+    // Tables matched later: the stream leaves them to their copy until it hands them over.
     resolver_options.held_back = checkpoint_->table_copy->tables;
   }
   if (checkpoint_ && checkpoint_->replicated_tables) {
@@ -400,9 +410,12 @@ void Pipeline::Session::SaveStartingCheckpoint() {
   checkpoint.created_targets = router_->created_targets();
   std::sort(checkpoint.created_targets.begin(), checkpoint.created_targets.end());
   checkpoint.replicated_tables = std::move(replicated_tables_);
-  if (checkpoint.table_copy && p_.options_.copy_alongside) {
-    spdlog::info("{} table(s) matched later are being copied alongside the stream: {}",
-                 checkpoint.table_copy->tables.size(), JoinedLabels(checkpoint.table_copy->tables));
+  if (checkpoint.table_copy && CopiesAlongside(p_.config_, checkpoint)) {
+    spdlog::info("{} table(s) {} being copied alongside the stream: {}",
+                 checkpoint.table_copy->tables.size(),
+                 checkpoint.table_copy->fresh_targets.empty() ? "matched later are"
+                                                              : "are copied again (resnapshot),",
+                 JoinedLabels(checkpoint.table_copy->tables));
   } else if (checkpoint.table_copy) {
     // Left by a copy of newly matched tables that was not finished (snapshot.enabled was turned
     // off meanwhile): those tables are streamed from the checkpoint on instead, and a later copy
@@ -420,8 +433,11 @@ void Pipeline::Session::SaveStartingCheckpoint() {
   if (!stored_ || !(checkpoint == *stored_)) store.Save(checkpoint);
   p_.SetLastCheckpoint(checkpoint);
   saved_ = checkpoint;
-  std::lock_guard lock(buffers_.mutex());
-  tracker_.emplace(checkpoint);
+  {
+    std::lock_guard lock(buffers_.mutex());
+    tracker_.emplace(checkpoint);
+  }
+  if (CopiesAlongside(p_.config_, checkpoint)) p_.copier_->Ensure(checkpoint, store.Describe());
 }
 
 void Pipeline::Session::SaveNewest(const BinlogReader& reader) {
@@ -446,7 +462,7 @@ void Pipeline::Session::TakeOver(const HandOverDesk::Offer& offer,
   {
     std::lock_guard lock(buffers_.mutex());
     for (const std::string& label : offer.tables) {
-      tracker_->AddTableStart({label, offer.end.file, offer.end.offset});
+      tracker_->AddTableStart({label, offer.end.file, offer.end.offset, ""});
     }
   }
   // Before any of their changes is read: a restart must not copy them again, nor stream their

@@ -97,7 +97,7 @@ bool BeginCopy(const config::Config& config, state::StateStore& store,
            Joined(fresh), label, max, base, checkpoint.Describe());
     }
   }
-  checkpoint.table_copy = state::TableCopy{base, fresh};
+  checkpoint.table_copy = state::TableCopy{base, fresh, {}};
   checkpoint.next_version = base + kVersionBand;
   store.Save(checkpoint);
   spdlog::info(
