@@ -92,6 +92,9 @@ class BinlogReader {
   void OnQuery(const binlog::Event& event, const binlog::FormatDescription& format);
   void OnRows(const binlog::Event& event, binlog::BinlogEventReader& events);
   void AppendRows(StreamedTable& table, binlog::RowsKind kind, uint32_t event_time);
+  // The rows' changes take their versions, and nothing is written.
+  void CountWithoutWriting(const binlog::RowsEvent& rows, uint64_t table_id,
+                           binlog::BinlogEventReader& events);
   bool Append(StreamedTable& table, std::span<const binlog::Cell> cells, mapping::RowKind kind,
               uint64_t version, uint32_t event_time, SteadyTime now,
               std::unique_lock<std::mutex>& lock);

@@ -11,6 +11,7 @@
 #include "pipeline/retention_monitor.h"
 #include "pipeline/run_metrics.h"
 #include "pipeline/session.h"
+#include "snapshot/newly_matched.h"
 
 namespace rowbridge::pipeline {
 
@@ -71,6 +72,45 @@ void Pipeline::SetLastCheckpoint(const state::Checkpoint& checkpoint) {
   status_.SetSourcePosition({checkpoint.file, checkpoint.position, checkpoint.gtid});
 }
 
+std::string Pipeline::RequestResnapshot(const std::string& database, const std::string& table) {
+  const std::string label = database + "." + table;
+  std::optional<state::Checkpoint> checkpoint = last_checkpoint();
+  if (!checkpoint) return "the stream has not saved its first checkpoint yet; try again shortly";
+  if (copier_ && copier_->running()) {
+    return "another copy runs alongside the stream; try again once it is done";
+  }
+  if (std::string why = snapshot::ResnapshotRefusal(config_, *checkpoint, label); !why.empty()) {
+    return why;
+  }
+  {
+    std::lock_guard lock(resnapshot_mutex_);
+    if (!resnapshot_.empty()) return "the resnapshot of " + resnapshot_ + " is being started";
+    resnapshot_ = label;
+  }
+  spdlog::info("resnapshot of {} asked for: restarting the stream to record it", label);
+  restart_requested_ = true;
+  return "";
+}
+
+void Pipeline::BeginRequestedResnapshot() {
+  std::string table;
+  {
+    std::lock_guard lock(resnapshot_mutex_);
+    table.swap(resnapshot_);
+  }
+  if (table.empty()) return;
+  try {
+    std::optional<state::Checkpoint> checkpoint = store_->Load();
+    if (!checkpoint) Fail(ErrorCode::kInternal, "no checkpoint in {}", store_->Describe());
+    snapshot::BeginResnapshot(config_, *store_, *checkpoint, table);
+    SetLastCheckpoint(*checkpoint);
+  } catch (const Error& e) {
+    // The stream goes on as it was; the operator sees why and may ask again.
+    spdlog::error("resnapshot of {} not begun: {}", table, e.what());
+    metrics_.errors.WithLabels({"resnapshot"}).Increment();
+  }
+}
+
 void Pipeline::ShowStopped(const state::StoppedTable& stopped) {
   // The target of a table stopped before it was routed (e.g. listed by the checkpoint) is not
   // known here; the board keeps the one it knew, if any.
@@ -118,6 +158,10 @@ void Pipeline::Run() {
     session_was_healthy_ = false;
     try {
       RunSession();
+      if (restart_requested_.exchange(false) && !stop_requested_) {
+        BeginRequestedResnapshot();
+        continue;
+      }
       copy_failed();
       status_.SetState(server::PipelineState::kStopped);
       return;

@@ -14,6 +14,7 @@
 #include "pipeline/copy_alongside.h"
 #include "pipeline/run_metrics.h"
 #include "pipeline/writer_pool.h"
+#include "snapshot/newly_matched.h"
 
 namespace rowbridge::pipeline {
 
@@ -267,7 +268,9 @@ RouterContext Pipeline::Session::MakeRouterContext() {
     for (const state::TableStart& t : checkpoint_->table_starts) {
       const size_t dot = t.table.find('.');
       if (dot == std::string::npos) continue;
-      rc.table_starts[{t.table.substr(0, dot), t.table.substr(dot + 1)}] = {t.file, t.position};
+      const tables::SourceTableName name{t.table.substr(0, dot), t.table.substr(dot + 1)};
+      rc.table_starts[name] = {t.file, t.position};
+      if (!t.fresh_target.empty()) rc.counted_starts.insert(name);
     }
   }
   rc.on_replicated = [this](const std::string& label) {
@@ -320,6 +323,17 @@ void Pipeline::Session::ResolveTables() {
   };
   resolver_.emplace(config, *catalog_, std::move(resolver_options));
 
+  if (checkpoint_) {
+    // A resnapshot handed over just before a crash may not have put its table in place yet.
+    for (const state::TableStart& t : checkpoint_->table_starts) {
+      if (t.fresh_target.empty()) continue;
+      const config::QualifiedName name = snapshot::SplitLabel(t.table);
+      const int rule = resolver_->Match({name.database, name.table});
+      if (rule == config::TableMatcher::kNoRule) continue;
+      resolver_->ReplaceWithFresh(resolver_->TargetName({name.database, name.table}, rule),
+                                  snapshot::SplitLabel(t.fresh_target));
+    }
+  }
   router_.emplace(MakeRouterContext());
   if (checkpoint_) {
     for (const state::StoppedTable& s : checkpoint_->stopped_tables) {
@@ -453,6 +467,16 @@ void Pipeline::Session::SaveNewest(const BinlogReader& reader) {
 
 void Pipeline::Session::TakeOver(const HandOverDesk::Offer& offer,
                                  const schema::BinlogPosition& at) {
+  std::vector<std::string> fresh_targets;
+  {
+    std::lock_guard lock(buffers_.mutex());
+    const auto& copy = tracker_->checkpoint().table_copy;
+    if (copy && copy->tables == offer.tables) fresh_targets = copy->fresh_targets;
+  }
+  if (!fresh_targets.empty()) {
+    ReplaceTargets(offer, fresh_targets, at);
+    return;
+  }
   for (const std::string& label : offer.tables) {
     const size_t dot = label.find('.');
     if (dot == std::string::npos)
@@ -470,6 +494,37 @@ void Pipeline::Session::TakeOver(const HandOverDesk::Offer& offer,
   SaveNow();
   spdlog::info("copy of {} handed over: their changes after {} are streamed (the stream is at {})",
                JoinedLabels(offer.tables), offer.end.ToString(), at.ToString());
+}
+
+void Pipeline::Session::ReplaceTargets(const HandOverDesk::Offer& offer,
+                                       const std::vector<std::string>& fresh_targets,
+                                       const schema::BinlogPosition& at) {
+  for (size_t i = 0; i < offer.tables.size(); ++i) {
+    const std::string& label = offer.tables[i];
+    const config::QualifiedName name = snapshot::SplitLabel(label);
+    const bool done = router_->ReplaceTarget(
+        {name.database, name.table}, offer.end, snapshot::SplitLabel(fresh_targets[i]), at,
+        [&](const std::string& target) {
+          {
+            std::lock_guard lock(buffers_.mutex());
+            tracker_->AddTableStart({label, offer.end.file, offer.end.offset, fresh_targets[i]});
+            tracker_->AddCreatedTarget(target);
+            tracker_->RemoveStop(name.database, name.table);
+          }
+          // Before the fresh table takes the target's place: a crash after it must not stream
+          // the table's changes before the copy's end into it again, and the next session
+          // finishes the replacement if it was cut short.
+          SaveNow();
+        });
+    if (!done) {
+      Fail(ErrorCode::kNetwork, "stopping before the resnapshot of {} was handed over", label);
+    }
+    p_.metrics_.table_stopped.WithLabels({name.database, name.table}).Set(0);
+    spdlog::info(
+        "resnapshot of {} handed over: its copy took the target's place, and its changes "
+        "after {} are streamed into it (the stream is at {})",
+        label, offer.end.ToString(), at.ToString());
+  }
 }
 
 void Pipeline::Session::SaveNow() {
@@ -539,7 +594,7 @@ void Pipeline::Session::Stream() {
   bool running = false;
   std::unique_lock lock(buffers_.mutex());
   for (;;) {
-    if (buffers_.aborted_locked() || p.stop_requested_) break;
+    if (buffers_.aborted_locked() || p.stop_requested_ || p.restart_requested_) break;
     const auto now = std::chrono::steady_clock::now();
     const SteadyTime due = buffers_.SealDue(now);
     if (!running && reader.connected()) {
@@ -570,8 +625,12 @@ void Pipeline::Session::Stream() {
   }
 
   // A requested stop: write everything read so far, then save the final checkpoint.
-  p.status_.SetState(server::PipelineState::kStopping);
-  spdlog::info("stopping: writing the buffered rows and saving the checkpoint");
+  if (p.restart_requested_ && !p.stop_requested_) {
+    spdlog::info("restarting the stream: writing the buffered rows and saving the checkpoint");
+  } else {
+    p.status_.SetState(server::PipelineState::kStopping);
+    spdlog::info("stopping: writing the buffered rows and saving the checkpoint");
+  }
   threads.Stop(true);
   if (std::optional<Error> error = buffers_.error()) {
     p.failure_side_ = Side::kTarget;

@@ -96,6 +96,14 @@ void TableStatus::SetStreaming() {
   if (state_ != TableState::kStopped) state_ = TableState::kStreaming;
 }
 
+void TableStatus::Resume() {
+  std::lock_guard lock(mutex_);
+  state_ = TableState::kStreaming;
+  stop_reason_.clear();
+  stop_position_.clear();
+  stopped_ms_ = 0;
+}
+
 void TableStatus::SetStopped(const std::string& reason, const std::string& position, TimePoint at) {
   std::lock_guard lock(mutex_);
   if (state_ == TableState::kStopped) return;  // the first reason is the one that counts

@@ -6,8 +6,8 @@
 //   StartCopy -> copying (rows copied of an estimate; a fraction and an ETA follow)
 //   FinishCopy -> copied (waiting for the stream)
 //   SetStreaming -> streaming (the stream routes its changes)
-//   SetStopped -> stopped, with its reason; final for this process (only a new copy of the table,
-//   in a later run, replicates it again), so no other call leaves it.
+//   SetStopped -> stopped, with its reason; only Resume (a resnapshot of the table handed over to
+//   the stream) leaves it.
 //
 // Thread-safe. Counters and the lag are atomics (added per flushed batch, never per row); the
 // state, names and error take a lock.
@@ -53,6 +53,8 @@ class TableStatus {
   void SetCopyProgress(uint64_t rows_done);
   void FinishCopy();
   void SetStreaming();
+  // A stopped table streams again (its resnapshot was handed over): the one way out of stopped.
+  void Resume();
   // `position`: where in the binlog it stopped (may be empty).
   void SetStopped(const std::string& reason, const std::string& position, TimePoint at);
 

@@ -31,6 +31,7 @@
 #include <string>
 
 #include "config/config.h"
+#include "config/target_template.h"
 #include "server/metrics.h"
 #include "server/status.h"
 #include "snapshot/snapshot_state.h"
@@ -57,5 +58,25 @@ bool CopyTablesAlongside(const config::Config& config, const state::Checkpoint& 
                          const std::string& store_description, server::MetricsRegistry& metrics,
                          server::StatusBoard& status, const std::atomic<bool>* stop,
                          const std::function<bool(const BinlogPoint& end)>& hand_over);
+
+// "db.table" split; Error(kInternal) without a dot.
+config::QualifiedName SplitLabel(const std::string& label);
+// The table a resnapshot copies `target` into before it takes its place.
+config::QualifiedName FreshTargetName(const config::QualifiedName& target);
+
+// Why `table` ("db.table") cannot be copied again now, given the last checkpoint; empty when it
+// can: matched by a rule that creates tables, covered by the stream (replicated or stopped), and
+// no other copy running.
+std::string ResnapshotRefusal(const config::Config& config, const state::Checkpoint& checkpoint,
+                              const std::string& table);
+
+// `rowbridge resnapshot`: records in `checkpoint` (saved by a clean stop of the stream, so
+// ClickHouse holds no change after it) a copy of `table` again into a fresh target
+// (FreshTargetName; a stale one is dropped), with the stream's next_version moved above the copy's
+// band, and saves it. The stream then goes on writing into the table's target while the copy runs
+// alongside, until the hand-over puts the fresh table in its place (pipeline/hand_over_desk.h).
+// Throws Error(kInvalidArgument) with ResnapshotRefusal's reason.
+void BeginResnapshot(const config::Config& config, state::StateStore& store,
+                     state::Checkpoint& checkpoint, const std::string& table);
 
 }  // namespace rowbridge::snapshot

@@ -362,6 +362,7 @@ void SnapshotRunner::Impl::ResolveTables(mysql::Connection& admin, RunRecord& pe
   resolver_options.created_targets = pending.created_targets;
   resolver_options.replicated_tables = options.replicated_tables;
   resolver_options.checkpoint = options.checkpoint;
+  resolver_options.target_overrides = options.target_overrides;
   // Targets are created while the tables are resolved, below, and each is recorded at once.
   resolver_options.on_created = [this, &pending](const std::string& label) {
     auto& created = pending.created_targets;

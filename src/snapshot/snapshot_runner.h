@@ -27,11 +27,13 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "config/config.h"
+#include "config/target_template.h"
 #include "mysql/connection.h"
 #include "server/metrics.h"
 #include "server/status.h"
@@ -65,6 +67,8 @@ struct SnapshotOptions {
   // was not there to answer; the tables are caught up to a later E and offered again, until a
   // stop request.
   std::function<bool(const BinlogPoint& end)> hand_over;
+  // Targets other than the rules' ("db.table" -> target), for a resnapshot's fresh tables.
+  std::map<std::string, config::QualifiedName> target_overrides;
   // Tests: called once every table is copied, before the final position E is read.
   std::function<void()> before_final_position;
   // Tests: called before a copied table's changes up to the final position E are applied (once

@@ -50,6 +50,9 @@ struct ResolverOptions {
   // table_copy): the stream must not see them until the copy hands them over, so Match answers
   // kNoRule for them until Release().
   std::vector<std::string> held_back;
+  // Targets other than the rules' for some source tables ("db.table"): a resnapshot copies into a
+  // fresh table.
+  std::map<std::string, config::QualifiedName> target_overrides;
   // Counts values converted or clamped under the rules' out-of-range policy.
   std::shared_ptr<mapping::ConversionCounters> conversion_counters =
       std::make_shared<mapping::ConversionCounters>();
@@ -87,6 +90,11 @@ class TableResolver {
   // `name` exists it was done before. The record itself takes the new name (whoever holds it sees
   // the table under its new name). Throws what ClickHouse throws.
   void RenameTarget(TargetTable& from, const config::QualifiedName& name);
+  // Resnapshot: puts ClickHouse table `fresh` (the copy's) in the place of the target `name`: the
+  // old table is renamed aside and dropped, `fresh` renamed to `name` (in one RENAME when both
+  // exist), `name` recorded as rowbridge's own, and a resolved record of it reads its columns
+  // again. Idempotent: with `fresh` gone it was done. Throws what ClickHouse throws.
+  void ReplaceWithFresh(const config::QualifiedName& name, const config::QualifiedName& fresh);
   // The ClickHouse table the rules name as the target of `name` under rule `rule_index`.
   config::QualifiedName TargetName(const SourceTableName& name, int rule_index) const;
   // The same as "db.table".
