@@ -91,7 +91,19 @@ HttpAnswer CallAdmin(const AdminEndpoint& endpoint, const std::string& token,
       method == "POST" ? client.Post(path, headers, "", "text/plain") : client.Get(path, headers);
   HttpAnswer answer;
   if (!result) {
-    answer.error = httplib::to_string(result.error());
+    switch (result.error()) {
+      case httplib::Error::Connection:
+        answer.error = "cannot connect (connection refused or no route)";
+        break;
+      case httplib::Error::ConnectionTimeout:
+        answer.error = "connection timed out";
+        break;
+      case httplib::Error::Read:
+        answer.error = "the connection broke before an answer";
+        break;
+      default:
+        answer.error = httplib::to_string(result.error());
+    }
     return answer;
   }
   answer.connected = true;
@@ -196,7 +208,7 @@ std::vector<TableRow> RowsFromStatus(const Json& status) {
     } else if (row.state == "streaming") {
       row.detail = row.last_flush_at.is_string()
                        ? "last flush " + row.last_flush_at.get<std::string>()
-                       : "nothing flushed yet";
+                       : "no change flushed yet";
       const Json unflushed = t.value("unflushed_since", Json());
       if (unflushed.is_string())
         row.detail += ", changes waiting since " + unflushed.get<std::string>();

@@ -59,6 +59,7 @@ struct PipelineConfig {
   std::string extra_yaml;
   std::string http_listen = "127.0.0.1:0";  // http.listen
   std::string http_token;                   // http.token; empty = none
+  std::string health_max_lag;               // http.health.max_lag; empty = not set
   // Environment entries ("NAME=value") for the rowbridge process, replacing inherited ones.
   std::vector<std::string> environment;
 };

@@ -219,5 +219,65 @@ TEST_F(TablesCommandTest, FromTheRunningProcessWithItsToken) {
   EXPECT_EQ(tables[source_db_ + ".a"]["state"], "streaming");
 }
 
+// A writer that does not finish: the lag at the table's last flush says nothing (there was none),
+// but /healthz names the table once its oldest change waits longer than max_lag, /status shows
+// since when, and both clear when the flush is done.
+TEST_F(TablesCommandTest, HealthzNamesATableWhoseWritesDoNotFinish) {
+  TestDir dir("tables-stuck-writer");
+  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
+  Sql("CREATE TABLE a (id INT PRIMARY KEY, v INT); CREATE TABLE b (id INT PRIMARY KEY, v INT);");
+  PipelineConfig config = TablesConfig();
+  config.health_max_lag = "1s";
+  RowbridgeProcess rb(dir.path(), config);
+  StartAndWaitForCheckpoint(rb);
+  ASSERT_TRUE(WaitFor([&] { return rb.HttpStatus("/healthz") == 200; }, 30s))
+      << rb.HttpGet("/healthz");
+  // Each INSERT into a's target now takes 9 s: three views that sleep 3 s each (ClickHouse's
+  // most per block).
+  for (int i = 1; i <= 3; ++i) {
+    Ch(fmt::format("CREATE MATERIALIZED VIEW {} ENGINE = Null AS SELECT sleep(3) AS s FROM {}",
+                   Target(fmt::format("slow{}", i)), Target("a")));
+  }
+  Sql("INSERT INTO a VALUES (1, 1); INSERT INTO b VALUES (1, 1);");
+  std::string health;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        health = rb.HttpGet("/healthz");
+        return health.find("has changes received") != std::string::npos;
+      },
+      8s))
+      << health << "\n"
+      << rb.HttpGet("/status");
+  EXPECT_EQ(
+      health.rfind("unhealthy: running, but table " + source_db_ + ".a has changes received ", 0),
+      0u)
+      << health;
+  EXPECT_NE(health.find("ago and not yet flushed (limit 1s)"), std::string::npos) << health;
+  const Json status = Json::parse(rb.HttpGet("/status"));
+  bool shown = false;
+  for (const Json& t : status["tables"]) {
+    if (t["source"]["table"] == "a") shown = t.contains("unflushed_since");
+  }
+  EXPECT_TRUE(shown) << status.dump();
+  // Once the INSERT is done nothing waits any more; its lag at that flush, 9 s, fails the older
+  // rule until the next quick flush.
+  for (int i = 1; i <= 3; ++i) Ch("DROP TABLE " + Target(fmt::format("slow{}", i)));
+  ASSERT_TRUE(
+      WaitFor([&] { return Ch("SELECT count() FROM " + Target("a") + " FINAL") == "1"; }, 30s));
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        health = rb.HttpGet("/healthz");
+        return health.find("behind the source at its last flush") != std::string::npos;
+      },
+      10s))
+      << health;
+  Sql("INSERT INTO a VALUES (2, 2);");
+  EXPECT_TRUE(WaitFor([&] { return rb.HttpStatus("/healthz") == 200; }, 30s))
+      << rb.HttpGet("/healthz");
+  rb.WaitCaughtUp();
+  EXPECT_EQ(Ch("SELECT count() FROM " + Target("a") + " FINAL WHERE _is_deleted = 0"), "2");
+  EXPECT_EQ(rb.Terminate(), 0);
+}
+
 }  // namespace
 }  // namespace rowbridge::testing
