@@ -4,6 +4,7 @@
 #include "cli/dump_binlog.h"
 #include "cli/run.h"
 #include "cli/snapshot.h"
+#include "cli/tables.h"
 #include "cli/validate.h"
 
 namespace rowbridge::cli {
@@ -15,6 +16,7 @@ void RegisterCommands(CLI::App& app) {
   RegisterSnapshot(app);
   RegisterValidate(app);
   RegisterCheck(app);
+  RegisterTables(app);
 }
 
 }  // namespace rowbridge::cli

@@ -142,6 +142,9 @@ void BatchBuffers::Done(TargetGroup& group) {
   }
   group.sealed = nullptr;
   const Batch& next = *group.filling;
+  for (const BatchShare& share : next.shares) {
+    if (share.stats != nullptr) share.stats->status.MarkUnflushed(share.received_at);
+  }
   if (next.rows > 0 &&
       (Full(next) || closed_ ||
        std::chrono::steady_clock::now() >= next.first_row_at + limits_.max_delay)) {

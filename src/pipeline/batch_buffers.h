@@ -53,6 +53,8 @@ struct BatchShare {
   uint64_t deleted = 0;
   uint64_t bytes = 0;
   uint32_t newest_event_time = 0;  // source commit time (unix seconds) of its newest row
+  // When the table's first row in the batch was received (TableStatus::MarkUnflushed).
+  std::chrono::system_clock::time_point received_at{};
 };
 
 struct Batch {
@@ -77,7 +79,11 @@ struct Batch {
     if (shares.empty() || shares.back().stats != stats) {
       for (BatchShare& s : shares)
         if (s.stats == stats) return s;
-      shares.push_back({stats});
+      // Once per table and batch: the table has changes waiting from now on (/healthz judges
+      // how long), until the writer clears it after the flush.
+      const auto now = std::chrono::system_clock::now();
+      shares.push_back({.stats = stats, .received_at = now});
+      if (stats != nullptr) stats->status.MarkUnflushed(now);
     }
     return shares.back();
   }
@@ -158,7 +164,9 @@ class BatchBuffers {
   // Writer: waits for the next sealed batch and returns its group (the batch is group->sealed),
   // or nullptr once the buffers are aborted, or closed and drained.
   TargetGroup* NextSealed();
-  // Writer: the group's sealed batch was written; it is emptied and may be reused.
+  // Writer: the group's sealed batch was written; it is emptied and may be reused. The tables
+  // of the batch filling meanwhile are marked unflushed again (the writer cleared them at the
+  // flush) with the time their rows there were received.
   void Done(TargetGroup& group);
 
   // Stops everything: Reserve and NextSealed return nullptr from now on, waiters wake up. `error`

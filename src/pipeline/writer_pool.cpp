@@ -67,6 +67,8 @@ void WriterPool::Run(size_t index) {
         s.lag.Set(std::max(0.0, now_seconds - static_cast<double>(share.newest_event_time)));
         s.status.AddRows(share.inserted, share.updated, share.deleted);
         s.status.RecordFlush(now, newest);
+        // Done() marks the table again if the batch filling meanwhile holds its rows.
+        s.status.ClearUnflushed();
       }
       batches_written_.Increment();
       spdlog::debug("wrote {} rows (versions {}..{}) to {} in {:.3f}s", batch.rows,

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "server/deadline_task_queue.h"
+#include "server/pipeline_metrics.h"
 #include "server/web_assets.h"
 
 namespace rowbridge::server {
@@ -67,6 +68,22 @@ std::string_view CookieValue(std::string_view header, std::string_view name) {
   return {};
 }
 
+// A request a browser made: browsers add these to every POST (scripts cannot remove them), curl
+// and rowbridge's own commands send neither.
+bool FromABrowser(const httplib::Request& req) {
+  return req.has_header("Origin") || req.has_header("Sec-Fetch-Site");
+}
+
+void AnswerTableCommand(httplib::Response& res, int status, const std::string& table,
+                        const std::string& action, const std::string& message) {
+  res.status = status;
+  const nlohmann::ordered_json body = {{"table", table},
+                                       {"action", action},
+                                       {"accepted", status >= 200 && status < 300},
+                                       {"message", message}};
+  res.set_content(JsonText(body), kJsonContentType);
+}
+
 }  // namespace
 
 AdminServer::AdminServer(MetricsRegistry& metrics, StatusBoard& status, config::HealthConfig health)
@@ -87,8 +104,10 @@ void AdminServer::Route() {
       }
       // A browser cannot send a header when it opens a page: /?token=<token> once sets a cookie
       // (HttpOnly, this site only) and sends it to the page without the token in its address;
-      // the page's own requests then carry the cookie.
-      if (SameSecret(CookieValue(req.get_header_value("Cookie"), kTokenCookie), token_)) {
+      // the page's own requests then carry the cookie. Only for reading: a browser sends the
+      // cookie along with a POST that any other site's page makes it send.
+      if (req.method == "GET" &&
+          SameSecret(CookieValue(req.get_header_value("Cookie"), kTokenCookie), token_)) {
         return httplib::Server::HandlerResponse::Unhandled;
       }
       if (req.method == "GET" && req.has_param("token") &&
@@ -109,8 +128,13 @@ void AdminServer::Route() {
     });
   }
   server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    CountTablesByState();
     res.set_content(metrics_.RenderPrometheus(), kPrometheusContentType);
   });
+  // The name is everything up to the last '/', so a table named "a/b" still reaches the handler.
+  server_->Post(
+      R"(/tables/(.+)/([^/]*))",
+      [this](const httplib::Request& req, httplib::Response& res) { TableCommand(req, res); });
   server_->Get("/status", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(JsonText(status_.ToJson(health_)), kJsonContentType);
   });
@@ -150,12 +174,82 @@ void AdminServer::Route() {
       });
 }
 
+void AdminServer::SetTableCommandHandler(TableCommandHandler handler) {
+  std::unique_lock lock(table_handler_mutex_);
+  table_handler_ = std::move(handler);
+}
+
+void AdminServer::TableCommand(const httplib::Request& req, httplib::Response& res) {
+  const std::string name = req.matches[1];
+  const std::string action_name = req.matches[2];
+  if (token_.empty() && !loopback_) {
+    // Config validation requires a token off loopback; a server built without one must still
+    // not take commands from the network.
+    AnswerTableCommand(res, 403, name, action_name,
+                       "table commands need http.token when the admin server listens on an "
+                       "address other than loopback");
+    return;
+  }
+  if (FromABrowser(req)) {
+    AnswerTableCommand(res, 403, name, action_name,
+                       "table commands are not taken from a browser (the request carries Origin "
+                       "or Sec-Fetch-Site); use `rowbridge " +
+                           action_name + "` or curl");
+    return;
+  }
+  if (req.body.size() > kMaxBodyBytes) {
+    AnswerTableCommand(res, 413, name, action_name,
+                       fmt::format("the request body is over {} bytes", kMaxBodyBytes));
+    return;
+  }
+  const std::optional<TableAction> action = ParseTableAction(action_name);
+  if (!action) {
+    AnswerTableCommand(res, 404, name, action_name,
+                       fmt::format("unknown action \"{}\": POST /tables/<database>.<table>/"
+                                   "resume, /pause or /resnapshot",
+                                   action_name));
+    return;
+  }
+  const size_t dot = name.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == name.size()) {
+    AnswerTableCommand(res, 404, name, action_name,
+                       fmt::format("\"{}\" is not <database>.<table>", name));
+    return;
+  }
+  const std::string database = name.substr(0, dot);
+  const std::string table = name.substr(dot + 1);
+  TableCommandResult result;
+  {
+    std::shared_lock lock(table_handler_mutex_);
+    if (!table_handler_) {
+      result = {503,
+                "the pipeline is not running yet (starting, in standby or stopping); try "
+                "again when /status says running"};
+    } else {
+      result = table_handler_(database, table, *action);
+    }
+  }
+  spdlog::info("admin HTTP: {} of table {}: {} {}", action_name, name, result.http_status,
+               result.message);
+  AnswerTableCommand(res, result.http_status, name, action_name, result.message);
+}
+
+void AdminServer::CountTablesByState() {
+  Family<Gauge>* family = metrics_.FindGauge(kTablesByStateMetric);
+  if (family == nullptr) return;
+  for (const auto& [state, count] : status_.CountTablesByState()) {
+    family->WithLabels({state}).Set(static_cast<double>(count));
+  }
+}
+
 void AdminServer::Start(const std::string& listen) {
   if (server_) Fail(ErrorCode::kInternal, "admin server already started");
   config::ListenAddress address = config::ParseListenAddress(listen);
   auto* http = new HttpServer();
   server_.reset(http);
+  loopback_ = config::IsLoopbackHost(address.host);
   server_->set_keep_alive_max_count(1);
+  server_->set_payload_max_length(kMaxBodyBytes);
   // Called on the server's thread, once it has started (after port_ is set).
   server_->new_task_queue = [this] {
     return new DeadlineTaskQueue(kWorkerThreads, port_, kConnectionDeadline);

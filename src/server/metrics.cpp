@@ -277,6 +277,13 @@ HistogramFamily& MetricsRegistry::AddHistogram(const std::string& name, const st
   return ref;
 }
 
+Family<Gauge>* MetricsRegistry::FindGauge(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  auto it = families_.find(name);
+  if (it == families_.end() || it->second->type() != MetricType::kGauge) return nullptr;
+  return static_cast<Family<Gauge>*>(it->second.get());
+}
+
 std::string MetricsRegistry::RenderPrometheus() const {
   std::lock_guard lock(mutex_);
   std::string out;

@@ -162,6 +162,9 @@ class MetricsRegistry {
                                 std::vector<double> upper_bounds,
                                 std::vector<std::string> label_names = {});
 
+  // The gauge family registered as `name`; nullptr when there is none (or it is no gauge).
+  Family<Gauge>* FindGauge(const std::string& name);
+
   // Prometheus text format 0.0.4, families sorted by name, children by label values.
   std::string RenderPrometheus() const;
 

@@ -58,6 +58,10 @@ PipelineMetrics::PipelineMetrics(MetricsRegistry& r)
                                "statement-logged DML rowbridge cannot follow; the reason is in "
                                "/status); absent for the others.",
                                {"database", "table"})),
+      tables_by_state(r.AddGauge(kTablesByStateMetric,
+                                 "Replicated source tables by state (pending, copying, copied, "
+                                 "streaming, stopped), as /status lists them.",
+                                 {"state"})),
       retention_seconds(r.AddGauge(
           "rowbridge_binlog_retention_headroom_seconds",
           "Seconds until the source purges the checkpoint's binlog file by age (a lower bound "

@@ -13,6 +13,9 @@
 
 namespace rowbridge::server {
 
+// The name of tables_by_state, which the admin server sets from the status board at each scrape.
+inline constexpr const char* kTablesByStateMetric = "rowbridge_tables";
+
 struct PipelineMetrics {
   explicit PipelineMetrics(MetricsRegistry& registry);
 
@@ -32,6 +35,9 @@ struct PipelineMetrics {
   Family<Gauge>& lag;              // rowbridge_lag_seconds{database,table}
   Family<Gauge>& last_flush_time;  // rowbridge_last_flush_timestamp_seconds{database,table}
   Family<Gauge>& table_stopped;    // rowbridge_table_stopped{database,table} = 1 once stopped
+  // rowbridge_tables{state}: the tables /status lists, by state (TableStateName; every state, 0
+  // included). Set by AdminServer from the StatusBoard when /metrics is scraped.
+  Family<Gauge>& tables_by_state;
 
   // The binlog retention headroom of the checkpoint's file (mysql/binlog_retention.h). Families
   // without labels whose one series appears with the first measurement, so that nothing reads 0

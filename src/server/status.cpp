@@ -229,6 +229,26 @@ Health StatusBoard::CheckHealth(const config::HealthConfig& policy) const {
                           StateText(now), worst->source_database(), worst->source_table(),
                           Seconds(worst_lag.count()), config::FormatDuration(*policy.max_lag))};
     }
+    // The lag above is measured at flushes: a table whose writes never finish keeps its last,
+    // good one forever. Its oldest change waiting tells.
+    const TableStatus* stuck = nullptr;
+    milliseconds stuck_for{0};
+    for (const auto& [key, table] : tables_) {
+      const std::optional<TimePoint> since = table->unflushed_since();
+      if (!since) continue;
+      const milliseconds waiting(UnixMs(now) - UnixMs(*since));
+      if (waiting > *policy.max_lag && waiting > stuck_for) {
+        stuck = table.get();
+        stuck_for = waiting;
+      }
+    }
+    if (stuck != nullptr) {
+      return {false,
+              fmt::format("{}, but table {}.{} has changes received {} ago and not yet "
+                          "flushed (limit {})",
+                          StateText(now), stuck->source_database(), stuck->source_table(),
+                          Seconds(stuck_for.count()), config::FormatDuration(*policy.max_lag))};
+    }
   }
   return {true, StateText(now)};
 }
@@ -275,6 +295,25 @@ StatusSample StatusBoard::Sample() const {
         {table->source_database(), table->source_table(), table->rows_written(), table->lag()});
   }
   return sample;
+}
+
+std::vector<std::pair<std::string, size_t>> StatusBoard::CountTablesByState() const {
+  constexpr TableState kStates[] = {TableState::kPending, TableState::kCopying, TableState::kCopied,
+                                    TableState::kStreaming, TableState::kStopped};
+  std::vector<std::pair<std::string, size_t>> counts;
+  for (TableState state : kStates) counts.emplace_back(TableStateName(state), 0);
+  std::lock_guard lock(mutex_);
+  for (const auto& [key, table] : tables_) {
+    const std::string name = TableStateName(table->state());
+    auto it = std::find_if(counts.begin(), counts.end(),
+                           [&](const auto& count) { return count.first == name; });
+    if (it == counts.end()) {
+      counts.emplace_back(name, 1);  // a state added to TableState but not to kStates
+    } else {
+      ++it->second;
+    }
+  }
+  return counts;
 }
 
 }  // namespace rowbridge::server

@@ -95,8 +95,10 @@ class StatusBoard {
 
   // /healthz: healthy while starting, copying or running AND no table is stopped AND the source
   // (or the snapshot) showed life within policy.max_silence AND (if policy.max_lag is set) no
-  // table's lag exceeds it. A stopped table names itself in the reason: the other tables still
-  // replicate, but this one needs a person (docs/running.md, "Stopped tables").
+  // table's lag exceeds it, neither at its last flush nor as the age of its oldest change not yet
+  // flushed (TableStatus::unflushed_since: a writer stuck on the table). A stopped table names
+  // itself in the reason: the other tables still replicate, but this one needs a person
+  // (docs/running.md, "Stopped tables").
   Health CheckHealth(const config::HealthConfig& policy) const;
 
   // Whether the process shows life, for a watchdog that restarts a wedged process (the systemd
@@ -117,6 +119,9 @@ class StatusBoard {
   nlohmann::ordered_json ToJson(const config::HealthConfig& policy) const;
 
   StatusSample Sample() const;
+
+  // How many tables are in each state, for every TableState in its order (zeros included).
+  std::vector<std::pair<std::string, size_t>> CountTablesByState() const;
 
   TimePoint Now() const { return clock_(); }
 

@@ -66,6 +66,25 @@ void TableStatus::RecordFlush(TimePoint flushed_at, TimePoint newest_event_time)
   last_flush_ms_.store(UnixMs(flushed_at), std::memory_order_relaxed);
 }
 
+void TableStatus::MarkUnflushed(TimePoint received_at) {
+  // At least 1: 0 means nothing waits.
+  const int64_t at = std::max<int64_t>(1, UnixMs(received_at));
+  int64_t current = unflushed_ms_.load(std::memory_order_relaxed);
+  while ((current == 0 || at < current) &&
+         !unflushed_ms_.compare_exchange_weak(current, at, std::memory_order_relaxed)) {
+  }
+}
+
+void TableStatus::ClearUnflushed() {
+  unflushed_ms_.store(0, std::memory_order_relaxed);
+}
+
+std::optional<TimePoint> TableStatus::unflushed_since() const {
+  const int64_t at = unflushed_ms_.load(std::memory_order_relaxed);
+  if (at == 0) return std::nullopt;
+  return TimePoint(milliseconds(at));
+}
+
 void TableStatus::RecordError(const std::string& message, TimePoint at) {
   std::lock_guard lock(mutex_);
   last_error_ = message;
@@ -176,6 +195,10 @@ Json TableStatus::ToJson(TimePoint now) const {
   out["lag_seconds"] =
       current_lag ? Json(static_cast<double>(current_lag->count()) / 1000) : Json();
   out["last_flush_at"] = TimestampJson(last_flush_ms_.load(std::memory_order_relaxed));
+  // Only while changes wait, so the usual shape stays as it was.
+  if (const int64_t unflushed = unflushed_ms_.load(std::memory_order_relaxed); unflushed != 0) {
+    out["unflushed_since"] = TimestampJson(unflushed);
+  }
   if (last_error_ms_ == 0) {
     out["last_error"] = nullptr;
   } else {

@@ -45,6 +45,16 @@ class TableStatus {
   // A batch reached ClickHouse at `flushed_at`; its newest row was committed on the source at
   // `newest_event_time`. The table's lag is the difference.
   void RecordFlush(TimePoint flushed_at, TimePoint newest_event_time);
+  // Changes of the table were received at `received_at` and wait in a batch: the table is
+  // unflushed since the oldest such time (kept). Called when a batch takes its first change of
+  // the table, never per row.
+  void MarkUnflushed(TimePoint received_at);
+  // A flush wrote every change of the table received so far, except those in batches that mark
+  // the table again (the writer re-marks the batch still filling).
+  void ClearUnflushed();
+  // When the oldest change not yet flushed was received; nullopt when none waits. /healthz judges
+  // it: a writer that never finishes leaves the lag at the last flush looking fine forever.
+  std::optional<TimePoint> unflushed_since() const;
   void RecordError(const std::string& message, TimePoint at);
 
   // The copy starts (or resumes) at `now` with `rows_done` of about `rows_estimated` rows done
@@ -76,6 +86,7 @@ class TableStatus {
   std::atomic<uint64_t> inserted_{0}, updated_{0}, deleted_{0}, copied_{0};
   std::atomic<int64_t> last_flush_ms_{0};  // unix ms; 0 = never
   std::atomic<int64_t> lag_ms_{-1};        // -1 = never flushed
+  std::atomic<int64_t> unflushed_ms_{0};   // unix ms; 0 = nothing waits
   std::atomic<uint64_t> copy_rows_done_{0};
 
   mutable std::mutex mutex_;  // guards what follows

@@ -153,7 +153,9 @@ RowbridgeProcess::RowbridgeProcess(std::filesystem::path dir, PipelineConfig con
       << c.tables_yaml << "\n"
       << "snapshot: {enabled: " << (c.snapshot ? "true" : "false") << ", chunk_rows: 50}\n"
       << "batch: {max_rows: " << c.max_rows << ", max_delay: " << c.max_delay << "}\n"
-      << "http: {listen: \"127.0.0.1:0\"}\n"
+      << "http: {listen: \"" << c.http_listen << "\""
+      << (c.http_token.empty() ? "" : ", token: " + c.http_token)
+      << (c.health_max_lag.empty() ? "" : ", health: {max_lag: " + c.health_max_lag + "}") << "}\n"
       << "log: {level: debug, format: " << c.log_format << "}\n";
   const std::string interval =
       c.checkpoint_interval.empty() ? "" : ", checkpoint_interval: " + c.checkpoint_interval;

@@ -57,6 +57,9 @@ struct PipelineConfig {
   std::string target_yaml;          // more keys of the `target` section, likewise
   std::string log_format = "text";  // log.format
   std::string extra_yaml;
+  std::string http_listen = "127.0.0.1:0";  // http.listen
+  std::string http_token;                   // http.token; empty = none
+  std::string health_max_lag;               // http.health.max_lag; empty = not set
   // Environment entries ("NAME=value") for the rowbridge process, replacing inherited ones.
   std::vector<std::string> environment;
 };

@@ -120,6 +120,78 @@ TEST(ServerStatus, LivenessJudgesSilenceButNotLag) {
   EXPECT_EQ(wedged.reason, "running, but no event, heartbeat or progress for 1m1s (limit 1m)");
 }
 
+TEST(ServerStatus, ChangesWaitingUnflushedBeyondMaxLagAreUnhealthy) {
+  FakeClock clock;
+  StatusBoard board(clock.AsClock());
+  board.SetState(PipelineState::kRunning);
+  TableStatus& orders = board.Table("shop", "orders", "analytics", "orders");
+  TableStatus& items = board.Table("shop", "items", "analytics", "items");
+  orders.SetStreaming();
+  items.SetStreaming();
+  // Both flushed with a small lag; then orders gets changes its writer never finishes.
+  orders.RecordFlush(clock.now, clock.now - seconds(1));
+  items.RecordFlush(clock.now, clock.now - seconds(1));
+  EXPECT_EQ(orders.unflushed_since(), std::nullopt);
+  orders.MarkUnflushed(clock.now);
+  orders.MarkUnflushed(clock.now + seconds(5));  // a later batch: the oldest change counts
+  EXPECT_EQ(orders.unflushed_since(), clock.now);
+  for (int i = 0; i < 6; ++i) {
+    clock.now += seconds(10);
+    board.RecordHeartbeat();
+  }
+  // 60 s waiting: at the limit, not beyond it.
+  EXPECT_TRUE(board.CheckHealth(Policy(seconds(60))).healthy);
+  clock.now += milliseconds(1);
+  board.RecordHeartbeat();
+  Health stuck = board.CheckHealth(Policy(seconds(60)));
+  EXPECT_FALSE(stuck.healthy);
+  EXPECT_EQ(stuck.reason,
+            "running, but table shop.orders has changes received 1m1s ago and not yet flushed "
+            "(limit 1m)");
+  // Without max_lag nothing judges lag, this neither.
+  EXPECT_TRUE(board.CheckHealth(Policy()).healthy);
+  // The liveness watchdog does not judge lag: a restart would not cure a slow target.
+  EXPECT_TRUE(board.CheckLiveness(Policy(seconds(60))).healthy);
+  EXPECT_EQ(board.ToJson(Policy(seconds(60)))["tables"][1]["unflushed_since"],
+            "2026-01-02T03:04:05.000Z");
+  // The flush covering it clears it; the table is healthy again, its lag at the flush is fine.
+  orders.RecordFlush(clock.now, clock.now - seconds(2));
+  orders.ClearUnflushed();
+  EXPECT_EQ(orders.unflushed_since(), std::nullopt);
+  EXPECT_TRUE(board.CheckHealth(Policy(seconds(60))).healthy);
+  EXPECT_FALSE(board.ToJson(Policy(seconds(60)))["tables"][1].contains("unflushed_since"));
+}
+
+TEST(ServerStatus, TheWorstWaitingTableIsNamed) {
+  FakeClock clock;
+  StatusBoard board(clock.AsClock());
+  board.SetState(PipelineState::kRunning);
+  board.Table("a", "young", "a", "young").MarkUnflushed(clock.now + seconds(30));
+  board.Table("a", "old", "a", "old").MarkUnflushed(clock.now);
+  clock.now += seconds(100);
+  board.RecordHeartbeat();
+  EXPECT_EQ(board.CheckHealth(Policy(seconds(20))).reason,
+            "running, but table a.old has changes received 1m40s ago and not yet flushed (limit "
+            "20s)");
+  // A lag at the last flush beyond the limit is said first (it is the older rule).
+  board.Table("a", "young", "a", "young").RecordFlush(clock.now, clock.now - seconds(50));
+  EXPECT_EQ(board.CheckHealth(Policy(seconds(20))).reason,
+            "running, but table a.young was 50s behind the source at its last flush (limit 20s)");
+}
+
+TEST(ServerStatus, CountsTablesByState) {
+  FakeClock clock;
+  StatusBoard board(clock.AsClock());
+  board.Table("a", "one", "", "").SetStreaming();
+  board.Table("a", "two", "", "").SetStreaming();
+  board.Table("a", "three", "", "").StartCopy(0, 10, clock.now);
+  board.Table("a", "four", "", "").SetStopped("DDL", "bin.000001:4", clock.now);
+  using Counts = std::vector<std::pair<std::string, size_t>>;
+  EXPECT_EQ(
+      board.CountTablesByState(),
+      (Counts{{"pending", 0}, {"copying", 1}, {"copied", 0}, {"streaming", 2}, {"stopped", 1}}));
+}
+
 TEST(ServerStatus, WaitingIsAliveWhileItsRetriesKeepTheirSchedule) {
   FakeClock clock;
   StatusBoard board(clock.AsClock());

@@ -1,0 +1,529 @@
+// `rowbridge tables` and `rowbridge resume|pause|resnapshot` (tables.h).
+//
+// `tables` prefers the running process: it knows each table's state, progress, lag and counts.
+// Without it, the checkpoint knows which tables the stream covers, which a copy was busy with and
+// which are stopped, and the source's table list matched against the rules tells which tables
+// the next start would add. Counts and lag are a running process's only; offline they are null.
+#include "cli/tables.h"
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli/logging.h"
+#include "common/error.h"
+#include "config/loader.h"
+#include "config/table_matcher.h"
+#include "config/target_template.h"
+#include "config/units.h"
+#include "endpoints/connection_options.h"
+#include "mysql/connection.h"
+#include "server/table_commands.h"
+#include "state/state_store.h"
+#include "tables/source_schema.h"
+
+namespace rowbridge::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Where the running `run` serves its admin HTTP.
+struct AdminEndpoint {
+  std::string host;  // to connect to
+  uint16_t port = 0;
+  std::string label;  // the address as configured (or given), for messages
+};
+
+// The admin address from --address or http.listen; nullopt with the reason when none is known.
+std::optional<AdminEndpoint> FindAdminEndpoint(const config::Config& config,
+                                               const std::string& address_flag, std::string& why) {
+  std::string listen = address_flag;
+  if (listen.empty()) {
+    if (!config.http.enabled) {
+      why = "http.enabled is false, so `run` serves no admin HTTP (pass --address if it does)";
+      return std::nullopt;
+    }
+    listen = config.http.listen;
+  }
+  const config::ListenAddress address = config::ParseListenAddress(listen);
+  if (address.port == 0) {
+    why = fmt::format(
+        "http.listen {} takes a free port at each start, so it is not known here (pass "
+        "--address 127.0.0.1:PORT with the port `run` logged)",
+        listen);
+    return std::nullopt;
+  }
+  AdminEndpoint endpoint{address.host, address.port, listen};
+  // Listening on every interface: loopback reaches it.
+  if (address.host == "0.0.0.0") endpoint.host = "127.0.0.1";
+  if (address.host == "::") endpoint.host = "::1";
+  return endpoint;
+}
+
+struct HttpAnswer {
+  bool connected = false;
+  std::string error;  // why not connected
+  int status = 0;
+  std::string body;
+};
+
+HttpAnswer CallAdmin(const AdminEndpoint& endpoint, const std::string& token,
+                     const std::string& method, const std::string& path) {
+  httplib::Client client(endpoint.host, endpoint.port);
+  client.set_connection_timeout(std::chrono::seconds(3));
+  client.set_read_timeout(std::chrono::seconds(15));
+  client.set_write_timeout(std::chrono::seconds(15));
+  client.set_url_encode(false);  // the path is encoded already (TablePath)
+  httplib::Headers headers;
+  if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
+  httplib::Result result =
+      method == "POST" ? client.Post(path, headers, "", "text/plain") : client.Get(path, headers);
+  HttpAnswer answer;
+  if (!result) {
+    switch (result.error()) {
+      case httplib::Error::Connection:
+        answer.error = "cannot connect (connection refused or no route)";
+        break;
+      case httplib::Error::ConnectionTimeout:
+        answer.error = "connection timed out";
+        break;
+      case httplib::Error::Read:
+        answer.error = "the connection broke before an answer";
+        break;
+      default:
+        answer.error = httplib::to_string(result.error());
+    }
+    return answer;
+  }
+  answer.connected = true;
+  answer.status = result->status;
+  answer.body = result->body;
+  return answer;
+}
+
+// /tables/<db.table>/<action> with the name percent-encoded: table names may hold any byte.
+std::string TableCommandPath(const std::string& name, const std::string& action) {
+  std::string path = "/tables/";
+  for (unsigned char c : name) {
+    if (std::isalnum(c) || c == '.' || c == '_' || c == '-' || c == '~') {
+      path += static_cast<char>(c);
+    } else {
+      path += fmt::format("%{:02X}", c);
+    }
+  }
+  return path + "/" + action;
+}
+
+// One line of the listing; the JSON output is these fields, always all of them.
+struct TableRow {
+  std::string table;  // db.table
+  Json target;        // "db.table" or null
+  std::string state;
+  std::string detail;
+  Json lag_seconds;    // number or null
+  Json rows_copied;    // number or null
+  Json rows_streamed;  // number or null
+  Json last_flush_at;  // text or null
+  Json copy;           // /status's copy object or null
+  Json stopped;        // {reason, position, at} or null
+
+  Json ToJson() const {
+    return {{"table", table},
+            {"target", target},
+            {"state", state},
+            {"detail", detail},
+            {"lag_seconds", lag_seconds},
+            {"rows_copied", rows_copied},
+            {"rows_streamed", rows_streamed},
+            {"last_flush_at", last_flush_at},
+            {"copy", copy},
+            {"stopped", stopped}};
+  }
+};
+
+std::string TextOr(const Json& value, const std::string& fallback) {
+  return value.is_string() ? value.get<std::string>() : fallback;
+}
+
+std::string NameText(const Json& name) {
+  if (!name.is_object()) return "";
+  return TextOr(name.value("database", Json()), "") + "." + TextOr(name.value("table", Json()), "");
+}
+
+std::string SecondsText(double seconds) {
+  return config::FormatDuration(std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)));
+}
+
+std::string CopyDetail(const Json& copy) {
+  if (!copy.is_object()) return "copy starting";
+  const double fraction = copy.value("fraction", 0.0);
+  std::string text = fmt::format("{:.0f}% ({} of about {} rows)", fraction * 100,
+                                 copy.value("rows_copied", uint64_t{0}),
+                                 copy.value("rows_estimated", uint64_t{0}));
+  const Json eta = copy.value("eta_seconds", Json());
+  text += eta.is_number() ? ", ETA " + SecondsText(eta.get<double>()) : ", ETA unknown";
+  return text;
+}
+
+// The rows of a running process's GET /status.
+std::vector<TableRow> RowsFromStatus(const Json& status) {
+  std::vector<TableRow> rows;
+  const Json tables = status.value("tables", Json::array());
+  for (const Json& t : tables) {
+    TableRow row;
+    row.table = NameText(t.value("source", Json()));
+    const std::string target = NameText(t.value("target", Json()));
+    if (!target.empty()) row.target = target;
+    row.state = TextOr(t.value("state", Json()), "?");
+    row.lag_seconds = t.value("lag_seconds", Json());
+    const Json counts = t.value("rows", Json::object());
+    row.rows_copied = counts.value("copied", uint64_t{0});
+    row.rows_streamed = counts.value("insert", uint64_t{0}) + counts.value("update", uint64_t{0}) +
+                        counts.value("delete", uint64_t{0});
+    row.last_flush_at = t.value("last_flush_at", Json());
+    row.copy = t.value("copy", Json());
+    row.stopped = t.value("stopped", Json());
+    if (row.state == "copying") {
+      row.detail = CopyDetail(row.copy);
+    } else if (row.state == "stopped" && row.stopped.is_object()) {
+      const std::string position = TextOr(row.stopped.value("position", Json()), "");
+      row.detail = fmt::format("since {}{}: {}", TextOr(row.stopped.value("at", Json()), "?"),
+                               position.empty() ? "" : " at " + position,
+                               TextOr(row.stopped.value("reason", Json()), "?"));
+    } else if (row.state == "pending") {
+      row.detail = "not copied or streamed yet";
+    } else if (row.state == "copied") {
+      row.detail = "copied; the stream takes over next";
+    } else if (row.state == "streaming") {
+      row.detail = row.last_flush_at.is_string()
+                       ? "last flush " + row.last_flush_at.get<std::string>()
+                       : "no change flushed yet";
+      const Json unflushed = t.value("unflushed_since", Json());
+      if (unflushed.is_string())
+        row.detail += ", changes waiting since " + unflushed.get<std::string>();
+    }
+    const Json error = t.value("last_error", Json());
+    if (error.is_object()) {
+      row.detail += (row.detail.empty() ? "" : "; ") +
+                    fmt::format("last error {}: {}", TextOr(error.value("at", Json()), "?"),
+                                TextOr(error.value("message", Json()), "?"));
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// The rows the state store and the source tell, with notes on what could not be read.
+std::vector<TableRow> RowsFromState(const config::Config& config, std::vector<std::string>& notes) {
+  std::map<std::string, TableRow> rows;  // by db.table
+  config::TableMatcher matcher(config.tables);
+  auto add = [&](const std::string& database, const std::string& table) -> TableRow& {
+    const std::string label = database + "." + table;
+    TableRow& row = rows[label];
+    if (row.table.empty()) {
+      row.table = label;
+      const int rule = matcher.Match(database, table);
+      if (rule != config::TableMatcher::kNoRule) {
+        const config::QualifiedName target =
+            config::ExpandTarget(config.tables[static_cast<size_t>(rule)].target,
+                                 config.target.database, database, table);
+        row.target = target.database + "." + target.table;
+      }
+    }
+    return row;
+  };
+  auto split = [](const std::string& label) {
+    const size_t dot = label.find('.');
+    return dot == std::string::npos ? std::make_pair(label, std::string())
+                                    : std::make_pair(label.substr(0, dot), label.substr(dot + 1));
+  };
+
+  std::optional<state::Checkpoint> checkpoint;
+  std::unique_ptr<state::StateStore> store = state::MakeStateStore(config);
+  bool state_read = false;
+  try {
+    checkpoint = store->Load();
+    state_read = true;
+  } catch (const Error& e) {
+    notes.push_back(
+        fmt::format("the state store ({}) could not be read: {}", store->Describe(), e.what()));
+  }
+  if (state_read && !checkpoint) {
+    notes.push_back(
+        fmt::format("no checkpoint in {}: nothing was copied or streamed yet", store->Describe()));
+  }
+
+  std::set<std::string> covered;
+  if (checkpoint) {
+    notes.push_back(fmt::format("checkpoint in {}: {}", store->Describe(), checkpoint->Describe()));
+    for (const state::StoppedTable& s : checkpoint->stopped_tables) {
+      TableRow& row = add(s.database, s.table);
+      row.state = "stopped";
+      row.stopped = {{"reason", s.reason}, {"position", s.position}, {"at", nullptr}};
+      row.detail =
+          fmt::format("{}: {}", s.position.empty() ? "stopped" : "at " + s.position, s.reason);
+      covered.insert(row.table);
+    }
+    if (checkpoint->table_copy) {
+      for (const std::string& label : checkpoint->table_copy->tables) {
+        const auto [database, table] = split(label);
+        TableRow& row = add(database, table);
+        if (!row.state.empty()) continue;
+        row.state = "copying";
+        row.detail = "a copy of tables matched later was interrupted; it resumes at the next start";
+        covered.insert(label);
+      }
+    }
+    if (checkpoint->replicated_tables) {
+      for (const std::string& label : *checkpoint->replicated_tables) {
+        const auto [database, table] = split(label);
+        TableRow& row = add(database, table);
+        if (!row.state.empty()) continue;
+        row.state = "streaming";
+        row.detail = "streams on from the checkpoint at the next start";
+        for (const state::TableStart& start : checkpoint->table_starts) {
+          if (start.table == label) {
+            row.detail = fmt::format("copied after the stream began; its stream starts at {}:{}",
+                                     start.file, start.position);
+          }
+        }
+        if (!row.target.is_string()) row.detail += " (no rule matches it any more)";
+        covered.insert(label);
+      }
+    }
+  }
+
+  // What the next start would add: the matched tables the source has.
+  const std::string source_name = fmt::format("{}:{}", config.source.host, config.source.port);
+  try {
+    auto source = mysql::Connection::Connect(endpoints::SourceConnectOptions(config.source));
+    for (const tables::SourceTableName& name : tables::ListSourceTables(*source)) {
+      if (matcher.Match(name.database, name.table) == config::TableMatcher::kNoRule) continue;
+      const std::string label = name.ToString();
+      if (covered.count(label) != 0) continue;
+      TableRow& row = add(name.database, name.table);
+      if (checkpoint && !checkpoint->replicated_tables) {
+        // An older checkpoint: every matched table counts as covered (snapshot/newly_matched.h).
+        row.state = "streaming";
+        row.detail = "streams on from the checkpoint at the next start";
+      } else if (!checkpoint) {
+        row.state = "new";
+        row.detail = config.snapshot.enabled
+                         ? "not copied yet: copied at the first start"
+                         : "not copied (snapshot.enabled is false): streams from the first "
+                           "start's position on";
+      } else {
+        row.state = "new";
+        row.detail = config.snapshot.enabled
+                         ? "matched since the checkpoint, not copied yet: copied at the next start"
+                         : "matched since the checkpoint; not copied (snapshot.enabled is false): "
+                           "its changes stream from the checkpoint on";
+      }
+    }
+  } catch (const Error& e) {
+    notes.push_back(fmt::format(
+        "the source {} could not be reached ({}): tables the next start would add are not "
+        "listed",
+        source_name, e.what()));
+  }
+
+  std::vector<TableRow> out;
+  for (auto& [label, row] : rows) out.push_back(std::move(row));
+  return out;
+}
+
+std::string NumberText(const Json& value) {
+  if (value.is_null()) return "-";
+  if (value.is_number_float()) return fmt::format("{:.1f}s", value.get<double>());
+  return value.dump();
+}
+
+void PrintAligned(const std::vector<TableRow>& rows) {
+  std::vector<std::vector<std::string>> cells = {
+      {"TABLE", "STATE", "LAG", "COPIED", "STREAMED", "DETAIL"}};
+  for (const TableRow& row : rows) {
+    cells.push_back({row.table, row.state, NumberText(row.lag_seconds), NumberText(row.rows_copied),
+                     NumberText(row.rows_streamed), row.detail});
+  }
+  std::vector<size_t> widths(cells.front().size(), 0);
+  for (const auto& line : cells) {
+    for (size_t i = 0; i < line.size(); ++i) widths[i] = std::max(widths[i], line[i].size());
+  }
+  for (const auto& line : cells) {
+    std::string text;
+    for (size_t i = 0; i < line.size(); ++i) {
+      if (i + 1 == line.size()) {
+        text += line[i];
+      } else {
+        text += line[i] + std::string(widths[i] - line[i].size() + 2, ' ');
+      }
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    std::printf("%s\n", text.c_str());
+  }
+  if (rows.empty()) std::printf("(no tables)\n");
+}
+
+struct TablesFlags {
+  std::string config_file;
+  std::string address;
+  bool json = false;
+};
+
+void ListTables(const TablesFlags& flags) {
+  const config::Config config = config::LoadConfigFile(flags.config_file);
+  config::LogConfig quiet = config.log;
+  quiet.level = config::LogLevel::kWarn;
+  ConfigureLogging(quiet);
+
+  std::string header;
+  std::vector<std::string> notes;
+  std::vector<TableRow> rows;
+  std::string not_running;
+  std::optional<AdminEndpoint> endpoint = FindAdminEndpoint(config, flags.address, not_running);
+  bool online = false;
+  if (endpoint) {
+    const HttpAnswer answer = CallAdmin(*endpoint, config.http.token, "GET", "/status");
+    if (answer.connected) {
+      if (answer.status == 401) {
+        Fail(ErrorCode::kConfig,
+             "the rowbridge at {} refused GET /status (401): http.token in {} is not the running "
+             "process's",
+             endpoint->label, flags.config_file);
+      }
+      if (answer.status != 200) {
+        Fail(ErrorCode::kProtocol, "{} answered GET /status with HTTP {}: {}", endpoint->label,
+             answer.status, answer.body.substr(0, 200));
+      }
+      const Json status = Json::parse(answer.body, nullptr, false);
+      if (status.is_discarded() || !status.is_object() || !status.contains("tables")) {
+        Fail(ErrorCode::kProtocol,
+             "{} answered GET /status with something other than rowbridge's status JSON",
+             endpoint->label);
+      }
+      try {
+        rows = RowsFromStatus(status);
+      } catch (const nlohmann::json::exception& e) {
+        Fail(ErrorCode::kProtocol, "{} answered GET /status with an unexpected shape: {}",
+             endpoint->label, e.what());
+      }
+      header = fmt::format("tables of the running rowbridge at {} ({}):", endpoint->label,
+                           TextOr(status.value("status", Json()), "?"));
+      online = true;
+    } else {
+      not_running = fmt::format("nothing answers at {}: {}", endpoint->label, answer.error);
+    }
+  }
+  if (!online) {
+    rows = RowsFromState(config, notes);
+    header = fmt::format(
+        "tables from the state store and the source {}:{} (`rowbridge run` is not reachable: "
+        "{}):",
+        config.source.host, config.source.port, not_running);
+  }
+
+  // With --json, stdout holds the array alone; the header and notes go to stderr.
+  std::FILE* prose = flags.json ? stderr : stdout;
+  std::fprintf(prose, "%s\n", header.c_str());
+  for (const std::string& note : notes) std::fprintf(prose, "  %s\n", note.c_str());
+  if (flags.json) {
+    Json array = Json::array();
+    for (const TableRow& row : rows) array.push_back(row.ToJson());
+    std::printf("%s\n", array.dump(2, ' ', false, Json::error_handler_t::replace).c_str());
+  } else {
+    PrintAligned(rows);
+  }
+  std::fflush(stdout);
+}
+
+struct CommandFlags {
+  std::string config_file;
+  std::string address;
+  std::string table;  // db.table
+};
+
+void SendTableCommand(server::TableAction action, const CommandFlags& flags) {
+  const std::string action_name = server::TableActionName(action);
+  const config::Config config = config::LoadConfigFile(flags.config_file);
+  const size_t dot = flags.table.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == flags.table.size()) {
+    Fail(ErrorCode::kInvalidArgument, "\"{}\" is not DATABASE.TABLE", flags.table);
+  }
+  std::string why;
+  const std::optional<AdminEndpoint> endpoint = FindAdminEndpoint(config, flags.address, why);
+  if (!endpoint) {
+    Fail(ErrorCode::kNetwork,
+         "`rowbridge {}` needs `rowbridge run` to be running (for now), reached over its admin "
+         "HTTP: {}",
+         action_name, why);
+  }
+  const HttpAnswer answer =
+      CallAdmin(*endpoint, config.http.token, "POST", TableCommandPath(flags.table, action_name));
+  if (!answer.connected) {
+    Fail(ErrorCode::kNetwork,
+         "`rowbridge {}` needs `rowbridge run` to be running (for now): nothing answers at {} "
+         "({})",
+         action_name, endpoint->label, answer.error);
+  }
+  std::string message = answer.body;
+  const Json body = Json::parse(answer.body, nullptr, false);
+  if (!body.is_discarded() && body.is_object() && body.contains("message")) {
+    message = TextOr(body["message"], "");
+  }
+  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+  const bool accepted = answer.status >= 200 && answer.status < 300;
+  std::FILE* out = accepted ? stdout : stderr;
+  std::fprintf(out, "%s %s: %s by the rowbridge at %s (HTTP %d): %s\n", action_name.c_str(),
+               flags.table.c_str(), accepted ? "accepted" : "refused", endpoint->label.c_str(),
+               answer.status, message.c_str());
+  std::fflush(out);
+  if (!accepted) throw CLI::RuntimeError(1);
+}
+
+void RegisterTableCommand(CLI::App& app, server::TableAction action, const char* description) {
+  auto flags = std::make_shared<CommandFlags>();
+  CLI::App* cmd = app.add_subcommand(server::TableActionName(action), description);
+  cmd->add_option("-c,--config", flags->config_file, "configuration file (as for `rowbridge run`)")
+      ->required();
+  cmd->add_option("table", flags->table, "the source table, DATABASE.TABLE")->required();
+  cmd->add_option("--address", flags->address,
+                  "admin HTTP address of the running `run` (default: http.listen)");
+  cmd->callback([flags, action] { SendTableCommand(action, *flags); });
+}
+
+}  // namespace
+
+void RegisterTables(CLI::App& app) {
+  auto flags = std::make_shared<TablesFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "tables",
+      "List every matched table with its state (streaming, copying, stopped ...), lag and row "
+      "counts: from the running `run` when it answers, else from the checkpoint and the source");
+  cmd->add_option("-c,--config", flags->config_file, "configuration file (as for `rowbridge run`)")
+      ->required();
+  cmd->add_flag("--json", flags->json, "print a JSON array (the header goes to stderr)");
+  cmd->add_option("--address", flags->address,
+                  "admin HTTP address of the running `run` (default: http.listen)");
+  cmd->callback([flags] { ListTables(*flags); });
+
+  RegisterTableCommand(app, server::TableAction::kResume,
+                       "Ask the running `run` to resume a table (POST /tables/DB.TABLE/resume)");
+  RegisterTableCommand(app, server::TableAction::kPause,
+                       "Ask the running `run` to pause a table (POST /tables/DB.TABLE/pause)");
+  RegisterTableCommand(
+      app, server::TableAction::kResnapshot,
+      "Ask the running `run` to copy a table again (POST /tables/DB.TABLE/resnapshot)");
+}
+
+}  // namespace rowbridge::cli
