@@ -164,14 +164,23 @@ void RunCommand(const RunFlags& flags) {
       std::lock_guard lock(pipeline_mutex);
       current = &pipeline;
     }
+    if (admin) {
+      admin->SetTableCommandHandler(
+          [&pipeline](const std::string& database, const std::string& table,
+                      server::TableAction action) {
+            return pipeline.OnTableCommand(database, table, action);
+          });
+    }
     struct Forget {
       std::mutex& mutex;
       pipeline::Pipeline*& current;
+      server::AdminServer* admin;
       ~Forget() {
+        if (admin) admin->SetTableCommandHandler(nullptr);
         std::lock_guard lock(mutex);
         current = nullptr;
       }
-    } forget{pipeline_mutex, current};
+    } forget{pipeline_mutex, current, admin.get()};
     if (stop_requested) return;
     if (pipeline_options.start_at) {
       spdlog::info("--start-at {}: the stream starts there; existing rows are not copied",

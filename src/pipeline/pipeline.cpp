@@ -7,6 +7,7 @@
 
 #include "common/retry.h"
 #include "common/write_fence.h"
+#include "config/table_matcher.h"
 #include "pipeline/copy_alongside.h"
 #include "pipeline/retention_monitor.h"
 #include "pipeline/run_metrics.h"
@@ -72,24 +73,43 @@ void Pipeline::SetLastCheckpoint(const state::Checkpoint& checkpoint) {
   status_.SetSourcePosition({checkpoint.file, checkpoint.position, checkpoint.gtid});
 }
 
-std::string Pipeline::RequestResnapshot(const std::string& database, const std::string& table) {
+server::TableCommandResult Pipeline::OnTableCommand(const std::string& database,
+                                                    const std::string& table,
+                                                    server::TableAction action) {
   const std::string label = database + "." + table;
+  if (action != server::TableAction::kResnapshot) {
+    return {501, fmt::format("{} is not implemented yet; `rowbridge resnapshot {}` copies the "
+                             "table again and streams it from there",
+                             server::TableActionName(action), label)};
+  }
   std::optional<state::Checkpoint> checkpoint = last_checkpoint();
-  if (!checkpoint) return "the stream has not saved its first checkpoint yet; try again shortly";
+  if (!checkpoint || stop_requested_) {
+    return {503, "the stream is not running yet (or stopping); try again shortly"};
+  }
+  if (config::TableMatcher(config_.tables).Match(database, table) ==
+      config::TableMatcher::kNoRule) {
+    return {404, fmt::format("{}: no rule of the configuration matches it", label)};
+  }
   if (copier_ && copier_->running()) {
-    return "another copy runs alongside the stream; try again once it is done";
+    return {409, fmt::format("{}: another copy runs alongside the stream; try again once it is done",
+                             label)};
   }
   if (std::string why = snapshot::ResnapshotRefusal(config_, *checkpoint, label); !why.empty()) {
-    return why;
+    return {409, fmt::format("{}: {}", label, why)};
   }
   {
     std::lock_guard lock(resnapshot_mutex_);
-    if (!resnapshot_.empty()) return "the resnapshot of " + resnapshot_ + " is being started";
+    if (!resnapshot_.empty()) {
+      return {409, fmt::format("the resnapshot of {} is being started; try again shortly",
+                               resnapshot_)};
+    }
     resnapshot_ = label;
   }
   spdlog::info("resnapshot of {} asked for: restarting the stream to record it", label);
   restart_requested_ = true;
-  return "";
+  return {202, fmt::format("{} is copied again alongside the stream; `rowbridge tables` shows the "
+                           "copy's progress",
+                           label)};
 }
 
 void Pipeline::BeginRequestedResnapshot() {

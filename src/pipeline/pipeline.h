@@ -39,6 +39,7 @@
 #include "server/metrics.h"
 #include "server/pipeline_metrics.h"
 #include "server/status.h"
+#include "server/table_commands.h"
 #include "state/checkpoint.h"
 #include "state/state_store.h"
 
@@ -69,13 +70,13 @@ class Pipeline {
   // Thread-safe; may be called from a signal-handling thread.
   void RequestStop();
 
-  // Thread-safe (the admin server's): `rowbridge resnapshot DB.TABLE`. Copies the table again,
-  // alongside the stream, into a fresh target that takes its place once complete (a stopped
-  // table streams again then): the stream's session restarts cleanly, the copy is recorded in the
-  // checkpoint (snapshot::BeginResnapshot), and the next session runs it. Returns the reason it is
-  // refused (not matched, not replicated, another copy running, not started yet); empty when
-  // accepted.
-  std::string RequestResnapshot(const std::string& database, const std::string& table);
+  // Thread-safe, quick: the admin server's table commands (server/table_commands.h).
+  //   resnapshot  copies the table again, alongside the stream, into a fresh target that takes
+  //               its place once complete (a stopped table streams again then): the session
+  //               restarts cleanly, the copy is recorded in the checkpoint
+  //               (snapshot::BeginResnapshot), and the next session runs it.
+  server::TableCommandResult OnTableCommand(const std::string& database, const std::string& table,
+                                            server::TableAction action);
 
   // The last checkpoint saved (for tests and the final log line).
   std::optional<state::Checkpoint> last_checkpoint() const;
