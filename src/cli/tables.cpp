@@ -201,6 +201,10 @@ std::vector<TableRow> RowsFromStatus(const Json& status) {
       row.detail = fmt::format("since {}{}: {}", TextOr(row.stopped.value("at", Json()), "?"),
                                position.empty() ? "" : " at " + position,
                                TextOr(row.stopped.value("reason", Json()), "?"));
+    } else if (row.state == "paused") {
+      const Json paused = t.value("paused", Json());
+      row.detail = "paused since " + (paused.is_object() ? TextOr(paused.value("at", Json()), "?")
+                                                         : std::string("?"));
     } else if (row.state == "pending") {
       row.detail = "not copied or streamed yet";
     } else if (row.state == "copied") {

@@ -8,6 +8,8 @@
 //   SetStreaming -> streaming (the stream routes its changes)
 //   SetStopped -> stopped, with its reason; final for this process (only a new copy of the table,
 //   in a later run, replicates it again), so no other call leaves it.
+//   SetPaused -> paused, by an operator's command (table_commands.h), since when; StartCopy or
+//   SetStreaming leave it. /healthz does not judge a paused table's lag: it was asked for.
 //
 // Thread-safe. Counters and the lag are atomics (added per flushed batch, never per row); the
 // state, names and error take a lock.
@@ -25,7 +27,7 @@ namespace rowbridge::server {
 
 using TimePoint = std::chrono::system_clock::time_point;
 
-enum class TableState { kPending, kCopying, kCopied, kStreaming, kStopped };
+enum class TableState { kPending, kCopying, kCopied, kStreaming, kStopped, kPaused };
 
 const char* TableStateName(TableState state);
 
@@ -63,6 +65,8 @@ class TableStatus {
   void SetCopyProgress(uint64_t rows_done);
   void FinishCopy();
   void SetStreaming();
+  // The table is paused from `at` on (not if stopped).
+  void SetPaused(TimePoint at);
   // `position`: where in the binlog it stopped (may be empty).
   void SetStopped(const std::string& reason, const std::string& position, TimePoint at);
 
@@ -95,6 +99,7 @@ class TableStatus {
   int64_t copy_started_ms_ = 0;
   std::string stop_reason_, stop_position_;
   int64_t stopped_ms_ = 0;
+  int64_t paused_ms_ = 0;
   std::string last_error_;
   int64_t last_error_ms_ = 0;
 };
