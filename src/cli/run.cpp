@@ -33,13 +33,14 @@ namespace {
 
 // Before the stream, with snapshot.enabled: on a first start (no checkpoint saved) copies the rows
 // the matched tables already have and saves the checkpoint the stream continues from, so the
-// stream starts exactly where the copy ended; on a later start copies the matched tables the
-// checkpoint does not cover yet (a rule added or widened) and hands them over to the stream
-// (snapshot/newly_matched.h). An interrupted copy resumes on the next start (its progress is in
-// the same state store). Transient errors (a server down or overloaded, too many connections, a
-// lock wait, the network) are retried with the stream's backoff (source.reconnect), without a
-// bound: each attempt resumes where the last one stopped. Returns false when a stop was requested
-// before the copy finished.
+// stream starts exactly where the copy ended; on a later start finds the matched tables the
+// checkpoint does not cover yet (a rule added or widened) and records their copy in the
+// checkpoint, which the pipeline then runs alongside the stream (pipeline/copy_alongside.h). An
+// interrupted copy resumes on the next start (its progress is in the same state store). Transient
+// errors (a server down or overloaded, too many connections, a lock wait, the network) are
+// retried with the stream's backoff (source.reconnect), without a bound: each attempt resumes
+// where the last one stopped. Returns false when a stop was requested before the first copy
+// finished.
 bool CopyBeforeStreaming(const config::Config& config, server::MetricsRegistry& registry,
                          server::StatusBoard& status, const std::atomic<bool>& stop) {
   if (!config.snapshot.enabled) return true;
@@ -51,8 +52,8 @@ bool CopyBeforeStreaming(const config::Config& config, server::MetricsRegistry& 
     return Retry("initial copy", retry, [&] {
       std::unique_ptr<state::StateStore> store = state::MakeStateStore(config);
       if (std::optional<state::Checkpoint> checkpoint = store->Load()) {
-        return snapshot::CopyNewlyMatchedTables(config, *store, std::move(*checkpoint), registry,
-                                                status, &stop);
+        snapshot::PendingTableCopy(config, *store, *checkpoint);
+        return true;
       }
       spdlog::info("first start: copying the existing rows of the matched tables before streaming");
       std::optional<state::Checkpoint> end =

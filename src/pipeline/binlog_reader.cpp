@@ -182,8 +182,11 @@ void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader&
 
   if (type == EventType::kHeartbeat || type == EventType::kHeartbeatV2) {
     ctx_.status->RecordHeartbeat();
-    std::lock_guard lock(ctx_.buffers->mutex());
-    caught_up_ = true;
+    {
+      std::lock_guard lock(ctx_.buffers->mutex());
+      caught_up_ = true;
+    }
+    if (!in_transaction_) ServeHandOver();
     return;
   }
   if (event.header.timestamp != 0 && !event.in_payload) {
@@ -307,6 +310,13 @@ void BinlogReader::Boundary(const binlog::Event& event) {
   in_transaction_ = false;
   transaction_gtid_ = {};
   if (stop_at_boundary_) stopping_ = true;
+  ServeHandOver();
+}
+
+void BinlogReader::ServeHandOver() {
+  if (ctx_.desk == nullptr || !ctx_.desk->pending()) return;
+  const schema::BinlogPosition at{read_file_, read_position_};
+  ctx_.desk->Serve(at, [&](const HandOverDesk::Offer& offer) { ctx_.take_over(offer, at); });
 }
 
 void BinlogReader::OnRows(const binlog::Event& event, binlog::BinlogEventReader& events) {
@@ -326,7 +336,12 @@ void BinlogReader::OnRows(const binlog::Event& event, binlog::BinlogEventReader&
     // A table copied after the stream began: its changes before the copy's end are in the copy,
     // and take no versions (which tables are copied is in the checkpoint until it passes there,
     // so a replay hands out the same versions).
-    if (SchemaPosition(event) < *table.starts_at) return;
+    // A resnapshot's table (counts_before_start) was streamed into its replaced target before:
+    // those changes took versions then, and take them again in a replay.
+    if (SchemaPosition(event) < *table.starts_at) {
+      if (table.counts_before_start) CountWithoutWriting(rows, table_id, events);
+      return;
+    }
     table.starts_at.reset();
   }
   if (!table.stopped && table.map != route->map) {
@@ -336,17 +351,22 @@ void BinlogReader::OnRows(const binlog::Event& event, binlog::BinlogEventReader&
     // A stopped table's changes still take their versions: whether a table is stopped depends
     // on more than the binlog (information_schema when it was first seen), and it must never
     // change the versions of the other tables' changes, which a replay has to hand out again.
-    const binlog::TableInfo* info = events.tables().Find(table_id);
-    if (info == nullptr) return;
-    cursor_.Reset(rows, *info);
-    uint64_t changes = 0;
-    while (cursor_.Next()) ++changes;
-    std::lock_guard lock(ctx_.buffers->mutex());
-    next_version_ += changes;
+    CountWithoutWriting(rows, table_id, events);
     return;
   }
   cursor_.Reset(rows, *table.decoded);
   AppendRows(table, rows.kind, event.header.timestamp);
+}
+
+void BinlogReader::CountWithoutWriting(const binlog::RowsEvent& rows, uint64_t table_id,
+                                       binlog::BinlogEventReader& events) {
+  const binlog::TableInfo* info = events.tables().Find(table_id);
+  if (info == nullptr) return;
+  cursor_.Reset(rows, *info);
+  uint64_t changes = 0;
+  while (cursor_.Next()) ++changes;
+  std::lock_guard lock(ctx_.buffers->mutex());
+  next_version_ += changes;
 }
 
 bool BinlogReader::KeyChanged(const StreamedTable& table) const {

@@ -27,6 +27,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -39,6 +40,7 @@
 #include "mysql/connection.h"
 #include "pipeline/batch_buffers.h"
 #include "pipeline/checkpoint_tracker.h"
+#include "pipeline/hand_over_desk.h"
 #include "pipeline/table_router.h"
 #include "server/pipeline_metrics.h"
 #include "server/status.h"
@@ -54,6 +56,10 @@ struct ReaderContext {
   CheckpointTracker* tracker = nullptr;  // used under the buffers' lock
   server::StatusBoard* status = nullptr;
   server::PipelineMetrics* metrics = nullptr;
+  // Offers of a copy running alongside, served between transactions (nullptr: none). `take_over`
+  // makes the offered tables streamed; the reader is at `at`.
+  HandOverDesk* desk = nullptr;
+  std::function<void(const HandOverDesk::Offer&, const schema::BinlogPosition& at)> take_over;
 };
 
 class BinlogReader {
@@ -86,6 +92,9 @@ class BinlogReader {
   void OnQuery(const binlog::Event& event, const binlog::FormatDescription& format);
   void OnRows(const binlog::Event& event, binlog::BinlogEventReader& events);
   void AppendRows(StreamedTable& table, binlog::RowsKind kind, uint32_t event_time);
+  // The rows' changes take their versions, and nothing is written.
+  void CountWithoutWriting(const binlog::RowsEvent& rows, uint64_t table_id,
+                           binlog::BinlogEventReader& events);
   bool Append(StreamedTable& table, std::span<const binlog::Cell> cells, mapping::RowKind kind,
               uint64_t version, uint32_t event_time, SteadyTime now,
               std::unique_lock<std::mutex>& lock);
@@ -94,6 +103,8 @@ class BinlogReader {
                 uint64_t bytes, uint32_t event_time, SteadyTime now);
   bool KeyChanged(const StreamedTable& table) const;
   void Boundary(const binlog::Event& event);
+  // Between transactions: answers a copy's offer, if one waits.
+  void ServeHandOver();
   std::string Position(const binlog::Event& event) const;
   schema::BinlogPosition SchemaPosition(const binlog::Event& event) const;
 

@@ -78,6 +78,29 @@ void CheckpointTracker::AddReplicatedTable(const std::string& label) {
   }
 }
 
+void CheckpointTracker::AddTableStart(state::TableStart start) {
+  if (checkpoint_.table_copy) {
+    std::erase(checkpoint_.table_copy->tables, start.table);
+    if (checkpoint_.table_copy->tables.empty()) checkpoint_.table_copy.reset();
+  }
+  AddReplicatedTable(start.table);
+  std::erase_if(checkpoint_.table_starts,
+                [&](const state::TableStart& t) { return t.table == start.table; });
+  checkpoint_.table_starts.push_back(std::move(start));
+  created_targets_changed_ = true;
+}
+
+void CheckpointTracker::RemoveStop(const std::string& database, const std::string& table) {
+  auto same = [&](const state::StoppedTable& s) {
+    return s.database == database && s.table == table;
+  };
+  if (std::erase_if(checkpoint_.stopped_tables, same) > 0) created_targets_changed_ = true;
+  // Pending stops keep their places (boundaries count them); an emptied one is skipped.
+  for (state::StoppedTable& s : stops_) {
+    if (same(s)) s = {};
+  }
+}
+
 void CheckpointTracker::AddTargetRename(state::TargetRename rename) {
   AddCreatedTarget(rename.to);
   checkpoint_.target_renames.push_back(std::move(rename));
@@ -123,7 +146,9 @@ bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
       gtids_changed = true;
     }
     while (stops_applied_ < b.stops_end) {
-      checkpoint_.stopped_tables.push_back(std::move(stops_.front()));
+      if (!stops_.front().table.empty()) {
+        checkpoint_.stopped_tables.push_back(std::move(stops_.front()));
+      }
       stops_.pop_front();
       ++stops_applied_;
     }

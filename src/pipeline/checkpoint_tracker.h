@@ -76,6 +76,12 @@ class CheckpointTracker {
   void AddCreatedTarget(const std::string& label);
   // A source table whose changes the stream covers from now on; it joins the checkpoint at once.
   void AddReplicatedTable(const std::string& label);
+  // A table of the copy in progress (the checkpoint's table_copy) handed over to the stream: it
+  // leaves table_copy and joins replicated_tables and table_starts at once.
+  void AddTableStart(state::TableStart start);
+  // A stopped table streams again (its resnapshot was handed over): it leaves stopped_tables at
+  // once, and a stop of it not yet in the checkpoint never joins it.
+  void RemoveStop(const std::string& database, const std::string& table);
   // A target table about to be renamed (see above); it joins the checkpoint at once.
   void AddTargetRename(state::TargetRename rename);
 

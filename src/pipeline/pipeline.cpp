@@ -7,9 +7,11 @@
 
 #include "common/retry.h"
 #include "common/write_fence.h"
+#include "pipeline/copy_alongside.h"
 #include "pipeline/retention_monitor.h"
 #include "pipeline/run_metrics.h"
 #include "pipeline/session.h"
+#include "snapshot/newly_matched.h"
 
 namespace rowbridge::pipeline {
 
@@ -36,6 +38,7 @@ double FileNumber(const std::string& file) {
 Pipeline::Pipeline(config::Config config, server::MetricsRegistry& registry,
                    server::StatusBoard& status, PipelineOptions options)
     : config_(std::move(config)),
+      registry_(registry),
       status_(status),
       options_(options),
       metrics_(registry),
@@ -69,6 +72,45 @@ void Pipeline::SetLastCheckpoint(const state::Checkpoint& checkpoint) {
   status_.SetSourcePosition({checkpoint.file, checkpoint.position, checkpoint.gtid});
 }
 
+std::string Pipeline::RequestResnapshot(const std::string& database, const std::string& table) {
+  const std::string label = database + "." + table;
+  std::optional<state::Checkpoint> checkpoint = last_checkpoint();
+  if (!checkpoint) return "the stream has not saved its first checkpoint yet; try again shortly";
+  if (copier_ && copier_->running()) {
+    return "another copy runs alongside the stream; try again once it is done";
+  }
+  if (std::string why = snapshot::ResnapshotRefusal(config_, *checkpoint, label); !why.empty()) {
+    return why;
+  }
+  {
+    std::lock_guard lock(resnapshot_mutex_);
+    if (!resnapshot_.empty()) return "the resnapshot of " + resnapshot_ + " is being started";
+    resnapshot_ = label;
+  }
+  spdlog::info("resnapshot of {} asked for: restarting the stream to record it", label);
+  restart_requested_ = true;
+  return "";
+}
+
+void Pipeline::BeginRequestedResnapshot() {
+  std::string table;
+  {
+    std::lock_guard lock(resnapshot_mutex_);
+    table.swap(resnapshot_);
+  }
+  if (table.empty()) return;
+  try {
+    std::optional<state::Checkpoint> checkpoint = store_->Load();
+    if (!checkpoint) Fail(ErrorCode::kInternal, "no checkpoint in {}", store_->Describe());
+    snapshot::BeginResnapshot(config_, *store_, *checkpoint, table);
+    SetLastCheckpoint(*checkpoint);
+  } catch (const Error& e) {
+    // The stream goes on as it was; the operator sees why and may ask again.
+    spdlog::error("resnapshot of {} not begun: {}", table, e.what());
+    metrics_.errors.WithLabels({"resnapshot"}).Increment();
+  }
+}
+
 void Pipeline::ShowStopped(const state::StoppedTable& stopped) {
   // The target of a table stopped before it was routed (e.g. listed by the checkpoint) is not
   // known here; the board keeps the one it knew, if any.
@@ -99,10 +141,28 @@ void Pipeline::Run() {
     return checkpoint->file;
   });
   retention.Start();
+  copier_ = std::make_unique<CopyAlongside>(config_, registry_, status_, desk_,
+                                            [this] { RequestStop(); });
+  // The copy stops with the stream, whatever ends it; its permanent error is the run's.
+  struct StopCopier {
+    CopyAlongside& copier;
+    ~StopCopier() { copier.Stop(); }
+  } stop_copier{*copier_};
+  auto copy_failed = [&] {
+    std::optional<Error> error = copier_->error();
+    if (!error) return;
+    status_.SetState(server::PipelineState::kFailed, error->what());
+    throw *error;
+  };
   while (!stop_requested_) {
     session_was_healthy_ = false;
     try {
       RunSession();
+      if (restart_requested_.exchange(false) && !stop_requested_) {
+        BeginRequestedResnapshot();
+        continue;
+      }
+      copy_failed();
       status_.SetState(server::PipelineState::kStopped);
       return;
     } catch (const Error& e) {
@@ -112,6 +172,7 @@ void Pipeline::Run() {
         spdlog::error("replication stopped: {}", e.what());
         throw;
       }
+      copy_failed();
       if (stop_requested_) {
         spdlog::warn("stopping after an error; the last checkpoint stays where it was: {}",
                      e.what());

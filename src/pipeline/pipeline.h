@@ -35,6 +35,7 @@
 
 #include "config/config.h"
 #include "mysql/start_position.h"
+#include "pipeline/hand_over_desk.h"
 #include "server/metrics.h"
 #include "server/pipeline_metrics.h"
 #include "server/status.h"
@@ -44,6 +45,7 @@
 namespace rowbridge::pipeline {
 
 struct RunMetrics;
+class CopyAlongside;
 
 struct PipelineOptions {
   // How long a new session waits for INSERTs of a broken earlier connection before killing them.
@@ -67,6 +69,14 @@ class Pipeline {
   // Thread-safe; may be called from a signal-handling thread.
   void RequestStop();
 
+  // Thread-safe (the admin server's): `rowbridge resnapshot DB.TABLE`. Copies the table again,
+  // alongside the stream, into a fresh target that takes its place once complete (a stopped
+  // table streams again then): the stream's session restarts cleanly, the copy is recorded in the
+  // checkpoint (snapshot::BeginResnapshot), and the next session runs it. Returns the reason it is
+  // refused (not matched, not replicated, another copy running, not started yet); empty when
+  // accepted.
+  std::string RequestResnapshot(const std::string& database, const std::string& table);
+
   // The last checkpoint saved (for tests and the final log line).
   std::optional<state::Checkpoint> last_checkpoint() const;
 
@@ -80,10 +90,13 @@ class Pipeline {
   void RunSession();
   std::string WaitingFor(const Error& error, Side side) const;
   void SetLastCheckpoint(const state::Checkpoint& checkpoint);
+  // Between sessions: records the resnapshot asked for, if any, in the stored checkpoint.
+  void BeginRequestedResnapshot();
   // A stopped table on /status, /healthz, the page and rowbridge_table_stopped.
   void ShowStopped(const state::StoppedTable& stopped);
 
   config::Config config_;
+  server::MetricsRegistry& registry_;
   server::StatusBoard& status_;
   PipelineOptions options_;
   server::PipelineMetrics metrics_;
@@ -92,11 +105,20 @@ class Pipeline {
   std::string job_;
 
   std::atomic<bool> stop_requested_{false};
+  // A clean restart of the session, to begin the resnapshot of resnapshot_ between sessions.
+  std::atomic<bool> restart_requested_{false};
+  std::mutex resnapshot_mutex_;
+  std::string resnapshot_;  // "db.table"; empty: none asked for
   std::mutex stop_mutex_;
   std::condition_variable stop_cv_;
   uint64_t session_ = 0;
   bool session_was_healthy_ = false;
   Side failure_side_ = Side::kSource;
+
+  // The copy a checkpoint records (table_copy) runs alongside the sessions and hands its tables
+  // over to the one streaming at its end.
+  HandOverDesk desk_;
+  std::unique_ptr<CopyAlongside> copier_;
 
   mutable std::mutex checkpoint_mutex_;
   std::optional<state::Checkpoint> last_checkpoint_;

@@ -11,8 +11,10 @@
 #include "common/log_fields.h"
 #include "endpoints/connection_options.h"
 #include "pipeline/binlog_reader.h"
+#include "pipeline/copy_alongside.h"
 #include "pipeline/run_metrics.h"
 #include "pipeline/writer_pool.h"
+#include "snapshot/newly_matched.h"
 
 namespace rowbridge::pipeline {
 
@@ -32,6 +34,20 @@ uint64_t ReplayVersionLimit(uint64_t resume_version, uint64_t bytes) {
   const uint64_t reach =
       bytes > ~uint64_t{0} / kChangesPerBinlogByte ? ~uint64_t{0} : bytes * kChangesPerBinlogByte;
   return reach > ~uint64_t{0} - resume_version ? ~uint64_t{0} : resume_version + reach;
+}
+
+// Whether the copy `checkpoint` records runs: a resnapshot always; tables matched later with
+// snapshot.enabled (turned off meanwhile, they are streamed from the checkpoint on without it).
+bool CopiesAlongside(const config::Config& config, const state::Checkpoint& checkpoint) {
+  return checkpoint.table_copy &&
+         (config.snapshot.enabled || !checkpoint.table_copy->fresh_targets.empty());
+}
+
+// "a.t1, a.t2".
+std::string JoinedLabels(const std::vector<std::string>& labels) {
+  std::string out;
+  for (const std::string& label : labels) out += (out.empty() ? "" : ", ") + label;
+  return out;
 }
 
 }  // namespace
@@ -158,7 +174,8 @@ void Pipeline::Session::WaitForEarlierInserts() {
   catalog_ =
       std::make_unique<tables::TargetCatalog>(endpoints::TargetClientOptions(p_.config_.target));
   insert_prefix_ = fmt::format("rowbridge-{}-", p_.job_);
-  catalog_->WaitForInserts(insert_prefix_, p_.options_.insert_patience);
+  // Not the INSERTs of a copy running alongside (job "<job>-tables-<version>"): they are its own.
+  catalog_->WaitForInserts(insert_prefix_, p_.options_.insert_patience, insert_prefix_ + "tables-");
 }
 
 void Pipeline::Session::CheckSource() {
@@ -251,7 +268,9 @@ RouterContext Pipeline::Session::MakeRouterContext() {
     for (const state::TableStart& t : checkpoint_->table_starts) {
       const size_t dot = t.table.find('.');
       if (dot == std::string::npos) continue;
-      rc.table_starts[{t.table.substr(0, dot), t.table.substr(dot + 1)}] = {t.file, t.position};
+      const tables::SourceTableName name{t.table.substr(0, dot), t.table.substr(dot + 1)};
+      rc.table_starts[name] = {t.file, t.position};
+      if (!t.fresh_target.empty()) rc.counted_starts.insert(name);
     }
   }
   rc.on_replicated = [this](const std::string& label) {
@@ -288,6 +307,11 @@ void Pipeline::Session::ResolveTables() {
                                      std::string(mapping::RangeRuleName(rule)));
       });
   if (checkpoint_) resolver_options.created_targets = checkpoint_->created_targets;
+  if (checkpoint_ && checkpoint_->table_copy && CopiesAlongside(p_.config_, *checkpoint_) &&
+      checkpoint_->table_copy->fresh_targets.empty()) {
+    // Tables matched later: the stream leaves them to their copy until it hands them over.
+    resolver_options.held_back = checkpoint_->table_copy->tables;
+  }
   if (checkpoint_ && checkpoint_->replicated_tables) {
     resolver_options.replicated_tables = *checkpoint_->replicated_tables;
     std::sort(resolver_options.replicated_tables.begin(), resolver_options.replicated_tables.end());
@@ -299,6 +323,17 @@ void Pipeline::Session::ResolveTables() {
   };
   resolver_.emplace(config, *catalog_, std::move(resolver_options));
 
+  if (checkpoint_) {
+    // A resnapshot handed over just before a crash may not have put its table in place yet.
+    for (const state::TableStart& t : checkpoint_->table_starts) {
+      if (t.fresh_target.empty()) continue;
+      const config::QualifiedName name = snapshot::SplitLabel(t.table);
+      const int rule = resolver_->Match({name.database, name.table});
+      if (rule == config::TableMatcher::kNoRule) continue;
+      resolver_->ReplaceWithFresh(resolver_->TargetName({name.database, name.table}, rule),
+                                  snapshot::SplitLabel(t.fresh_target));
+    }
+  }
   router_.emplace(MakeRouterContext());
   if (checkpoint_) {
     for (const state::StoppedTable& s : checkpoint_->stopped_tables) {
@@ -389,7 +424,13 @@ void Pipeline::Session::SaveStartingCheckpoint() {
   checkpoint.created_targets = router_->created_targets();
   std::sort(checkpoint.created_targets.begin(), checkpoint.created_targets.end());
   checkpoint.replicated_tables = std::move(replicated_tables_);
-  if (checkpoint.table_copy) {
+  if (checkpoint.table_copy && CopiesAlongside(p_.config_, checkpoint)) {
+    spdlog::info("{} table(s) {} being copied alongside the stream: {}",
+                 checkpoint.table_copy->tables.size(),
+                 checkpoint.table_copy->fresh_targets.empty() ? "matched later are"
+                                                              : "are copied again (resnapshot),",
+                 JoinedLabels(checkpoint.table_copy->tables));
+  } else if (checkpoint.table_copy) {
     // Left by a copy of newly matched tables that was not finished (snapshot.enabled was turned
     // off meanwhile): those tables are streamed from the checkpoint on instead, and a later copy
     // must not resume it (its rows would sit below changes streamed since).
@@ -406,8 +447,11 @@ void Pipeline::Session::SaveStartingCheckpoint() {
   if (!stored_ || !(checkpoint == *stored_)) store.Save(checkpoint);
   p_.SetLastCheckpoint(checkpoint);
   saved_ = checkpoint;
-  std::lock_guard lock(buffers_.mutex());
-  tracker_.emplace(checkpoint);
+  {
+    std::lock_guard lock(buffers_.mutex());
+    tracker_.emplace(checkpoint);
+  }
+  if (CopiesAlongside(p_.config_, checkpoint)) p_.copier_->Ensure(checkpoint, store.Describe());
 }
 
 void Pipeline::Session::SaveNewest(const BinlogReader& reader) {
@@ -419,6 +463,68 @@ void Pipeline::Session::SaveNewest(const BinlogReader& reader) {
     current = tracker_->checkpoint();
   }
   SaveIfChanged(current);
+}
+
+void Pipeline::Session::TakeOver(const HandOverDesk::Offer& offer,
+                                 const schema::BinlogPosition& at) {
+  std::vector<std::string> fresh_targets;
+  {
+    std::lock_guard lock(buffers_.mutex());
+    const auto& copy = tracker_->checkpoint().table_copy;
+    if (copy && copy->tables == offer.tables) fresh_targets = copy->fresh_targets;
+  }
+  if (!fresh_targets.empty()) {
+    ReplaceTargets(offer, fresh_targets, at);
+    return;
+  }
+  for (const std::string& label : offer.tables) {
+    const size_t dot = label.find('.');
+    if (dot == std::string::npos)
+      Fail(ErrorCode::kInternal, "copied table {} has no database", label);
+    router_->Adopt({label.substr(0, dot), label.substr(dot + 1)}, offer.end, at);
+  }
+  {
+    std::lock_guard lock(buffers_.mutex());
+    for (const std::string& label : offer.tables) {
+      tracker_->AddTableStart({label, offer.end.file, offer.end.offset, ""});
+    }
+  }
+  // Before any of their changes is read: a restart must not copy them again, nor stream their
+  // changes the copy holds.
+  SaveNow();
+  spdlog::info("copy of {} handed over: their changes after {} are streamed (the stream is at {})",
+               JoinedLabels(offer.tables), offer.end.ToString(), at.ToString());
+}
+
+void Pipeline::Session::ReplaceTargets(const HandOverDesk::Offer& offer,
+                                       const std::vector<std::string>& fresh_targets,
+                                       const schema::BinlogPosition& at) {
+  for (size_t i = 0; i < offer.tables.size(); ++i) {
+    const std::string& label = offer.tables[i];
+    const config::QualifiedName name = snapshot::SplitLabel(label);
+    const bool done = router_->ReplaceTarget(
+        {name.database, name.table}, offer.end, snapshot::SplitLabel(fresh_targets[i]), at,
+        [&](const std::string& target) {
+          {
+            std::lock_guard lock(buffers_.mutex());
+            tracker_->AddTableStart({label, offer.end.file, offer.end.offset, fresh_targets[i]});
+            tracker_->AddCreatedTarget(target);
+            tracker_->RemoveStop(name.database, name.table);
+          }
+          // Before the fresh table takes the target's place: a crash after it must not stream
+          // the table's changes before the copy's end into it again, and the next session
+          // finishes the replacement if it was cut short.
+          SaveNow();
+        });
+    if (!done) {
+      Fail(ErrorCode::kNetwork, "stopping before the resnapshot of {} was handed over", label);
+    }
+    p_.metrics_.table_stopped.WithLabels({name.database, name.table}).Set(0);
+    spdlog::info(
+        "resnapshot of {} handed over: its copy took the target's place, and its changes "
+        "after {} are streamed into it (the stream is at {})",
+        label, offer.end.ToString(), at.ToString());
+  }
 }
 
 void Pipeline::Session::SaveNow() {
@@ -472,6 +578,9 @@ void Pipeline::Session::Stream() {
   reader_context.tracker = &*tracker_;
   reader_context.status = &p.status_;
   reader_context.metrics = &p.metrics_;
+  reader_context.desk = &p.desk_;
+  reader_context.take_over = [this](const HandOverDesk::Offer& offer,
+                                    const schema::BinlogPosition& at) { TakeOver(offer, at); };
   BinlogReader reader(reader_context);
   WriterPool writers(p.config_.target.writers, endpoints::TargetClientOptions(p.config_.target),
                      buffers_, fmt::format("{}{}-{}-", insert_prefix_, ::getpid(), p.session_),
@@ -485,7 +594,7 @@ void Pipeline::Session::Stream() {
   bool running = false;
   std::unique_lock lock(buffers_.mutex());
   for (;;) {
-    if (buffers_.aborted_locked() || p.stop_requested_) break;
+    if (buffers_.aborted_locked() || p.stop_requested_ || p.restart_requested_) break;
     const auto now = std::chrono::steady_clock::now();
     const SteadyTime due = buffers_.SealDue(now);
     if (!running && reader.connected()) {
@@ -516,8 +625,12 @@ void Pipeline::Session::Stream() {
   }
 
   // A requested stop: write everything read so far, then save the final checkpoint.
-  p.status_.SetState(server::PipelineState::kStopping);
-  spdlog::info("stopping: writing the buffered rows and saving the checkpoint");
+  if (p.restart_requested_ && !p.stop_requested_) {
+    spdlog::info("restarting the stream: writing the buffered rows and saving the checkpoint");
+  } else {
+    p.status_.SetState(server::PipelineState::kStopping);
+    spdlog::info("stopping: writing the buffered rows and saving the checkpoint");
+  }
   threads.Stop(true);
   if (std::optional<Error> error = buffers_.error()) {
     p.failure_side_ = Side::kTarget;

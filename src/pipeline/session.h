@@ -69,6 +69,13 @@ class Pipeline::Session {
   void SaveIfChanged(const state::Checkpoint& checkpoint);
   // The ticker's save: the newest safe checkpoint, if it moved.
   void SaveNewest(const BinlogReader& reader);
+  // The reader's thread, at `at` between transactions: the copy running alongside hands its tables
+  // over (pipeline/hand_over_desk.h).
+  void TakeOver(const HandOverDesk::Offer& offer, const schema::BinlogPosition& at);
+  // The same for a resnapshot: each table's fresh target takes its target's place.
+  void ReplaceTargets(const HandOverDesk::Offer& offer,
+                      const std::vector<std::string>& fresh_targets,
+                      const schema::BinlogPosition& at);
   // Saves what the tracker holds now (the reader's, before a step a replay must know of).
   void SaveNow();
 

@@ -204,7 +204,10 @@ StreamedTable& TableRouter::GetOrCreate(const tables::SourceTableName& name, int
   StreamedTable& table = *owned;
   tables_[name] = std::move(owned);
   static_cast<tables::ReplicatedTable&>(table) = ctx_.resolver->Describe(name, rule_index);
-  if (BeforeStart(name, at)) table.starts_at = ctx_.table_starts.at(name);
+  if (BeforeStart(name, at)) {
+    table.starts_at = ctx_.table_starts.at(name);
+    table.counts_before_start = ctx_.counted_starts.count(name) != 0;
+  }
 
   std::vector<std::string> local_problems;
   std::vector<std::string>& out = problems != nullptr ? *problems : local_problems;
@@ -246,6 +249,58 @@ StreamedTable& TableRouter::GetOrCreate(const tables::SourceTableName& name, int
                  table.target->label, config::TableModeName(table.rule->mode), position);
   }
   return table;
+}
+
+StreamedTable& TableRouter::Adopt(const tables::SourceTableName& name,
+                                  const schema::BinlogPosition& start,
+                                  const schema::BinlogPosition& at) {
+  ctx_.resolver->Release(name);
+  ctx_.table_starts[name] = start;
+  // A route cached while the table was held back leads nowhere; its next TABLE_MAP routes again.
+  routes_.clear();
+  const int rule = ctx_.resolver->Match(name);
+  if (rule == config::TableMatcher::kNoRule) {
+    Fail(ErrorCode::kInternal, "{}: handed over by its copy, but no rule matches it",
+         name.ToString());
+  }
+  return GetOrCreate(name, rule, nullptr, at, nullptr);
+}
+
+bool TableRouter::ReplaceTarget(
+    const tables::SourceTableName& name, const schema::BinlogPosition& start,
+    const config::QualifiedName& fresh, const schema::BinlogPosition& at,
+    const std::function<void(const std::string& target)>& before_replace) {
+  const int rule = ctx_.resolver->Match(name);
+  if (rule == config::TableMatcher::kNoRule) {
+    Fail(ErrorCode::kInternal, "{}: copied again, but no rule matches it", name.ToString());
+  }
+  auto it = tables_.find(name);
+  if (it != tables_.end() && !it->second->stopped && !Drain(*it->second)) return false;
+  const config::QualifiedName target = ctx_.resolver->TargetName(name, rule);
+  before_replace(target.database + "." + target.table);
+  RetryOptions retry;
+  retry.policy = ctx_.ddl_retry;
+  retry.stop = ctx_.stop;
+  Retry(fmt::format("putting {}.{} in the place of {}.{}", fresh.database, fresh.table,
+                    target.database, target.table),
+        retry, [&] { ctx_.resolver->ReplaceWithFresh(target, fresh); });
+  if (tables::TargetTable* record =
+          ctx_.resolver->FindTarget(target.database + "." + target.table)) {
+    // Inserts and replayed versions of the replaced table mean nothing to the fresh one.
+    auto state = target_states_.find(record);
+    if (state != target_states_.end()) {
+      state->second->groups.clear();
+      state->second->present_versions.clear();
+      state->second->present_next = 0;
+    }
+  }
+  if (it != tables_.end()) Retire(name);
+  ctx_.table_starts[name] = start;
+  ctx_.counted_starts.insert(name);
+  routes_.clear();
+  StreamedTable& table = GetOrCreate(name, rule, nullptr, at, nullptr);
+  if (!table.stopped && table.stats) table.stats->status.Resume();
+  return true;
 }
 
 TargetState* TableRouter::StateOf(tables::TargetTable* target) {

@@ -54,6 +54,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -98,6 +99,9 @@ struct StreamedTable : tables::ReplicatedTable {
   // Set while the table's rows are still in its copy (RouterContext::table_starts); the reader
   // ignores its rows events before this position and clears it at the first one after.
   std::optional<schema::BinlogPosition> starts_at;
+  // The copy was a resnapshot (RouterContext::counted_starts): the rows before starts_at still
+  // take their versions, as they did when the stream wrote them into the replaced target.
+  bool counts_before_start = false;
 };
 
 struct Route {
@@ -161,6 +165,8 @@ struct RouterContext {
       on_default_not_carried;
   // Tables copied after the stream began, and the position their stream starts at.
   std::map<tables::SourceTableName, schema::BinlogPosition> table_starts;
+  // Those of them copied again by a resnapshot (state::TableStart::fresh_target).
+  std::set<tables::SourceTableName> counted_starts;
   // Called (buffer lock NOT held) when a table joins the stream mid-way (created under a matched
   // name, or renamed from a replicated table), with "db.table".
   std::function<void(const std::string&)> on_replicated;
@@ -214,6 +220,22 @@ class TableRouter {
     auto it = ctx_.table_starts.find(name);
     return it != ctx_.table_starts.end() && position < it->second;
   }
+
+  // The copy of `name`, held back from the stream until now (tables::ResolverOptions::held_back),
+  // is complete up to `start`, a transaction boundary at or after `at` (where the reader is,
+  // between transactions): its changes after `start` are streamed from now on. Resolves the table
+  // as of `at`; a problem stops it.
+  StreamedTable& Adopt(const tables::SourceTableName& name, const schema::BinlogPosition& start,
+                       const schema::BinlogPosition& at);
+
+  // The resnapshot of `name` is complete up to `start`, a transaction boundary at or after `at`
+  // (where the reader is, between transactions), in ClickHouse table `fresh`: the table's buffered
+  // rows are written, `before_replace` records the hand-over durably, `fresh` takes the place of
+  // the table's target (TableResolver::ReplaceWithFresh), and the table, stopped or not, streams
+  // into it from `start` on. False when the pipeline is stopping.
+  bool ReplaceTarget(const tables::SourceTableName& name, const schema::BinlogPosition& start,
+                     const config::QualifiedName& fresh, const schema::BinlogPosition& at,
+                     const std::function<void(const std::string& target)>& before_replace);
 
   // Stops a table (idempotent).
   void Stop(StreamedTable& table, const std::string& position, const std::string& reason);

@@ -124,6 +124,14 @@ void TableStatus::SetPaused(TimePoint at) {
   paused_ms_ = UnixMs(at);
 }
 
+void TableStatus::Resume() {
+  std::lock_guard lock(mutex_);
+  state_ = TableState::kStreaming;
+  stop_reason_.clear();
+  stop_position_.clear();
+  stopped_ms_ = 0;
+}
+
 void TableStatus::SetStopped(const std::string& reason, const std::string& position, TimePoint at) {
   std::lock_guard lock(mutex_);
   if (state_ == TableState::kStopped) return;  // the first reason is the one that counts

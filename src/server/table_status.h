@@ -6,10 +6,11 @@
 //   StartCopy -> copying (rows copied of an estimate; a fraction and an ETA follow)
 //   FinishCopy -> copied (waiting for the stream)
 //   SetStreaming -> streaming (the stream routes its changes)
-//   SetStopped -> stopped, with its reason; final for this process (only a new copy of the table,
-//   in a later run, replicates it again), so no other call leaves it.
-//   SetPaused -> paused, by an operator's command (table_commands.h), since when; StartCopy or
-//   SetStreaming leave it. /healthz does not judge a paused table's lag: it was asked for.
+//   SetStopped -> stopped, with its reason; only Resume (a resnapshot of the table handed over to
+//   the stream) leaves it.
+//   SetPaused -> paused, by an operator's command (table_commands.h), since when; StartCopy,
+//   SetStreaming or Resume leave it. /healthz does not judge a paused table's lag: it was asked
+//   for.
 //
 // Thread-safe. Counters and the lag are atomics (added per flushed batch, never per row); the
 // state, names and error take a lock.
@@ -67,6 +68,8 @@ class TableStatus {
   void SetStreaming();
   // The table is paused from `at` on (not if stopped).
   void SetPaused(TimePoint at);
+  // A stopped table streams again (its resnapshot was handed over): the one way out of stopped.
+  void Resume();
   // `position`: where in the binlog it stopped (may be empty).
   void SetStopped(const std::string& reason, const std::string& position, TimePoint at);
 

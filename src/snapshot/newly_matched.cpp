@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "clickhouse/sql_quote.h"
 #include "common/error.h"
 #include "config/table_matcher.h"
 #include "config/target_template.h"
@@ -97,7 +98,7 @@ bool BeginCopy(const config::Config& config, state::StateStore& store,
            Joined(fresh), label, max, base, checkpoint.Describe());
     }
   }
-  checkpoint.table_copy = state::TableCopy{base, fresh};
+  checkpoint.table_copy = state::TableCopy{base, fresh, {}};
   checkpoint.next_version = base + kVersionBand;
   store.Save(checkpoint);
   spdlog::info(
@@ -109,22 +110,97 @@ bool BeginCopy(const config::Config& config, state::StateStore& store,
 
 }  // namespace
 
-bool CopyNewlyMatchedTables(const config::Config& config, state::StateStore& store,
-                            state::Checkpoint checkpoint, server::MetricsRegistry& metrics,
-                            server::StatusBoard& status, const std::atomic<bool>* stop) {
-  if (!config.snapshot.enabled) return true;
+config::QualifiedName SplitLabel(const std::string& label) {
+  const size_t dot = label.find('.');
+  if (dot == std::string::npos) Fail(ErrorCode::kInternal, "\"{}\" is not db.table", label);
+  return {label.substr(0, dot), label.substr(dot + 1)};
+}
+
+config::QualifiedName FreshTargetName(const config::QualifiedName& target) {
+  return {target.database, target.table + "_rowbridge_resnapshot"};
+}
+
+std::string ResnapshotRefusal(const config::Config& config, const state::Checkpoint& checkpoint,
+                              const std::string& table) {
+  const config::QualifiedName name = SplitLabel(table);
+  config::TableMatcher matcher(config.tables);
+  const int rule = matcher.Match(name.database, name.table);
+  if (rule == config::TableMatcher::kNoRule) return "no rule of the configuration matches it";
+  if (!config.tables[static_cast<size_t>(rule)].create_table) {
+    return "its rule says create_table: false, and a resnapshot copies into a table it creates";
+  }
+  if (checkpoint.table_copy) {
+    return fmt::format("a copy of {} runs already; try again once it is done",
+                       Joined(checkpoint.table_copy->tables));
+  }
+  const bool replicated =
+      checkpoint.replicated_tables &&
+      std::find(checkpoint.replicated_tables->begin(), checkpoint.replicated_tables->end(),
+                table) != checkpoint.replicated_tables->end();
+  const bool stopped =
+      std::any_of(checkpoint.stopped_tables.begin(), checkpoint.stopped_tables.end(),
+                  [&](const state::StoppedTable& s) {
+                    return s.database == name.database && s.table == name.table;
+                  });
+  if (!replicated && !stopped) {
+    return "the stream does not cover it yet (a table matched later is copied at the next start)";
+  }
+  return "";
+}
+
+void BeginResnapshot(const config::Config& config, state::StateStore& store,
+                     state::Checkpoint& checkpoint, const std::string& table) {
+  if (std::string why = ResnapshotRefusal(config, checkpoint, table); !why.empty()) {
+    Fail(ErrorCode::kInvalidArgument, "cannot resnapshot {}: {}", table, why);
+  }
+  const config::QualifiedName name = SplitLabel(table);
+  config::TableMatcher matcher(config.tables);
+  const config::TableRule& rule =
+      config.tables[static_cast<size_t>(matcher.Match(name.database, name.table))];
+  const config::QualifiedName target =
+      config::ExpandTarget(rule.target, config.target.database, name.database, name.table);
+  const config::QualifiedName fresh = FreshTargetName(target);
+  // Left by an earlier resnapshot that never finished: its rows are of another copy.
+  tables::TargetCatalog catalog(endpoints::TargetClientOptions(config.target));
+  catalog.Execute("DROP TABLE IF EXISTS " +
+                  clickhouse::QuoteQualified(fresh.database, fresh.table));
+  const uint64_t base = checkpoint.next_version;
+  if (base >= ~uint64_t{0} - 2 * kVersionBand) {
+    Fail(ErrorCode::kInternal, "the version counter ({}) has no room for another copy", base);
+  }
+  checkpoint.table_copy = state::TableCopy{base, {table}, {fresh.database + "." + fresh.table}};
+  checkpoint.next_version = base + kVersionBand;
+  store.Save(checkpoint);
+  spdlog::info(
+      "resnapshot of {}: copying it again into {}.{} alongside the stream, which goes on writing "
+      "into {}.{} until the copy takes its place (versions from {} on)",
+      table, fresh.database, fresh.table, target.database, target.table, checkpoint.next_version);
+}
+
+std::optional<state::TableCopy> PendingTableCopy(const config::Config& config,
+                                                 state::StateStore& store,
+                                                 state::Checkpoint& checkpoint) {
+  if (!config.snapshot.enabled) return std::nullopt;
   state::RequireVersionRoom(
       checkpoint.next_version, "the checkpoint in " + store.Describe(),
       "restore the checkpoint from a backup, or start over: delete the job's state so that the "
       "next start copies every table again (docs/running.md, \"Starting over\")");
   if (!checkpoint.table_copy) {
-    if (!checkpoint.replicated_tables) return true;
-    if (!BeginCopy(config, store, checkpoint)) return true;
+    if (!checkpoint.replicated_tables) return std::nullopt;
+    if (!BeginCopy(config, store, checkpoint)) return std::nullopt;
   } else {
-    spdlog::info("resuming the copy of the newly matched table(s) {}",
+    spdlog::info("resuming the copy of the newly matched table(s) {} alongside the stream",
                  Joined(checkpoint.table_copy->tables));
   }
-  const state::TableCopy copy = *checkpoint.table_copy;
+  return checkpoint.table_copy;
+}
+
+bool CopyTablesAlongside(const config::Config& config, const state::Checkpoint& checkpoint,
+                         const std::string& store_description, server::MetricsRegistry& metrics,
+                         server::StatusBoard& status, const std::atomic<bool>* stop,
+                         const std::function<bool(const BinlogPoint& end)>& hand_over) {
+  if (!checkpoint.table_copy) return true;
+  const state::TableCopy& copy = *checkpoint.table_copy;
   SnapshotOptions options;
   options.external_stop = stop;
   options.progress_interval = std::chrono::seconds(10);
@@ -132,21 +208,20 @@ bool CopyNewlyMatchedTables(const config::Config& config, state::StateStore& sto
   options.version_base = copy.version_base;
   options.state_job = fmt::format("{}-tables-{}", state::JobName(config), copy.version_base);
   if (checkpoint.replicated_tables) options.replicated_tables = *checkpoint.replicated_tables;
+  for (size_t i = 0; i < copy.fresh_targets.size() && i < copy.tables.size(); ++i) {
+    // A resnapshot: the copy goes into a fresh table, which it creates.
+    options.target_overrides[copy.tables[i]] = SplitLabel(copy.fresh_targets[i]);
+    std::erase(options.replicated_tables, copy.tables[i]);
+  }
   std::sort(options.replicated_tables.begin(), options.replicated_tables.end());
-  options.checkpoint = checkpoint.Describe() + " in " + store.Describe();
+  options.checkpoint = checkpoint.Describe() + " in " + store_description;
+  options.alongside = true;
+  options.hand_over = hand_over;
   SnapshotRunner runner(config, options, metrics, status);
   const SnapshotResult result = runner.Run();
   if (result.end.empty()) return false;
-
-  if (!checkpoint.replicated_tables) checkpoint.replicated_tables.emplace();
-  for (const std::string& table : result.copied_tables) {
-    checkpoint.table_starts.push_back({table, result.end.file, result.end.position});
-    InsertSorted(*checkpoint.replicated_tables, table);
-  }
-  checkpoint.table_copy.reset();
-  store.Save(checkpoint);
-  spdlog::info("copy of {} done; their changes are streamed from {} on, the other tables' from {}",
-               Joined(result.copied_tables), result.end.ToString(), checkpoint.Describe());
+  spdlog::info("copy of {} done and handed over to the stream at {}", Joined(result.copied_tables),
+               result.end.ToString());
   return true;
 }
 

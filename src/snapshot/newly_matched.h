@@ -2,40 +2,81 @@
 // starting from a checkpoint after a rule was added or widened (docs/running.md, "Tables matched
 // later").
 //
-// The stream of the tables it covers resumes at the checkpoint C as always; the new tables are
-// copied first, with the chunked watermark copy of the initial snapshot (snapshot_runner.h), up to
-// a position E >= C, and their stream starts at E: the checkpoint records, per copied table,
-// "start at E" (state::Checkpoint::table_starts), and the reader ignores the table's rows before E.
+// The stream of the tables it covers resumes at the checkpoint C as always and keeps running; the
+// new tables are copied alongside it, on their own connections, with the chunked watermark copy of
+// the initial snapshot (snapshot_runner.h), up to a transaction boundary E, and handed over: the
+// stream's reader, between two transactions at P <= E, records per copied table "start at E"
+// (state::Checkpoint::table_starts) and ignores the table's rows before E. Until then the stream
+// ignores the tables altogether. A stream already past E declines, and the copy catches its tables
+// up to a later E and offers again (pipeline/hand_over_desk.h).
 //
 // Versions: the copy takes the band [V, V + 2^48) where V is C's next_version, and the stream's
 // next_version moves to V + 2^48, so every copied row sits below every later change of its key
 // and no copied version is ever taken for a replayed one. Moving the versions at C is only safe
 // when ClickHouse holds no change after C (a clean stop, or a crash during this very copy): that
 // is checked, and a target holding versions >= V stops the start with a message saying what to do.
+// The held-back tables' changes take no versions in the stream, before or after the hand-over
+// (their rows before E), so a replay from any checkpoint hands out the same versions again.
 //
 // Durability: before the first chunk the checkpoint records the copy
 // (state::Checkpoint::table_copy: the tables and V) together with the moved next_version; the
 // copy's own progress is kept like the initial copy's (job "<job>-tables-<V>"), so a crash resumes
-// it; when it is done, one checkpoint save records the table starts, adds the tables to
-// replicated_tables and clears table_copy.
+// it; the hand-over saves the checkpoint that records the table starts, adds the tables to
+// replicated_tables and clears table_copy, before the stream reads on.
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
 
 #include "config/config.h"
+#include "config/target_template.h"
 #include "server/metrics.h"
 #include "server/status.h"
+#include "snapshot/snapshot_state.h"
 #include "state/checkpoint.h"
 #include "state/state_store.h"
 
 namespace rowbridge::snapshot {
 
-// Copies every matched source table that `checkpoint` (loaded from `store`) does not cover yet, or
-// resumes such a copy, and saves the checkpoint that hands them over to the stream. Does nothing
-// when snapshot.enabled is false or the checkpoint has no replicated_tables (saved by an older
-// version). Returns false when `stop` was set before the copy finished (the next start resumes it).
-bool CopyNewlyMatchedTables(const config::Config& config, state::StateStore& store,
-                            state::Checkpoint checkpoint, server::MetricsRegistry& metrics,
-                            server::StatusBoard& status, const std::atomic<bool>* stop);
+// Finds the matched source tables `checkpoint` (loaded from `store`) does not cover yet and records
+// their copy (checkpoint.table_copy, with the moved next_version; saved), or finds the copy the
+// checkpoint records already (an interrupted one, resumed). Returns the copy to run; nullopt when
+// there is none, snapshot.enabled is false, or the checkpoint has no replicated_tables (saved by
+// an older version).
+std::optional<state::TableCopy> PendingTableCopy(const config::Config& config,
+                                                 state::StateStore& store,
+                                                 state::Checkpoint& checkpoint);
+
+// Runs the copy `checkpoint` records (table_copy) while the stream runs from that checkpoint with
+// the copied tables held back (pipeline::PipelineOptions::copy_alongside), and ends by offering
+// them to the stream with `hand_over` (SnapshotOptions::hand_over): the stream then records their
+// start and saves the checkpoint. Returns false when `stop` was set before the stream took them
+// (the next start resumes the copy). Throws the copy's errors.
+bool CopyTablesAlongside(const config::Config& config, const state::Checkpoint& checkpoint,
+                         const std::string& store_description, server::MetricsRegistry& metrics,
+                         server::StatusBoard& status, const std::atomic<bool>* stop,
+                         const std::function<bool(const BinlogPoint& end)>& hand_over);
+
+// "db.table" split; Error(kInternal) without a dot.
+config::QualifiedName SplitLabel(const std::string& label);
+// The table a resnapshot copies `target` into before it takes its place.
+config::QualifiedName FreshTargetName(const config::QualifiedName& target);
+
+// Why `table` ("db.table") cannot be copied again now, given the last checkpoint; empty when it
+// can: matched by a rule that creates tables, covered by the stream (replicated or stopped), and
+// no other copy running.
+std::string ResnapshotRefusal(const config::Config& config, const state::Checkpoint& checkpoint,
+                              const std::string& table);
+
+// `rowbridge resnapshot`: records in `checkpoint` (saved by a clean stop of the stream, so
+// ClickHouse holds no change after it) a copy of `table` again into a fresh target
+// (FreshTargetName; a stale one is dropped), with the stream's next_version moved above the copy's
+// band, and saves it. The stream then goes on writing into the table's target while the copy runs
+// alongside, until the hand-over puts the fresh table in its place (pipeline/hand_over_desk.h).
+// Throws Error(kInvalidArgument) with ResnapshotRefusal's reason.
+void BeginResnapshot(const config::Config& config, state::StateStore& store,
+                     state::Checkpoint& checkpoint, const std::string& table);
 
 }  // namespace rowbridge::snapshot

@@ -362,6 +362,7 @@ void SnapshotRunner::Impl::ResolveTables(mysql::Connection& admin, RunRecord& pe
   resolver_options.created_targets = pending.created_targets;
   resolver_options.replicated_tables = options.replicated_tables;
   resolver_options.checkpoint = options.checkpoint;
+  resolver_options.target_overrides = options.target_overrides;
   // Targets are created while the tables are resolved, below, and each is recorded at once.
   resolver_options.on_created = [this, &pending](const std::string& label) {
     auto& created = pending.created_targets;
@@ -1336,7 +1337,10 @@ SnapshotResult SnapshotRunner::Run() {
   std::sort(result.copied_tables.begin(), result.copied_tables.end());
   result.created_targets = impl.run.created_targets;
   result.next_version = impl.run.version_base + kVersionBand;
-  if (impl.run.done) {
+  // Alongside the stream, a copy that is done but whose tables were not taken over (a crash in
+  // between) is offered again: its tables are caught up from their E on, below.
+  const bool offer_again = impl.run.done && options_.alongside;
+  if (impl.run.done && !offer_again) {
     result.already_done = true;
     result.end = impl.run.end;
     result.unreconciled_targets = impl.run.unreconciled_targets;
@@ -1344,7 +1348,7 @@ SnapshotResult SnapshotRunner::Run() {
     spdlog::info("snapshot: already done (at {}); nothing to copy", impl.run.end.ToString());
     return result;
   }
-  status_.SetState(server::PipelineState::kSnapshot, "initial copy");
+  if (!options_.alongside) status_.SetState(server::PipelineState::kSnapshot, "initial copy");
   impl.progress.Start(options_.progress_bar, options_.progress_interval);
 
   std::vector<std::thread> writers;
@@ -1378,6 +1382,7 @@ SnapshotResult SnapshotRunner::Run() {
       if (end < t->progress.high) end = t->progress.high;
     }
     impl.RunReaders([&](CopiedTable& t, uint32_t r) { impl.CatchUp(t, end, r); });
+    if (options_.hand_over) copied = HandOver(impl, end);
   }
   {
     std::lock_guard lock(impl.queue_mutex);
@@ -1387,7 +1392,7 @@ SnapshotResult SnapshotRunner::Run() {
   for (auto& w : writers) w.join();
   impl.progress.Stop();
   if (impl.error) {
-    status_.SetState(server::PipelineState::kFailed, impl.error->what());
+    if (!options_.alongside) status_.SetState(server::PipelineState::kFailed, impl.error->what());
     throw *impl.error;
   }
   result.rows = impl.rows_this_run;
@@ -1395,7 +1400,7 @@ SnapshotResult SnapshotRunner::Run() {
     spdlog::info("snapshot: stopped after {} rows; run again to resume", result.rows);
     return result;
   }
-  impl.Complete(end);
+  if (!offer_again) impl.Complete(end);
   result.unreconciled_targets = impl.run.unreconciled_targets;
   result.end = end;
   result.schema_history = impl.SchemaHistoryAt(end);
@@ -1404,6 +1409,23 @@ SnapshotResult SnapshotRunner::Run() {
   spdlog::info("snapshot: done, {} rows in {} tables; the stream continues at {} with version {}",
                result.rows, result.tables, end.ToString(), result.next_version);
   return result;
+}
+
+bool SnapshotRunner::HandOver(Impl& impl, BinlogPoint& end) {
+  for (uint32_t offer = 1; !impl.stopping() && !impl.error; ++offer) {
+    if (options_.hand_over(end)) return true;
+    if (impl.stopping() || impl.error) break;
+    // The stream read past E (or could not answer): bring every table to where the source is now,
+    // a few transactions on at most when the stream keeps up, and offer again.
+    auto admin = mysql::Connection::Connect(impl.SourceOptions());
+    const BinlogPoint later = PointOf(mysql::CurrentBinlogPosition(*admin));
+    if (end < later) end = later;
+    spdlog::info(
+        "snapshot: offer {} of the copied tables to the stream declined; catching up to {}", offer,
+        end.ToString());
+    impl.RunReaders([&](CopiedTable& t, uint32_t r) { impl.CatchUp(t, end, r); });
+  }
+  return false;
 }
 
 std::optional<state::Checkpoint> CopyBeforeStream(const config::Config& config,

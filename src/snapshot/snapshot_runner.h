@@ -27,11 +27,13 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "config/config.h"
+#include "config/target_template.h"
 #include "mysql/connection.h"
 #include "server/metrics.h"
 #include "server/status.h"
@@ -57,6 +59,16 @@ struct SnapshotOptions {
   // their targets must exist (tables::ResolverOptions::replicated_tables).
   std::vector<std::string> replicated_tables;
   std::string checkpoint;
+  // The copy of tables matched later runs alongside the stream (snapshot/newly_matched.h): the
+  // board's pipeline state is the stream's, not the copy's, and the copy ends with `hand_over`.
+  bool alongside = false;
+  // Alongside: called once every table is complete up to E, a transaction boundary. True: the
+  // stream took the tables over at E (pipeline/hand_over_desk.h). False: it has read past E, or
+  // was not there to answer; the tables are caught up to a later E and offered again, until a
+  // stop request.
+  std::function<bool(const BinlogPoint& end)> hand_over;
+  // Targets other than the rules' ("db.table" -> target), for a resnapshot's fresh tables.
+  std::map<std::string, config::QualifiedName> target_overrides;
   // Tests: called once every table is copied, before the final position E is read.
   std::function<void()> before_final_position;
   // Tests: called before a copied table's changes up to the final position E are applied (once
@@ -97,6 +109,10 @@ class SnapshotRunner {
 
  private:
   struct Impl;
+  // Offers the tables complete up to `end` (options_.hand_over) until taken, catching them up to
+  // a later `end` after each refusal. False when stopped first.
+  bool HandOver(Impl& impl, BinlogPoint& end);
+
   config::Config config_;
   SnapshotOptions options_;
   server::MetricsRegistry& metrics_;

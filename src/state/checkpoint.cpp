@@ -46,7 +46,10 @@ std::string Checkpoint::ToJson() const {
   if (!table_starts.empty()) {
     auto starts = nlohmann::ordered_json::array();
     for (const TableStart& t : table_starts) {
-      starts.push_back({{"table", t.table}, {"file", t.file}, {"position", t.position}});
+      nlohmann::ordered_json start = {
+          {"table", t.table}, {"file", t.file}, {"position", t.position}};
+      if (!t.fresh_target.empty()) start["fresh_target"] = t.fresh_target;
+      starts.push_back(std::move(start));
     }
     j["table_starts"] = std::move(starts);
   }
@@ -60,6 +63,8 @@ std::string Checkpoint::ToJson() const {
   }
   if (table_copy) {
     j["table_copy"] = {{"version_base", table_copy->version_base}, {"tables", table_copy->tables}};
+    if (!table_copy->fresh_targets.empty())
+      j["table_copy"]["fresh_targets"] = table_copy->fresh_targets;
   }
   if (!schema_history.empty()) j["schema_history"] = nlohmann::ordered_json::parse(schema_history);
   return j.dump();
@@ -99,7 +104,8 @@ Checkpoint Checkpoint::FromJson(std::string_view text, std::string_view origin) 
     if (j.contains("table_starts")) {
       for (const auto& t : j.at("table_starts")) {
         c.table_starts.push_back({t.at("table").get<std::string>(), t.at("file").get<std::string>(),
-                                  t.at("position").get<uint64_t>()});
+                                  t.at("position").get<uint64_t>(),
+                                  t.value("fresh_target", std::string())});
       }
     }
     if (j.contains("target_renames")) {
@@ -112,7 +118,13 @@ Checkpoint Checkpoint::FromJson(std::string_view text, std::string_view origin) 
     if (j.contains("table_copy")) {
       const auto& t = j.at("table_copy");
       c.table_copy = TableCopy{t.at("version_base").get<uint64_t>(),
-                               t.at("tables").get<std::vector<std::string>>()};
+                               t.at("tables").get<std::vector<std::string>>(),
+                               t.value("fresh_targets", std::vector<std::string>())};
+      if (!c.table_copy->fresh_targets.empty() &&
+          c.table_copy->fresh_targets.size() != c.table_copy->tables.size()) {
+        Fail(ErrorCode::kCorruption, "{}: table_copy has {} tables but {} fresh targets", origin,
+             c.table_copy->tables.size(), c.table_copy->fresh_targets.size());
+      }
     }
     if (j.contains("schema_history")) c.schema_history = j.at("schema_history").dump();
   } catch (const nlohmann::json::exception& e) {

@@ -40,10 +40,16 @@ struct StoppedTable {
 
 // A table copied after the stream began: its row events before `file:position` are in the copy and
 // are not applied (nor given versions). Dropped once the checkpoint is at or past that position.
+//
+// A table copied again (rowbridge resnapshot) was streamed into its old target until then: its
+// changes before the start still take their versions (a replay must hand out the same ones), and
+// `fresh_target` names the table its copy went into, which takes the old target's place at the
+// start (renamed over it; done again by the next session if a crash came in between).
 struct TableStart {
   std::string table;  // db.table
   std::string file;
   uint64_t position = 0;
+  std::string fresh_target;  // db.table; empty for a table matched later
   bool operator==(const TableStart&) const = default;
 };
 
@@ -63,9 +69,14 @@ struct TargetRename {
 // A copy of newly matched tables that has begun and not finished: the stream resumes only after
 // it. Its rows take versions from [version_base, version_base + 2^48); the checkpoint's
 // next_version was moved to version_base + 2^48 when it began.
+//
+// A resnapshot (rowbridge resnapshot) copies replicated tables again, each into a fresh target
+// (`fresh_targets`, in the order of `tables`) while the stream goes on writing into the old one,
+// until the hand-over swaps them. Empty for tables matched later.
 struct TableCopy {
   uint64_t version_base = 0;
   std::vector<std::string> tables;  // db.table, sorted
+  std::vector<std::string> fresh_targets;
   bool operator==(const TableCopy&) const = default;
 };
 

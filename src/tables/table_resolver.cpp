@@ -14,6 +14,16 @@ TableResolver::TableResolver(const config::Config& config, TargetCatalog& catalo
                              ResolverOptions options)
     : config_(config), catalog_(catalog), options_(std::move(options)), matcher_(config.tables) {}
 
+bool TableResolver::IsHeldBack(const SourceTableName& name) const {
+  const std::string label = name.ToString();
+  return std::find(options_.held_back.begin(), options_.held_back.end(), label) !=
+         options_.held_back.end();
+}
+
+void TableResolver::Release(const SourceTableName& name) {
+  std::erase(options_.held_back, name.ToString());
+}
+
 ReplicatedTable TableResolver::Describe(const SourceTableName& name, int rule_index) const {
   ReplicatedTable table;
   table.name = name;
@@ -23,6 +33,10 @@ ReplicatedTable TableResolver::Describe(const SourceTableName& name, int rule_in
 }
 
 config::QualifiedName TableResolver::TargetName(const SourceTableName& name, int rule_index) const {
+  if (!options_.target_overrides.empty()) {
+    auto it = options_.target_overrides.find(name.ToString());
+    if (it != options_.target_overrides.end()) return it->second;
+  }
   return config::ExpandTarget(Rule(rule_index).target, config_.target.database, name.database,
                               name.table);
 }
@@ -203,6 +217,30 @@ void TableResolver::RenameTarget(TargetTable& from, const config::QualifiedName&
     node.key() = label;
     targets_.insert(std::move(node));
   }
+}
+
+void TableResolver::ReplaceWithFresh(const config::QualifiedName& name,
+                                     const config::QualifiedName& fresh) {
+  const std::string label = name.database + "." + name.table;
+  if (catalog_.ReadColumns(fresh.database, fresh.table)) {
+    const config::QualifiedName aside{name.database, name.table + "_rowbridge_replaced"};
+    const std::string aside_sql = clickhouse::QuoteQualified(aside.database, aside.table);
+    catalog_.Execute("DROP TABLE IF EXISTS " + aside_sql);
+    const std::string fresh_sql = clickhouse::QuoteQualified(fresh.database, fresh.table);
+    const std::string name_sql = clickhouse::QuoteQualified(name.database, name.table);
+    if (catalog_.ReadColumns(name.database, name.table)) {
+      catalog_.Execute(
+          fmt::format("RENAME TABLE {} TO {}, {} TO {}", name_sql, aside_sql, fresh_sql, name_sql));
+    } else {
+      catalog_.Execute(fmt::format("RENAME TABLE {} TO {}", fresh_sql, name_sql));
+    }
+    catalog_.Execute("DROP TABLE IF EXISTS " + aside_sql);
+    spdlog::info("ClickHouse table {}.{} (the copy) replaced {}", fresh.database, fresh.table,
+                 label);
+  }
+  auto& created = options_.created_targets;
+  if (std::find(created.begin(), created.end(), label) == created.end()) created.push_back(label);
+  if (TargetTable* target = FindTarget(label)) RereadColumns(*target);
 }
 
 std::optional<std::vector<mapping::TargetColumn>> TableResolver::CreateTarget(

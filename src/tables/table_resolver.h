@@ -46,6 +46,13 @@ struct ResolverOptions {
   // problem naming the table and the fix instead, until ForgetReplicatedTables().
   std::vector<std::string> replicated_tables;
   std::string checkpoint;
+  // Matched source tables ("db.table") whose copy runs alongside the stream (the checkpoint's
+  // table_copy): the stream must not see them until the copy hands them over, so Match answers
+  // kNoRule for them until Release().
+  std::vector<std::string> held_back;
+  // Targets other than the rules' for some source tables ("db.table"): a resnapshot copies into a
+  // fresh table.
+  std::map<std::string, config::QualifiedName> target_overrides;
   // Counts values converted or clamped under the rules' out-of-range policy.
   std::shared_ptr<mapping::ConversionCounters> conversion_counters =
       std::make_shared<mapping::ConversionCounters>();
@@ -55,8 +62,15 @@ class TableResolver {
  public:
   TableResolver(const config::Config& config, TargetCatalog& catalog, ResolverOptions options);
 
-  // The index of the first rule matching `name`, or config::TableMatcher::kNoRule.
-  int Match(const SourceTableName& name) { return matcher_.Match(name.database, name.table); }
+  // The index of the first rule matching `name`, or config::TableMatcher::kNoRule (also for a
+  // table held back, see ResolverOptions::held_back).
+  int Match(const SourceTableName& name) {
+    if (!options_.held_back.empty() && IsHeldBack(name)) return config::TableMatcher::kNoRule;
+    return matcher_.Match(name.database, name.table);
+  }
+  bool IsHeldBack(const SourceTableName& name) const;
+  // The copy of `name` was handed over to the stream: Match answers its rule from now on.
+  void Release(const SourceTableName& name);
   const config::TableRule& Rule(int index) const {
     return config_.tables[static_cast<size_t>(index)];
   }
@@ -76,6 +90,11 @@ class TableResolver {
   // `name` exists it was done before. The record itself takes the new name (whoever holds it sees
   // the table under its new name). Throws what ClickHouse throws.
   void RenameTarget(TargetTable& from, const config::QualifiedName& name);
+  // Resnapshot: puts ClickHouse table `fresh` (the copy's) in the place of the target `name`: the
+  // old table is renamed aside and dropped, `fresh` renamed to `name` (in one RENAME when both
+  // exist), `name` recorded as rowbridge's own, and a resolved record of it reads its columns
+  // again. Idempotent: with `fresh` gone it was done. Throws what ClickHouse throws.
+  void ReplaceWithFresh(const config::QualifiedName& name, const config::QualifiedName& fresh);
   // The ClickHouse table the rules name as the target of `name` under rule `rule_index`.
   config::QualifiedName TargetName(const SourceTableName& name, int rule_index) const;
   // The same as "db.table".

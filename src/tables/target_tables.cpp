@@ -186,9 +186,12 @@ std::vector<uint64_t> TargetCatalog::VersionsFrom(const std::string& database,
   return versions;
 }
 
-void TargetCatalog::WaitForInserts(const std::string& prefix, std::chrono::milliseconds patience) {
-  const std::string condition =
-      fmt::format("query_id LIKE {}", clickhouse::QuoteString(prefix + "%"));
+void TargetCatalog::WaitForInserts(const std::string& prefix, std::chrono::milliseconds patience,
+                                   const std::string& except) {
+  std::string condition = fmt::format("query_id LIKE {}", clickhouse::QuoteString(prefix + "%"));
+  if (!except.empty()) {
+    condition += fmt::format(" AND query_id NOT LIKE {}", clickhouse::QuoteString(except + "%"));
+  }
   const auto deadline = std::chrono::steady_clock::now() + patience;
   bool killed = false;
   for (;;) {

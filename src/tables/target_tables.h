@@ -69,7 +69,10 @@ class TargetCatalog {
   // Waits until no INSERT whose query_id starts with `prefix` runs on the server any more (a
   // writer of an earlier session whose connection broke may still be inserting); after
   // `patience` it kills them (KILL QUERY ... SYNC). Only then are VersionsFrom answers final.
-  void WaitForInserts(const std::string& prefix, std::chrono::milliseconds patience);
+  // Queries whose id starts with `except` (when not empty) are not waited for (a copy running
+  // alongside the stream under the same job).
+  void WaitForInserts(const std::string& prefix, std::chrono::milliseconds patience,
+                      const std::string& except = "");
 
  private:
   // The one UInt64 a query returns (0 when it returns no row).

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <iterator>
@@ -274,6 +275,71 @@ TEST_F(PipelineNewTablesTest, TableMatchedByANewRuleIsCopiedThenStreamed) {
   ASSERT_TRUE(checkpoint.has_value());
   EXPECT_TRUE(checkpoint->table_starts.empty()) << "the stream passed the copy's end";
   EXPECT_FALSE(checkpoint->table_copy.has_value());
+}
+
+// The copy of a table matched later runs alongside the stream: the tables already replicated keep
+// streaming while it copies, and it is handed over without a gap or a double.
+TEST_F(PipelineNewTablesTest, TableMatchedLaterIsCopiedWhileTheOthersStream) {
+  TestDir dir("pipeline-new-table-alongside");
+  CreateTables({"a", "al", "big"});
+  Changes changes(20261203, source_db_);
+  changes.AddTable("a", true);
+  changes.AddTable("al", false);
+  changes.AddTable("big", true);
+  PipelineConfig first = Config(Rule("a", "replica") + Rule("al", "changelog"));
+  {
+    RowbridgeProcess rb(dir.path(), first);
+    rb.Start();
+    ASSERT_TRUE(WaitFor([&] { return rb.SavedCheckpoint().has_value(); }, 60s)) << rb.log();
+    RunMysqlSql(mysql_, changes.Next({"a", "al"}, 10));
+    rb.WaitCaughtUp();
+    ASSERT_EQ(rb.Terminate(), 0) << rb.log();
+  }
+  // 600 chunks of 50 rows: a copy that lasts well beyond a second.
+  std::string fill;
+  for (int i = 0; i < 30; ++i) fill += changes.Fill("big", 1000);
+  RunMysqlSql(mysql_, fill);
+
+  PipelineConfig second = first;
+  second.tables_yaml += Rule("big", "replica");
+  RowbridgeProcess rb(dir.path(), second);
+  rb.Start();
+  ASSERT_TRUE(WaitFor(
+      [&] { return rb.log().find("being copied alongside the stream") != std::string::npos; }, 60s))
+      << rb.log();
+  // A change of an already replicated table reaches ClickHouse while the copy still runs.
+  RunMysqlSql(mysql_, "INSERT INTO `" + source_db_ + "`.a VALUES (1000000, 7, 'during the copy')");
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return Trimmed(RunClickHouseSql(
+                   ch_, fmt::format("SELECT count() FROM `{}`.a FINAL WHERE id = 1000000",
+                                    target_db_))) == "1";
+      },
+      60s))
+      << rb.log();
+  EXPECT_EQ(rb.log().find("handed over"), std::string::npos)
+      << "the copy ended before the stream wrote a change of another table: the stream waited "
+         "for the copy, or the copy was too short to tell\n"
+      << rb.log();
+  {
+    BackgroundWriter writer(mysql_, changes, {"a", "al", "big"}, 30);
+    ASSERT_EQ(writer.Join(), "");
+  }
+  ASSERT_TRUE(WaitFor([&] { return rb.log().find("handed over") != std::string::npos; }, 300s))
+      << rb.log();
+  RunMysqlSql(mysql_, changes.Next({"a", "al", "big"}, 20));
+  rb.WaitCaughtUp(120s);
+  RunMysqlSql(mysql_, "DELETE FROM `" + source_db_ + "`.a WHERE id = 1000000");
+  rb.WaitCaughtUp();
+  for (const char* t : {"a", "big"}) ExpectReplica(t);
+  ExpectChangelogExact("al", changes.changes("al"));
+  ASSERT_EQ(rb.Terminate(), 0) << rb.log();
+  const auto checkpoint = rb.SavedCheckpoint();
+  ASSERT_TRUE(checkpoint.has_value());
+  EXPECT_FALSE(checkpoint->table_copy.has_value());
+  ASSERT_TRUE(checkpoint->replicated_tables.has_value());
+  EXPECT_TRUE(std::binary_search(checkpoint->replicated_tables->begin(),
+                                 checkpoint->replicated_tables->end(), source_db_ + ".big"));
 }
 
 TEST_F(PipelineNewTablesTest, KillNineDuringTheNewTablesCopyResumesIt) {

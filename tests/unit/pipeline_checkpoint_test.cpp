@@ -71,8 +71,9 @@ TEST(PipelineCheckpoint, CheckpointsOfOlderVersionsStayLoadable) {
 TEST(PipelineCheckpoint, CarriesReplicatedTablesAndTableCopies) {
   state::Checkpoint c = Sample();
   c.replicated_tables = std::vector<std::string>{"shop.a", "shop.b"};
-  c.table_starts.push_back({"shop.b", "mysql-bin.000004", 99});
-  c.table_copy = state::TableCopy{1000, {"shop.c"}};
+  c.table_starts.push_back({"shop.b", "mysql-bin.000004", 99, ""});
+  c.table_starts.push_back({"shop.d", "mysql-bin.000004", 120, "ch.d_rowbridge_fresh"});
+  c.table_copy = state::TableCopy{1000, {"shop.c"}, {"ch.c_rowbridge_fresh"}};
   c.target_renames.push_back({"ch.logs", "ch.events_log", "mysql-bin.000004", 120});
   const state::Checkpoint back = state::Checkpoint::FromJson(c.ToJson(), "test");
   EXPECT_EQ(back, c);
@@ -276,8 +277,8 @@ TEST(PipelineCheckpointTracker, TableStartsAreDroppedOnceTheCheckpointPassesThem
   start.file = "mysql-bin.000001";
   start.position = 100;
   start.next_version = 10;
-  start.table_starts.push_back({"db.b", "mysql-bin.000001", 500});
-  start.table_starts.push_back({"db.c", "mysql-bin.000002", 50});
+  start.table_starts.push_back({"db.b", "mysql-bin.000001", 500, ""});
+  start.table_starts.push_back({"db.c", "mysql-bin.000002", 50, ""});
   CheckpointTracker t(start);
   t.AddBoundary(400, 11, {});
   t.AddBoundary(500, 12, {});
@@ -329,6 +330,34 @@ TEST(PipelineCheckpointTracker, ReplicatedTablesJoinAtOnce) {
   EXPECT_TRUE(t.Advance(1)) << "a new table is worth a save without a boundary";
   EXPECT_EQ(t.checkpoint().replicated_tables, (std::vector<std::string>{"db.a", "db.b"}));
   EXPECT_FALSE(t.Advance(1));
+}
+
+TEST(PipelineCheckpointTracker, HandedOverTablesLeaveTheCopyAndStartAtItsEnd) {
+  state::Checkpoint start;
+  start.file = "mysql-bin.000001";
+  start.position = 100;
+  start.replicated_tables = std::vector<std::string>{"db.a"};
+  start.table_copy = state::TableCopy{7, {"db.b", "db.c"}, {}};
+  CheckpointTracker t(start);
+  t.AddBoundary(200, 11, {});
+  t.AddTableStart({"db.b", "mysql-bin.000001", 500, ""});
+  ASSERT_TRUE(t.Advance(10)) << "the hand-over is saved at once, before any boundary";
+  EXPECT_EQ(t.checkpoint().position, 100u);
+  ASSERT_TRUE(t.checkpoint().table_copy.has_value());
+  EXPECT_EQ(t.checkpoint().table_copy->tables, std::vector<std::string>{"db.c"});
+  EXPECT_EQ(t.checkpoint().replicated_tables, (std::vector<std::string>{"db.a", "db.b"}));
+  ASSERT_EQ(t.checkpoint().table_starts.size(), 1u);
+  t.AddTableStart({"db.c", "mysql-bin.000001", 500, ""});
+  ASSERT_TRUE(t.Advance(10));
+  EXPECT_FALSE(t.checkpoint().table_copy.has_value()) << "every table of the copy was handed over";
+  EXPECT_EQ(t.checkpoint().table_starts.size(), 2u);
+  // A replay from 200 still meets the tables' rows before 500, which are in the copy.
+  ASSERT_TRUE(t.Advance(11));
+  EXPECT_EQ(t.checkpoint().position, 200u);
+  EXPECT_EQ(t.checkpoint().table_starts.size(), 2u);
+  t.AddBoundary(500, 11, {});
+  ASSERT_TRUE(t.Advance(11));
+  EXPECT_TRUE(t.checkpoint().table_starts.empty()) << "no replay goes back before the copy's end";
 }
 
 TEST(PipelineFileStateStore, SavesAtomicallyAndLoads) {
