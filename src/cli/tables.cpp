@@ -201,6 +201,10 @@ std::vector<TableRow> RowsFromStatus(const Json& status) {
       row.detail = fmt::format("since {}{}: {}", TextOr(row.stopped.value("at", Json()), "?"),
                                position.empty() ? "" : " at " + position,
                                TextOr(row.stopped.value("reason", Json()), "?"));
+    } else if (row.state == "paused") {
+      const Json paused = t.value("paused", Json());
+      row.detail = "paused since " + (paused.is_object() ? TextOr(paused.value("at", Json()), "?")
+                                                         : std::string("?"));
     } else if (row.state == "pending") {
       row.detail = "not copied or streamed yet";
     } else if (row.state == "copied") {
@@ -308,12 +312,18 @@ std::vector<TableRow> RowsFromState(const config::Config& config, std::vector<st
   const std::string source_name = fmt::format("{}:{}", config.source.host, config.source.port);
   try {
     auto source = mysql::Connection::Connect(endpoints::SourceConnectOptions(config.source));
+    std::set<std::string> on_source;
     for (const tables::SourceTableName& name : tables::ListSourceTables(*source)) {
+      on_source.insert(name.ToString());
       if (matcher.Match(name.database, name.table) == config::TableMatcher::kNoRule) continue;
       const std::string label = name.ToString();
       if (covered.count(label) != 0) continue;
       TableRow& row = add(name.database, name.table);
-      if (checkpoint && !checkpoint->replicated_tables) {
+      if (!state_read) {
+        row.state = "unknown";
+        row.detail =
+            "matched; whether it was copied is in the state store, which could not be read";
+      } else if (checkpoint && !checkpoint->replicated_tables) {
         // An older checkpoint: every matched table counts as covered (snapshot/newly_matched.h).
         row.state = "streaming";
         row.detail = "streams on from the checkpoint at the next start";
@@ -329,6 +339,11 @@ std::vector<TableRow> RowsFromState(const config::Config& config, std::vector<st
                          ? "matched since the checkpoint, not copied yet: copied at the next start"
                          : "matched since the checkpoint; not copied (snapshot.enabled is false): "
                            "its changes stream from the checkpoint on";
+      }
+    }
+    for (auto& [label, row] : rows) {
+      if (row.state == "streaming" && on_source.count(label) == 0) {
+        row.detail += " (the source has no such table now)";
       }
     }
   } catch (const Error& e) {

@@ -60,7 +60,7 @@ PipelineMetrics::PipelineMetrics(MetricsRegistry& r)
                                {"database", "table"})),
       tables_by_state(r.AddGauge(kTablesByStateMetric,
                                  "Replicated source tables by state (pending, copying, copied, "
-                                 "streaming, stopped), as /status lists them.",
+                                 "streaming, stopped, paused), as /status lists them.",
                                  {"state"})),
       retention_seconds(r.AddGauge(
           "rowbridge_binlog_retention_headroom_seconds",

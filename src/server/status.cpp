@@ -216,6 +216,7 @@ Health StatusBoard::CheckHealth(const config::HealthConfig& policy) const {
     const TableStatus* worst = nullptr;
     milliseconds worst_lag{0};
     for (const auto& [key, table] : tables_) {
+      if (table->state() == TableState::kPaused) continue;  // asked for; its lag is not news
       std::optional<milliseconds> lag = table->lag();
       if (lag && *lag > *policy.max_lag && *lag > worst_lag) {
         worst = table.get();
@@ -234,6 +235,7 @@ Health StatusBoard::CheckHealth(const config::HealthConfig& policy) const {
     const TableStatus* stuck = nullptr;
     milliseconds stuck_for{0};
     for (const auto& [key, table] : tables_) {
+      if (table->state() == TableState::kPaused) continue;
       const std::optional<TimePoint> since = table->unflushed_since();
       if (!since) continue;
       const milliseconds waiting(UnixMs(now) - UnixMs(*since));
@@ -298,8 +300,9 @@ StatusSample StatusBoard::Sample() const {
 }
 
 std::vector<std::pair<std::string, size_t>> StatusBoard::CountTablesByState() const {
-  constexpr TableState kStates[] = {TableState::kPending, TableState::kCopying, TableState::kCopied,
-                                    TableState::kStreaming, TableState::kStopped};
+  constexpr TableState kStates[] = {TableState::kPending, TableState::kCopying,
+                                    TableState::kCopied,  TableState::kStreaming,
+                                    TableState::kStopped, TableState::kPaused};
   std::vector<std::pair<std::string, size_t>> counts;
   for (TableState state : kStates) counts.emplace_back(TableStateName(state), 0);
   std::lock_guard lock(mutex_);

@@ -96,7 +96,8 @@ class StatusBoard {
   // /healthz: healthy while starting, copying or running AND no table is stopped AND the source
   // (or the snapshot) showed life within policy.max_silence AND (if policy.max_lag is set) no
   // table's lag exceeds it, neither at its last flush nor as the age of its oldest change not yet
-  // flushed (TableStatus::unflushed_since: a writer stuck on the table). A stopped table names
+  // flushed (TableStatus::unflushed_since: a writer stuck on the table); paused tables are not
+  // judged on lag (an operator paused them). A stopped table names
   // itself in the reason: the other tables still replicate, but this one needs a person
   // (docs/running.md, "Stopped tables").
   Health CheckHealth(const config::HealthConfig& policy) const;

@@ -29,6 +29,8 @@ const char* TableStateName(TableState state) {
       return "streaming";
     case TableState::kStopped:
       return "stopped";
+    case TableState::kPaused:
+      return "paused";
   }
   return "?";
 }
@@ -115,6 +117,13 @@ void TableStatus::SetStreaming() {
   if (state_ != TableState::kStopped) state_ = TableState::kStreaming;
 }
 
+void TableStatus::SetPaused(TimePoint at) {
+  std::lock_guard lock(mutex_);
+  if (state_ == TableState::kStopped || state_ == TableState::kPaused) return;
+  state_ = TableState::kPaused;
+  paused_ms_ = UnixMs(at);
+}
+
 void TableStatus::Resume() {
   std::lock_guard lock(mutex_);
   state_ = TableState::kStreaming;
@@ -187,6 +196,7 @@ Json TableStatus::ToJson(TimePoint now) const {
                    {"rows_per_second", rate},
                    {"eta_seconds", eta}};
   }
+  if (state_ == TableState::kPaused) out["paused"] = {{"at", TimestampJson(paused_ms_)}};
   if (state_ == TableState::kStopped) {
     out["stopped"] = {
         {"reason", stop_reason_}, {"position", stop_position_}, {"at", TimestampJson(stopped_ms_)}};

@@ -8,6 +8,9 @@
 //   SetStreaming -> streaming (the stream routes its changes)
 //   SetStopped -> stopped, with its reason; only Resume (a resnapshot of the table handed over to
 //   the stream) leaves it.
+//   SetPaused -> paused, by an operator's command (table_commands.h), since when; StartCopy,
+//   SetStreaming or Resume leave it. /healthz does not judge a paused table's lag: it was asked
+//   for.
 //
 // Thread-safe. Counters and the lag are atomics (added per flushed batch, never per row); the
 // state, names and error take a lock.
@@ -25,7 +28,7 @@ namespace rowbridge::server {
 
 using TimePoint = std::chrono::system_clock::time_point;
 
-enum class TableState { kPending, kCopying, kCopied, kStreaming, kStopped };
+enum class TableState { kPending, kCopying, kCopied, kStreaming, kStopped, kPaused };
 
 const char* TableStateName(TableState state);
 
@@ -63,6 +66,8 @@ class TableStatus {
   void SetCopyProgress(uint64_t rows_done);
   void FinishCopy();
   void SetStreaming();
+  // The table is paused from `at` on (not if stopped).
+  void SetPaused(TimePoint at);
   // A stopped table streams again (its resnapshot was handed over): the one way out of stopped.
   void Resume();
   // `position`: where in the binlog it stopped (may be empty).
@@ -97,6 +102,7 @@ class TableStatus {
   int64_t copy_started_ms_ = 0;
   std::string stop_reason_, stop_position_;
   int64_t stopped_ms_ = 0;
+  int64_t paused_ms_ = 0;
   std::string last_error_;
   int64_t last_error_ms_ = 0;
 };

@@ -27,9 +27,10 @@ class TablesCommandTest : public PipelineFixture {
  protected:
   TablesCommandTest() : PipelineFixture("rbtl") {}
 
-  // Rules matching a, b and c of the test's database (not x).
+  // Rules matching a, b, c and d of the test's database (not x).
   PipelineConfig TablesConfig() const {
-    return Config(fmt::format("  - match: [{0}.a, {0}.b, {0}.c]\n    mode: replica\n", source_db_));
+    return Config(
+        fmt::format("  - match: [{0}.a, {0}.b, {0}.c, {0}.d]\n    mode: replica\n", source_db_));
   }
 
   // `tables --json`: the array by table name, the exit code checked.
@@ -103,7 +104,8 @@ TEST_F(TablesCommandTest, OnAFreshStateMatchedTablesAreNotCopiedYet) {
 TEST_F(TablesCommandTest, AfterARunTablesStreamAndAStoppedTableSaysWhy) {
   TestDir dir("tables-after-run");
   RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
-  Sql("CREATE TABLE a (id INT PRIMARY KEY, v INT); CREATE TABLE b (id INT PRIMARY KEY, v INT);");
+  Sql("CREATE TABLE a (id INT PRIMARY KEY, v INT); CREATE TABLE b (id INT PRIMARY KEY, v INT); "
+      "CREATE TABLE d (id INT PRIMARY KEY, v INT);");
   RowbridgeProcess rb(dir.path(), TablesConfig());
   StartAndWaitForCheckpoint(rb);
   Sql("INSERT INTO a VALUES (1, 1); INSERT INTO b VALUES (1, 1);");
@@ -111,8 +113,8 @@ TEST_F(TablesCommandTest, AfterARunTablesStreamAndAStoppedTableSaysWhy) {
   Sql("SET SESSION binlog_format = STATEMENT; UPDATE b SET v = 2;");
   rb.WaitCaughtUp();
   ASSERT_EQ(rb.Terminate(), 0);
-  // Matched, but created after the run: the next start adds it.
-  Sql("CREATE TABLE c (id INT PRIMARY KEY, v INT);");
+  // Matched, but created after the run: the next start adds it. And d goes.
+  Sql("CREATE TABLE c (id INT PRIMARY KEY, v INT); DROP TABLE d;");
 
   CliResult text = rb.RunCommandLine({"tables", "-c", rb.config_path().string()});
   ASSERT_EQ(text.exit_code, 0) << text.out << text.err;
@@ -120,7 +122,12 @@ TEST_F(TablesCommandTest, AfterARunTablesStreamAndAStoppedTableSaysWhy) {
 
   CliResult json;
   std::map<std::string, Json> tables = TablesJson(rb, json);
-  ASSERT_EQ(tables.size(), 3u) << json.out;
+  ASSERT_EQ(tables.size(), 4u) << json.out;
+  const Json& d = tables[source_db_ + ".d"];
+  EXPECT_EQ(d["state"], "streaming") << d.dump();
+  EXPECT_EQ(d["detail"],
+            "streams on from the checkpoint at the next start (the source has no such table now)")
+      << d.dump();
   const Json& a = tables[source_db_ + ".a"];
   EXPECT_EQ(a["state"], "streaming") << a.dump();
   EXPECT_EQ(a["detail"], "streams on from the checkpoint at the next start") << a.dump();

@@ -6,6 +6,9 @@
 
 #include "clickhouse/columns/string.h"
 #include "pipeline/batch_buffers.h"
+#include "server/pipeline_metrics.h"
+#include "server/status.h"
+#include "server/table_stats.h"
 
 namespace rowbridge::pipeline {
 namespace {
@@ -277,6 +280,72 @@ TEST(PipelineBatchBuffers, CloseDrainsThenEnds) {
   std::lock_guard lock(buffers.mutex());
   EXPECT_TRUE(buffers.Idle());
   EXPECT_EQ(buffers.LowestUnflushed(9), 9u);
+}
+
+}  // namespace
+}  // namespace rowbridge::pipeline
+
+namespace rowbridge::pipeline {
+namespace {
+
+// The feed of /healthz's rule on changes waiting unflushed: a table is marked when a batch takes
+// its first row (not per row), the writer clears it at the flush, and Done marks it again with
+// the time of its rows in the batch that filled meanwhile.
+TEST(PipelineBatchBuffers, TablesAreMarkedUnflushedFromTheirFirstRowInABatchToItsFlush) {
+  server::MetricsRegistry registry;
+  server::PipelineMetrics metrics(registry);
+  server::StatusBoard board;
+  server::TableStats orders(metrics, board, "shop", "orders", "a", "orders");
+  server::TableStats items(metrics, board, "shop", "items", "a", "items");
+  BatchLimits limits;
+  limits.max_rows = 100;
+  limits.max_delay = 1h;
+  BatchBuffers buffers(limits);
+  std::unique_lock lock(buffers.mutex());
+  TargetGroup& g = buffers.AddGroup(Group("t"));
+  uint64_t version = 1;
+  auto append = [&](server::TableStats& stats) {
+    Batch* b = buffers.Reserve(lock, g);
+    ASSERT_NE(b, nullptr);
+    buffers.Appended(*b, 10, version++, std::chrono::steady_clock::now());
+    b->ShareOf(&stats);
+  };
+  EXPECT_EQ(orders.status.unflushed_since(), std::nullopt);
+  append(orders);
+  const auto first = orders.status.unflushed_since();
+  ASSERT_TRUE(first.has_value());
+  // Kept in milliseconds.
+  EXPECT_EQ(*first,
+            std::chrono::floor<std::chrono::milliseconds>(g.filling->shares.at(0).received_at));
+  append(orders);  // the same batch: the mark stays the first row's
+  EXPECT_EQ(orders.status.unflushed_since(), first);
+  EXPECT_EQ(items.status.unflushed_since(), std::nullopt);
+
+  buffers.SealAll();
+  lock.unlock();
+  ASSERT_EQ(buffers.NextSealed(), &g);
+  lock.lock();
+  std::this_thread::sleep_for(2ms);
+  append(items);  // while the first batch is written, the next fills with items only
+  const auto items_since = items.status.unflushed_since();
+  ASSERT_TRUE(items_since.has_value());
+  EXPECT_GT(*items_since, *first);
+  lock.unlock();
+
+  // The writer: the flushed batch's tables are cleared, then Done marks the filling batch's.
+  for (const BatchShare& share : g.sealed->shares) share.stats->status.ClearUnflushed();
+  EXPECT_EQ(orders.status.unflushed_since(), std::nullopt);
+  buffers.Done(g);
+  EXPECT_EQ(orders.status.unflushed_since(), std::nullopt);
+  EXPECT_EQ(items.status.unflushed_since(), items_since);
+
+  lock.lock();
+  buffers.SealAll();
+  lock.unlock();
+  ASSERT_EQ(buffers.NextSealed(), &g);
+  for (const BatchShare& share : g.sealed->shares) share.stats->status.ClearUnflushed();
+  buffers.Done(g);
+  EXPECT_EQ(items.status.unflushed_since(), std::nullopt);
 }
 
 }  // namespace

@@ -186,10 +186,40 @@ TEST(ServerStatus, CountsTablesByState) {
   board.Table("a", "two", "", "").SetStreaming();
   board.Table("a", "three", "", "").StartCopy(0, 10, clock.now);
   board.Table("a", "four", "", "").SetStopped("DDL", "bin.000001:4", clock.now);
+  board.Table("a", "five", "", "").SetPaused(clock.now);
   using Counts = std::vector<std::pair<std::string, size_t>>;
-  EXPECT_EQ(
-      board.CountTablesByState(),
-      (Counts{{"pending", 0}, {"copying", 1}, {"copied", 0}, {"streaming", 2}, {"stopped", 1}}));
+  EXPECT_EQ(board.CountTablesByState(), (Counts{{"pending", 0},
+                                                {"copying", 1},
+                                                {"copied", 0},
+                                                {"streaming", 2},
+                                                {"stopped", 1},
+                                                {"paused", 1}}));
+}
+
+TEST(ServerStatus, APausedTableSaysSinceWhenAndItsLagIsNotJudged) {
+  FakeClock clock;
+  StatusBoard board(clock.AsClock());
+  board.SetState(PipelineState::kRunning);
+  TableStatus& orders = board.Table("shop", "orders", "analytics", "orders");
+  orders.SetStreaming();
+  orders.RecordFlush(clock.now, clock.now - seconds(1));
+  orders.MarkUnflushed(clock.now);
+  orders.SetPaused(clock.now);
+  EXPECT_EQ(orders.state(), TableState::kPaused);
+  clock.now += seconds(50);
+  board.RecordHeartbeat();
+  EXPECT_EQ(board.CheckHealth(Policy(seconds(10))).reason, "running");
+  const Json json = board.ToJson(Policy(seconds(10)))["tables"][0];
+  EXPECT_EQ(json["state"], "paused");
+  EXPECT_EQ(json["paused"], Json({{"at", "2026-01-02T03:04:05.000Z"}}));
+  // Resumed: streaming again, and judged again.
+  orders.SetStreaming();
+  EXPECT_FALSE(board.ToJson(Policy(seconds(10)))["tables"][0].contains("paused"));
+  EXPECT_FALSE(board.CheckHealth(Policy(seconds(10))).healthy);
+  // A stopped table is not paused.
+  orders.SetStopped("DDL", "", clock.now);
+  orders.SetPaused(clock.now);
+  EXPECT_EQ(orders.state(), TableState::kStopped);
 }
 
 TEST(ServerStatus, WaitingIsAliveWhileItsRetriesKeepTheirSchedule) {

@@ -267,6 +267,7 @@ TEST(ServerTableCommands, MetricsCountTablesByStateWhenThePipelineRegisteredThem
   EXPECT_NE(text.find("rowbridge_tables{state=\"streaming\"} 1\n"), std::string::npos) << text;
   EXPECT_NE(text.find("rowbridge_tables{state=\"stopped\"} 1\n"), std::string::npos) << text;
   EXPECT_NE(text.find("rowbridge_tables{state=\"copying\"} 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("rowbridge_tables{state=\"paused\"} 0\n"), std::string::npos) << text;
   // The state changes; the next scrape follows.
   s.board.Table("shop", "orders", "a", "orders")
       .SetStopped("DDL", "", std::chrono::system_clock::now());
