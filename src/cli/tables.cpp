@@ -273,6 +273,12 @@ std::vector<TableRow> RowsFromState(const config::Config& config, std::vector<st
     notes.push_back(fmt::format("checkpoint in {}: {}", store->Describe(), checkpoint->Describe()));
     for (const state::StoppedTable& s : checkpoint->stopped_tables) {
       TableRow& row = add(s.database, s.table);
+      if (s.paused) {
+        row.state = "paused";
+        row.detail = fmt::format("paused at {} (`rowbridge resume` continues it)", s.position);
+        covered.insert(row.table);
+        continue;
+      }
       row.state = "stopped";
       row.stopped = {{"reason", s.reason}, {"position", s.position}, {"at", nullptr}};
       row.detail =
@@ -285,7 +291,12 @@ std::vector<TableRow> RowsFromState(const config::Config& config, std::vector<st
         TableRow& row = add(database, table);
         if (!row.state.empty()) continue;
         row.state = "copying";
-        row.detail = "a copy of tables matched later was interrupted; it resumes at the next start";
+        row.detail = !checkpoint->table_copy->fresh_targets.empty()
+                         ? "a resnapshot was interrupted; it resumes at the next start"
+                     : !checkpoint->table_copy->resume_from.empty()
+                         ? "a resume was interrupted; it resumes at the next start"
+                         : "a copy of tables matched later was interrupted; it resumes at the "
+                           "next start";
         covered.insert(label);
       }
     }

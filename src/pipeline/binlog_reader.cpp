@@ -314,6 +314,9 @@ void BinlogReader::Boundary(const binlog::Event& event) {
 }
 
 void BinlogReader::ServeHandOver() {
+  if (ctx_.work_pending != nullptr && ctx_.work_pending->load()) {
+    ctx_.do_work({read_file_, read_position_});
+  }
   if (ctx_.desk == nullptr || !ctx_.desk->pending()) return;
   const schema::BinlogPosition at{read_file_, read_position_};
   ctx_.desk->Serve(at, [&](const HandOverDesk::Offer& offer) { ctx_.take_over(offer, at); });

@@ -60,6 +60,10 @@ struct ReaderContext {
   // makes the offered tables streamed; the reader is at `at`.
   HandOverDesk* desk = nullptr;
   std::function<void(const HandOverDesk::Offer&, const schema::BinlogPosition& at)> take_over;
+  // Set when operator commands wait for the reader (a pause): `do_work` runs them between
+  // transactions, at `at`.
+  const std::atomic<bool>* work_pending = nullptr;
+  std::function<void(const schema::BinlogPosition& at)> do_work;
 };
 
 class BinlogReader {

@@ -79,6 +79,9 @@ class CheckpointTracker {
   // A table of the copy in progress (the checkpoint's table_copy) handed over to the stream: it
   // leaves table_copy and joins replicated_tables and table_starts at once.
   void AddTableStart(state::TableStart start);
+  // A table paused by the operator: it joins the checkpoint at once (its rows up to the pause are
+  // in ClickHouse, so a replay from an earlier checkpoint need not write them).
+  void AddStopNow(state::StoppedTable stop);
   // A stopped table streams again (its resnapshot was handed over): it leaves stopped_tables at
   // once, and a stop of it not yet in the checkpoint never joins it.
   void RemoveStop(const std::string& database, const std::string& table);

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include "common/retry.h"
 #include "common/write_fence.h"
@@ -73,15 +75,24 @@ void Pipeline::SetLastCheckpoint(const state::Checkpoint& checkpoint) {
   status_.SetSourcePosition({checkpoint.file, checkpoint.position, checkpoint.gtid});
 }
 
+namespace {
+
+bool IsStopped(const state::Checkpoint& checkpoint, const std::string& label, bool* paused) {
+  for (const state::StoppedTable& s : checkpoint.stopped_tables) {
+    if (s.database + "." + s.table == label) {
+      if (paused != nullptr) *paused = s.paused;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 server::TableCommandResult Pipeline::OnTableCommand(const std::string& database,
                                                     const std::string& table,
                                                     server::TableAction action) {
   const std::string label = database + "." + table;
-  if (action != server::TableAction::kResnapshot) {
-    return {501, fmt::format("{} is not implemented yet; `rowbridge resnapshot {}` copies the "
-                             "table again and streams it from there",
-                             server::TableActionName(action), label)};
-  }
   std::optional<state::Checkpoint> checkpoint = last_checkpoint();
   if (!checkpoint || stop_requested_) {
     return {503, "the stream is not running yet (or stopping); try again shortly"};
@@ -90,52 +101,104 @@ server::TableCommandResult Pipeline::OnTableCommand(const std::string& database,
       config::TableMatcher::kNoRule) {
     return {404, fmt::format("{}: no rule of the configuration matches it", label)};
   }
-  if (copier_ && copier_->running()) {
-    return {409, fmt::format("{}: another copy runs alongside the stream; try again once it is done",
-                             label)};
+  if (action == server::TableAction::kPause) return RequestPause(label, *checkpoint);
+  return RequestCopy(action, label, *checkpoint);
+}
+
+server::TableCommandResult Pipeline::RequestPause(const std::string& label,
+                                                  const state::Checkpoint& checkpoint) {
+  bool paused = false;
+  if (IsStopped(checkpoint, label, &paused)) {
+    return {409, fmt::format("{} is {} already", label, paused ? "paused" : "stopped")};
   }
-  if (std::string why = snapshot::ResnapshotRefusal(config_, *checkpoint, label); !why.empty()) {
-    return {409, fmt::format("{}: {}", label, why)};
+  if (!checkpoint.replicated_tables ||
+      !std::binary_search(checkpoint.replicated_tables->begin(),
+                          checkpoint.replicated_tables->end(), label)) {
+    return {409, fmt::format("{} is not streamed yet (its copy has not been handed over)", label)};
   }
   {
-    std::lock_guard lock(resnapshot_mutex_);
-    if (!resnapshot_.empty()) {
-      return {409, fmt::format("the resnapshot of {} is being started; try again shortly",
-                               resnapshot_)};
-    }
-    resnapshot_ = label;
+    std::lock_guard lock(requests_mutex_);
+    if (std::find(pauses_.begin(), pauses_.end(), label) == pauses_.end()) pauses_.push_back(label);
+    pauses_pending_ = true;
   }
-  spdlog::info("resnapshot of {} asked for: restarting the stream to record it", label);
+  return {202, fmt::format("{} pauses at the next transaction boundary the stream reads "
+                           "(`rowbridge resume` continues it from there)",
+                           label)};
+}
+
+std::vector<std::string> Pipeline::TakePauses() {
+  std::lock_guard lock(requests_mutex_);
+  pauses_pending_ = false;
+  return std::exchange(pauses_, {});
+}
+
+server::TableCommandResult Pipeline::RequestCopy(server::TableAction action,
+                                                 const std::string& label,
+                                                 const state::Checkpoint& checkpoint) {
+  const bool resume = action == server::TableAction::kResume;
+  if (copier_ && copier_->running()) {
+    return {409,
+            fmt::format("{}: another copy runs alongside the stream; try again once it is done",
+                        label)};
+  }
+  const std::string why = resume ? snapshot::ResumeRefusal(checkpoint, label)
+                                 : snapshot::ResnapshotRefusal(config_, checkpoint, label);
+  if (!why.empty()) return {409, fmt::format("{}: {}", label, why)};
+  {
+    std::lock_guard lock(requests_mutex_);
+    if (copy_request_) {
+      return {409,
+              fmt::format("the {} of {} is being started; try again shortly",
+                          server::TableActionName(copy_request_->action), copy_request_->table)};
+    }
+    copy_request_ = CopyRequest{action, label};
+  }
+  spdlog::info("{} of {} asked for: restarting the stream to record it",
+               server::TableActionName(action), label);
   restart_requested_ = true;
+  if (resume) {
+    return {202, fmt::format("{} continues from where it stopped: its changes since are applied "
+                             "alongside the stream, which then takes it over",
+                             label)};
+  }
   return {202, fmt::format("{} is copied again alongside the stream; `rowbridge tables` shows the "
                            "copy's progress",
                            label)};
 }
 
-void Pipeline::BeginRequestedResnapshot() {
-  std::string table;
+void Pipeline::BeginRequestedCopy() {
+  std::optional<CopyRequest> request;
   {
-    std::lock_guard lock(resnapshot_mutex_);
-    table.swap(resnapshot_);
+    std::lock_guard lock(requests_mutex_);
+    request.swap(copy_request_);
   }
-  if (table.empty()) return;
+  if (!request) return;
+  const char* what = server::TableActionName(request->action);
   try {
     std::optional<state::Checkpoint> checkpoint = store_->Load();
     if (!checkpoint) Fail(ErrorCode::kInternal, "no checkpoint in {}", store_->Describe());
-    snapshot::BeginResnapshot(config_, *store_, *checkpoint, table);
+    if (request->action == server::TableAction::kResume) {
+      snapshot::BeginResume(*store_, *checkpoint, request->table);
+    } else {
+      snapshot::BeginResnapshot(config_, *store_, *checkpoint, request->table);
+    }
     SetLastCheckpoint(*checkpoint);
   } catch (const Error& e) {
     // The stream goes on as it was; the operator sees why and may ask again.
-    spdlog::error("resnapshot of {} not begun: {}", table, e.what());
-    metrics_.errors.WithLabels({"resnapshot"}).Increment();
+    spdlog::error("{} of {} not begun: {}", what, request->table, e.what());
+    metrics_.errors.WithLabels({what}).Increment();
   }
 }
 
 void Pipeline::ShowStopped(const state::StoppedTable& stopped) {
   // The target of a table stopped before it was routed (e.g. listed by the checkpoint) is not
   // known here; the board keeps the one it knew, if any.
-  status_.Table(stopped.database, stopped.table, "", "")
-      .SetStopped(stopped.reason, stopped.position, std::chrono::system_clock::now());
+  server::TableStatus& table = status_.Table(stopped.database, stopped.table, "", "");
+  if (stopped.paused) {
+    table.SetPaused(std::chrono::system_clock::now());
+    return;
+  }
+  table.SetStopped(stopped.reason, stopped.position, std::chrono::system_clock::now());
   metrics_.table_stopped.WithLabels({stopped.database, stopped.table}).Set(1);
 }
 
@@ -179,7 +242,7 @@ void Pipeline::Run() {
     try {
       RunSession();
       if (restart_requested_.exchange(false) && !stop_requested_) {
-        BeginRequestedResnapshot();
+        BeginRequestedCopy();
         continue;
       }
       copy_failed();

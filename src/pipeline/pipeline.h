@@ -32,6 +32,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "config/config.h"
 #include "mysql/start_position.h"
@@ -75,6 +76,11 @@ class Pipeline {
   //               its place once complete (a stopped table streams again then): the session
   //               restarts cleanly, the copy is recorded in the checkpoint
   //               (snapshot::BeginResnapshot), and the next session runs it.
+  //   pause       the reader, between two transactions, writes the table's buffered rows and
+  //               stops it there, recorded in the checkpoint at once (paused).
+  //   resume      a stopped or paused table: its changes from where it stopped are applied to its
+  //               target alongside the stream (snapshot::BeginResume, restarting the session like
+  //               resnapshot), then the stream takes it over.
   server::TableCommandResult OnTableCommand(const std::string& database, const std::string& table,
                                             server::TableAction action);
 
@@ -91,8 +97,15 @@ class Pipeline {
   void RunSession();
   std::string WaitingFor(const Error& error, Side side) const;
   void SetLastCheckpoint(const state::Checkpoint& checkpoint);
-  // Between sessions: records the resnapshot asked for, if any, in the stored checkpoint.
-  void BeginRequestedResnapshot();
+  // Between sessions: records the copy asked for (resnapshot, resume), if any, in the stored
+  // checkpoint.
+  void BeginRequestedCopy();
+  server::TableCommandResult RequestCopy(server::TableAction action, const std::string& label,
+                                         const state::Checkpoint& checkpoint);
+  server::TableCommandResult RequestPause(const std::string& label,
+                                          const state::Checkpoint& checkpoint);
+  // The reader's thread: the pauses asked for (emptied).
+  std::vector<std::string> TakePauses();
   // A stopped table on /status, /healthz, the page and rowbridge_table_stopped.
   void ShowStopped(const state::StoppedTable& stopped);
 
@@ -106,10 +119,18 @@ class Pipeline {
   std::string job_;
 
   std::atomic<bool> stop_requested_{false};
-  // A clean restart of the session, to begin the resnapshot of resnapshot_ between sessions.
+  // A clean restart of the session, to begin the copy of copy_request_ between sessions.
   std::atomic<bool> restart_requested_{false};
-  std::mutex resnapshot_mutex_;
-  std::string resnapshot_;  // "db.table"; empty: none asked for
+  // Operator commands, and what they wait for: a copy to record between sessions (resnapshot,
+  // resume), pauses for the reader.
+  struct CopyRequest {
+    server::TableAction action;
+    std::string table;  // "db.table"
+  };
+  std::mutex requests_mutex_;
+  std::optional<CopyRequest> copy_request_;
+  std::vector<std::string> pauses_;
+  std::atomic<bool> pauses_pending_{false};
   std::mutex stop_mutex_;
   std::condition_variable stop_cv_;
   uint64_t session_ = 0;

@@ -36,11 +36,13 @@ uint64_t ReplayVersionLimit(uint64_t resume_version, uint64_t bytes) {
   return reach > ~uint64_t{0} - resume_version ? ~uint64_t{0} : resume_version + reach;
 }
 
-// Whether the copy `checkpoint` records runs: a resnapshot always; tables matched later with
-// snapshot.enabled (turned off meanwhile, they are streamed from the checkpoint on without it).
+// Whether the copy `checkpoint` records runs: a resnapshot or resume always; tables matched later
+// with snapshot.enabled (turned off meanwhile, they are streamed from the checkpoint on without
+// it).
 bool CopiesAlongside(const config::Config& config, const state::Checkpoint& checkpoint) {
   return checkpoint.table_copy &&
-         (config.snapshot.enabled || !checkpoint.table_copy->fresh_targets.empty());
+         (config.snapshot.enabled || !checkpoint.table_copy->fresh_targets.empty() ||
+          !checkpoint.table_copy->resume_from.empty());
 }
 
 // "a.t1, a.t2".
@@ -270,7 +272,7 @@ RouterContext Pipeline::Session::MakeRouterContext() {
       if (dot == std::string::npos) continue;
       const tables::SourceTableName name{t.table.substr(0, dot), t.table.substr(dot + 1)};
       rc.table_starts[name] = {t.file, t.position};
-      if (!t.fresh_target.empty()) rc.counted_starts.insert(name);
+      if (t.counted) rc.counted_starts.insert(name);
     }
   }
   rc.on_replicated = [this](const std::string& label) {
@@ -308,7 +310,8 @@ void Pipeline::Session::ResolveTables() {
       });
   if (checkpoint_) resolver_options.created_targets = checkpoint_->created_targets;
   if (checkpoint_ && checkpoint_->table_copy && CopiesAlongside(p_.config_, *checkpoint_) &&
-      checkpoint_->table_copy->fresh_targets.empty()) {
+      checkpoint_->table_copy->fresh_targets.empty() &&
+      checkpoint_->table_copy->resume_from.empty()) {
     // Tables matched later: the stream leaves them to their copy until it hands them over.
     resolver_options.held_back = checkpoint_->table_copy->tables;
   }
@@ -425,11 +428,12 @@ void Pipeline::Session::SaveStartingCheckpoint() {
   std::sort(checkpoint.created_targets.begin(), checkpoint.created_targets.end());
   checkpoint.replicated_tables = std::move(replicated_tables_);
   if (checkpoint.table_copy && CopiesAlongside(p_.config_, checkpoint)) {
-    spdlog::info("{} table(s) {} being copied alongside the stream: {}",
-                 checkpoint.table_copy->tables.size(),
-                 checkpoint.table_copy->fresh_targets.empty() ? "matched later are"
-                                                              : "are copied again (resnapshot),",
-                 JoinedLabels(checkpoint.table_copy->tables));
+    const state::TableCopy& copy = *checkpoint.table_copy;
+    spdlog::info("{} table(s) {} alongside the stream: {}", copy.tables.size(),
+                 !copy.fresh_targets.empty() ? "copied again (resnapshot)"
+                 : !copy.resume_from.empty() ? "brought up from where they stopped (resume)"
+                                             : "matched later being copied",
+                 JoinedLabels(copy.tables));
   } else if (checkpoint.table_copy) {
     // Left by a copy of newly matched tables that was not finished (snapshot.enabled was turned
     // off meanwhile): those tables are streamed from the checkpoint on instead, and a later copy
@@ -468,13 +472,21 @@ void Pipeline::Session::SaveNewest(const BinlogReader& reader) {
 void Pipeline::Session::TakeOver(const HandOverDesk::Offer& offer,
                                  const schema::BinlogPosition& at) {
   std::vector<std::string> fresh_targets;
+  bool resume = false;
   {
     std::lock_guard lock(buffers_.mutex());
     const auto& copy = tracker_->checkpoint().table_copy;
-    if (copy && copy->tables == offer.tables) fresh_targets = copy->fresh_targets;
+    if (copy && copy->tables == offer.tables) {
+      fresh_targets = copy->fresh_targets;
+      resume = !copy->resume_from.empty();
+    }
   }
   if (!fresh_targets.empty()) {
     ReplaceTargets(offer, fresh_targets, at);
+    return;
+  }
+  if (resume) {
+    ResumeTables(offer, at);
     return;
   }
   for (const std::string& label : offer.tables) {
@@ -486,7 +498,7 @@ void Pipeline::Session::TakeOver(const HandOverDesk::Offer& offer,
   {
     std::lock_guard lock(buffers_.mutex());
     for (const std::string& label : offer.tables) {
-      tracker_->AddTableStart({label, offer.end.file, offer.end.offset, ""});
+      tracker_->AddTableStart({label, offer.end.file, offer.end.offset, "", false});
     }
   }
   // Before any of their changes is read: a restart must not copy them again, nor stream their
@@ -507,7 +519,8 @@ void Pipeline::Session::ReplaceTargets(const HandOverDesk::Offer& offer,
         [&](const std::string& target) {
           {
             std::lock_guard lock(buffers_.mutex());
-            tracker_->AddTableStart({label, offer.end.file, offer.end.offset, fresh_targets[i]});
+            tracker_->AddTableStart(
+                {label, offer.end.file, offer.end.offset, fresh_targets[i], true});
             tracker_->AddCreatedTarget(target);
             tracker_->RemoveStop(name.database, name.table);
           }
@@ -524,6 +537,43 @@ void Pipeline::Session::ReplaceTargets(const HandOverDesk::Offer& offer,
         "resnapshot of {} handed over: its copy took the target's place, and its changes "
         "after {} are streamed into it (the stream is at {})",
         label, offer.end.ToString(), at.ToString());
+  }
+}
+
+void Pipeline::Session::ResumeTables(const HandOverDesk::Offer& offer,
+                                     const schema::BinlogPosition& at) {
+  {
+    std::lock_guard lock(buffers_.mutex());
+    for (const std::string& label : offer.tables) {
+      const config::QualifiedName name = snapshot::SplitLabel(label);
+      tracker_->AddTableStart({label, offer.end.file, offer.end.offset, "", true});
+      tracker_->RemoveStop(name.database, name.table);
+    }
+  }
+  // Before any of their changes after the copy's end is read.
+  SaveNow();
+  for (const std::string& label : offer.tables) {
+    const config::QualifiedName name = snapshot::SplitLabel(label);
+    router_->Resume({name.database, name.table}, offer.end, at);
+    p_.metrics_.table_stopped.WithLabels({name.database, name.table}).Set(0);
+    spdlog::info(
+        "{} resumed: its changes up to {} were applied alongside the stream, which "
+        "streams it from there (the stream is at {})",
+        label, offer.end.ToString(), at.ToString());
+  }
+}
+
+void Pipeline::Session::PauseTables(const schema::BinlogPosition& at) {
+  for (const std::string& label : p_.TakePauses()) {
+    const config::QualifiedName name = snapshot::SplitLabel(label);
+    std::optional<state::StoppedTable> paused = router_->Pause({name.database, name.table}, at);
+    if (!paused) continue;
+    {
+      std::lock_guard lock(buffers_.mutex());
+      tracker_->AddStopNow(*paused);
+    }
+    SaveNow();
+    p_.ShowStopped(*paused);
   }
 }
 
@@ -581,6 +631,8 @@ void Pipeline::Session::Stream() {
   reader_context.desk = &p.desk_;
   reader_context.take_over = [this](const HandOverDesk::Offer& offer,
                                     const schema::BinlogPosition& at) { TakeOver(offer, at); };
+  reader_context.work_pending = &p.pauses_pending_;
+  reader_context.do_work = [this](const schema::BinlogPosition& at) { PauseTables(at); };
   BinlogReader reader(reader_context);
   WriterPool writers(p.config_.target.writers, endpoints::TargetClientOptions(p.config_.target),
                      buffers_, fmt::format("{}{}-{}-", insert_prefix_, ::getpid(), p.session_),

@@ -76,6 +76,10 @@ class Pipeline::Session {
   void ReplaceTargets(const HandOverDesk::Offer& offer,
                       const std::vector<std::string>& fresh_targets,
                       const schema::BinlogPosition& at);
+  // The same for a resume: each stopped table streams again.
+  void ResumeTables(const HandOverDesk::Offer& offer, const schema::BinlogPosition& at);
+  // The reader's thread, at `at` between transactions: the pauses asked for.
+  void PauseTables(const schema::BinlogPosition& at);
   // Saves what the tracker holds now (the reader's, before a step a replay must know of).
   void SaveNow();
 

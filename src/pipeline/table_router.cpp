@@ -303,6 +303,40 @@ bool TableRouter::ReplaceTarget(
   return true;
 }
 
+std::optional<state::StoppedTable> TableRouter::Pause(const tables::SourceTableName& name,
+                                                      const schema::BinlogPosition& at) {
+  auto it = tables_.find(name);
+  if (it == tables_.end() || it->second->stopped) return std::nullopt;
+  StreamedTable& table = *it->second;
+  if (!Drain(table)) return std::nullopt;
+  table.stopped = true;
+  table.stop_reason = "paused by the operator";
+  LogFields fields;
+  fields.Table(name.database, name.table).Position(at.file, at.offset);
+  spdlog::info("paused {} at {}: its changes up to there are in {}", name.ToString(), at.ToString(),
+               table.target != nullptr ? table.target->label : "its target");
+  return state::StoppedTable{name.database, name.table, at.ToString(), table.stop_reason, true};
+}
+
+void TableRouter::Resume(const tables::SourceTableName& name, const schema::BinlogPosition& start,
+                         const schema::BinlogPosition& at) {
+  const int rule = ctx_.resolver->Match(name);
+  if (rule == config::TableMatcher::kNoRule) {
+    Fail(ErrorCode::kInternal, "{}: resumed, but no rule matches it", name.ToString());
+  }
+  // The operator may have fixed the target while the table was stopped.
+  if (tables::TargetTable* record =
+          ctx_.resolver->FindTarget(ctx_.resolver->TargetLabel(name, rule))) {
+    ctx_.resolver->RereadColumns(*record);
+  }
+  Retire(name);
+  ctx_.table_starts[name] = start;
+  ctx_.counted_starts.insert(name);
+  routes_.clear();
+  StreamedTable& table = GetOrCreate(name, rule, nullptr, at, nullptr);
+  if (!table.stopped && table.stats) table.stats->status.Resume();
+}
+
 TargetState* TableRouter::StateOf(tables::TargetTable* target) {
   std::unique_ptr<TargetState>& state = target_states_[target];
   if (state != nullptr) return state.get();

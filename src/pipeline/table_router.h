@@ -237,6 +237,17 @@ class TableRouter {
                      const config::QualifiedName& fresh, const schema::BinlogPosition& at,
                      const std::function<void(const std::string& target)>& before_replace);
 
+  // `rowbridge pause` at `at`, between transactions: the table's buffered rows are written and it
+  // stops there (not reported through on_stop: the caller records it at once). nullopt when it
+  // is not streaming, or the pipeline is stopping.
+  std::optional<state::StoppedTable> Pause(const tables::SourceTableName& name,
+                                           const schema::BinlogPosition& at);
+  // `rowbridge resume`: the stopped table's changes up to `start` were applied by its resume copy
+  // (at <= start, between transactions); it streams from `start` on, against its target's columns
+  // read again (a problem stops it again).
+  void Resume(const tables::SourceTableName& name, const schema::BinlogPosition& start,
+              const schema::BinlogPosition& at);
+
   // Stops a table (idempotent).
   void Stop(StreamedTable& table, const std::string& position, const std::string& reason);
 

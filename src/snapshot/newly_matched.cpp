@@ -98,7 +98,7 @@ bool BeginCopy(const config::Config& config, state::StateStore& store,
            Joined(fresh), label, max, base, checkpoint.Describe());
     }
   }
-  checkpoint.table_copy = state::TableCopy{base, fresh, {}};
+  checkpoint.table_copy = state::TableCopy{base, fresh, {}, {}};
   checkpoint.next_version = base + kVersionBand;
   store.Save(checkpoint);
   spdlog::info(
@@ -168,13 +168,54 @@ void BeginResnapshot(const config::Config& config, state::StateStore& store,
   if (base >= ~uint64_t{0} - 2 * kVersionBand) {
     Fail(ErrorCode::kInternal, "the version counter ({}) has no room for another copy", base);
   }
-  checkpoint.table_copy = state::TableCopy{base, {table}, {fresh.database + "." + fresh.table}};
+  checkpoint.table_copy = state::TableCopy{base, {table}, {fresh.database + "." + fresh.table}, {}};
   checkpoint.next_version = base + kVersionBand;
   store.Save(checkpoint);
   spdlog::info(
       "resnapshot of {}: copying it again into {}.{} alongside the stream, which goes on writing "
       "into {}.{} until the copy takes its place (versions from {} on)",
       table, fresh.database, fresh.table, target.database, target.table, checkpoint.next_version);
+}
+
+std::string ResumeRefusal(const state::Checkpoint& checkpoint, const std::string& table) {
+  if (checkpoint.table_copy) {
+    return fmt::format("a copy of {} runs already; try again once it is done",
+                       Joined(checkpoint.table_copy->tables));
+  }
+  for (const state::StoppedTable& s : checkpoint.stopped_tables) {
+    if (s.database + "." + s.table != table) continue;
+    const size_t colon = s.position.rfind(':');
+    if (colon == std::string::npos || colon + 1 == s.position.size() ||
+        s.position.find_first_not_of("0123456789", colon + 1) != std::string::npos) {
+      return fmt::format(
+          "its stop position \"{}\" is not file:position; `rowbridge resnapshot` "
+          "copies it again instead",
+          s.position);
+    }
+    return "";
+  }
+  return "it is neither stopped nor paused";
+}
+
+void BeginResume(state::StateStore& store, state::Checkpoint& checkpoint,
+                 const std::string& table) {
+  if (std::string why = ResumeRefusal(checkpoint, table); !why.empty()) {
+    Fail(ErrorCode::kInvalidArgument, "cannot resume {}: {}", table, why);
+  }
+  const auto stopped = std::find_if(
+      checkpoint.stopped_tables.begin(), checkpoint.stopped_tables.end(),
+      [&](const state::StoppedTable& s) { return s.database + "." + s.table == table; });
+  const uint64_t base = checkpoint.next_version;
+  if (base >= ~uint64_t{0} - 2 * kVersionBand) {
+    Fail(ErrorCode::kInternal, "the version counter ({}) has no room for another copy", base);
+  }
+  checkpoint.table_copy = state::TableCopy{base, {table}, {}, {stopped->position}};
+  checkpoint.next_version = base + kVersionBand;
+  store.Save(checkpoint);
+  spdlog::info(
+      "resume of {}: its changes from {} on are applied to its target alongside the "
+      "stream (versions from {} on), then the stream takes it over",
+      table, stopped->position, checkpoint.next_version);
 }
 
 std::optional<state::TableCopy> PendingTableCopy(const config::Config& config,
@@ -212,6 +253,15 @@ bool CopyTablesAlongside(const config::Config& config, const state::Checkpoint& 
     // A resnapshot: the copy goes into a fresh table, which it creates.
     options.target_overrides[copy.tables[i]] = SplitLabel(copy.fresh_targets[i]);
     std::erase(options.replicated_tables, copy.tables[i]);
+  }
+  for (size_t i = 0; i < copy.resume_from.size() && i < copy.tables.size(); ++i) {
+    const std::string& at = copy.resume_from[i];
+    const size_t colon = at.rfind(':');
+    if (colon == std::string::npos) {
+      Fail(ErrorCode::kCorruption, "resume of {}: \"{}\" is not file:position", copy.tables[i], at);
+    }
+    options.window_only_from[copy.tables[i]] =
+        BinlogPoint{at.substr(0, colon), std::stoull(at.substr(colon + 1))};
   }
   std::sort(options.replicated_tables.begin(), options.replicated_tables.end());
   options.checkpoint = checkpoint.Describe() + " in " + store_description;

@@ -70,6 +70,15 @@ config::QualifiedName FreshTargetName(const config::QualifiedName& target);
 std::string ResnapshotRefusal(const config::Config& config, const state::Checkpoint& checkpoint,
                               const std::string& table);
 
+// Why stopped or paused `table` cannot be resumed now; empty when it can.
+std::string ResumeRefusal(const state::Checkpoint& checkpoint, const std::string& table);
+
+// `rowbridge resume`: records in `checkpoint` (saved by a clean stop of the stream) a "copy" of the
+// stopped `table` that copies no rows and applies its changes from its stop position on to its
+// target (SnapshotOptions::window_only_from), with the stream's next_version moved above that
+// band, and saves it. The table stays stopped in the checkpoint until the stream takes it over.
+void BeginResume(state::StateStore& store, state::Checkpoint& checkpoint, const std::string& table);
+
 // `rowbridge resnapshot`: records in `checkpoint` (saved by a clean stop of the stream, so
 // ClickHouse holds no change after it) a copy of `table` again into a fresh target
 // (FreshTargetName; a stale one is dropped), with the stream's next_version moved above the copy's

@@ -415,7 +415,7 @@ void SnapshotRunner::Impl::FindEarlierRows() {
     std::vector<std::string> others;
     for (const tables::ReplicatedTable& r : resolved) {
       if (r.target != t) continue;
-      if (Copied(r.name)) {
+      if (Copied(r.name) && options.window_only_from.count(r.name.ToString()) == 0) {
         any_copied = true;
       } else {
         all_copied = false;
@@ -520,6 +520,11 @@ void SnapshotRunner::Impl::StartProgress(CopiedTable& t, mysql::Connection& admi
   } else {
     t.progress.table = t.label;
     t.progress.number = next_number++;
+    if (auto from = options.window_only_from.find(t.label);
+        from != options.window_only_from.end()) {
+      t.progress.state = "copied";
+      t.progress.high = from->second;
+    }
   }
   t.base = run.version_base + uint64_t{t.progress.number} * kTableBand;
   // The band's last table band is the deletes' (DeleteEarlierRows).

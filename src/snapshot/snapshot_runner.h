@@ -67,6 +67,9 @@ struct SnapshotOptions {
   // was not there to answer; the tables are caught up to a later E and offered again, until a
   // stop request.
   std::function<bool(const BinlogPoint& end)> hand_over;
+  // Tables ("db.table") that are not copied, only brought up from a position on (a resume: their
+  // target holds their rows up to there): their window is applied from it.
+  std::map<std::string, BinlogPoint> window_only_from;
   // Targets other than the rules' ("db.table" -> target), for a resnapshot's fresh tables.
   std::map<std::string, config::QualifiedName> target_overrides;
   // Tests: called once every table is copied, before the final position E is read.

@@ -39,6 +39,7 @@ std::string Checkpoint::ToJson() const {
                        {"table", t.table},
                        {"position", t.position},
                        {"reason", t.reason}});
+    if (t.paused) stopped.back()["paused"] = true;
   }
   j["stopped_tables"] = std::move(stopped);
   if (!created_targets.empty()) j["created_targets"] = created_targets;
@@ -49,6 +50,7 @@ std::string Checkpoint::ToJson() const {
       nlohmann::ordered_json start = {
           {"table", t.table}, {"file", t.file}, {"position", t.position}};
       if (!t.fresh_target.empty()) start["fresh_target"] = t.fresh_target;
+      if (t.counted) start["counted"] = true;
       starts.push_back(std::move(start));
     }
     j["table_starts"] = std::move(starts);
@@ -65,6 +67,7 @@ std::string Checkpoint::ToJson() const {
     j["table_copy"] = {{"version_base", table_copy->version_base}, {"tables", table_copy->tables}};
     if (!table_copy->fresh_targets.empty())
       j["table_copy"]["fresh_targets"] = table_copy->fresh_targets;
+    if (!table_copy->resume_from.empty()) j["table_copy"]["resume_from"] = table_copy->resume_from;
   }
   if (!schema_history.empty()) j["schema_history"] = nlohmann::ordered_json::parse(schema_history);
   return j.dump();
@@ -90,9 +93,10 @@ Checkpoint Checkpoint::FromJson(std::string_view text, std::string_view origin) 
     c.next_version = j.at("next_version").get<uint64_t>();
     if (j.contains("stopped_tables")) {
       for (const auto& t : j.at("stopped_tables")) {
-        c.stopped_tables.push_back(
-            {t.at("database").get<std::string>(), t.at("table").get<std::string>(),
-             t.at("position").get<std::string>(), t.at("reason").get<std::string>()});
+        c.stopped_tables.push_back({t.at("database").get<std::string>(),
+                                    t.at("table").get<std::string>(),
+                                    t.at("position").get<std::string>(),
+                                    t.at("reason").get<std::string>(), t.value("paused", false)});
       }
     }
     if (j.contains("created_targets")) {
@@ -105,7 +109,8 @@ Checkpoint Checkpoint::FromJson(std::string_view text, std::string_view origin) 
       for (const auto& t : j.at("table_starts")) {
         c.table_starts.push_back({t.at("table").get<std::string>(), t.at("file").get<std::string>(),
                                   t.at("position").get<uint64_t>(),
-                                  t.value("fresh_target", std::string())});
+                                  t.value("fresh_target", std::string()),
+                                  t.value("counted", false)});
       }
     }
     if (j.contains("target_renames")) {
@@ -119,11 +124,17 @@ Checkpoint Checkpoint::FromJson(std::string_view text, std::string_view origin) 
       const auto& t = j.at("table_copy");
       c.table_copy = TableCopy{t.at("version_base").get<uint64_t>(),
                                t.at("tables").get<std::vector<std::string>>(),
-                               t.value("fresh_targets", std::vector<std::string>())};
+                               t.value("fresh_targets", std::vector<std::string>()),
+                               t.value("resume_from", std::vector<std::string>())};
       if (!c.table_copy->fresh_targets.empty() &&
           c.table_copy->fresh_targets.size() != c.table_copy->tables.size()) {
         Fail(ErrorCode::kCorruption, "{}: table_copy has {} tables but {} fresh targets", origin,
              c.table_copy->tables.size(), c.table_copy->fresh_targets.size());
+      }
+      if (!c.table_copy->resume_from.empty() &&
+          c.table_copy->resume_from.size() != c.table_copy->tables.size()) {
+        Fail(ErrorCode::kCorruption, "{}: table_copy has {} tables but {} resume positions", origin,
+             c.table_copy->tables.size(), c.table_copy->resume_from.size());
       }
     }
     if (j.contains("schema_history")) c.schema_history = j.at("schema_history").dump();

@@ -35,6 +35,8 @@ struct StoppedTable {
   std::string table;
   std::string position;  // "file:pos" of the event that stopped it
   std::string reason;
+  // Stopped by an operator's `rowbridge pause` (its rows up to `position` are in ClickHouse).
+  bool paused = false;
   bool operator==(const StoppedTable&) const = default;
 };
 
@@ -50,6 +52,9 @@ struct TableStart {
   std::string file;
   uint64_t position = 0;
   std::string fresh_target;  // db.table; empty for a table matched later
+  // The table's changes before the start take their versions (a resnapshot, a resume): the
+  // stream handed them out when it wrote them, or counted them while the table was stopped.
+  bool counted = false;
   bool operator==(const TableStart&) const = default;
 };
 
@@ -77,6 +82,10 @@ struct TableCopy {
   uint64_t version_base = 0;
   std::vector<std::string> tables;  // db.table, sorted
   std::vector<std::string> fresh_targets;
+  // A resume (rowbridge resume) of stopped or paused tables: no rows are copied; each table's
+  // changes from where it stopped ("file:pos", in the order of `tables`) are applied to its own
+  // target, then the stream takes it over. Empty otherwise.
+  std::vector<std::string> resume_from;
   bool operator==(const TableCopy&) const = default;
 };
 

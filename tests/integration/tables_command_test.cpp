@@ -193,15 +193,24 @@ TEST_F(TablesCommandTest, FromTheRunningProcessWithItsToken) {
       << text.out;
   EXPECT_NE(text.out.find("streaming"), std::string::npos) << text.out;
 
-  // A command reaches the running process with the token; `run` registers no handler yet, so
-  // the answer is "not ready" (503), printed, and the exit status is not 0.
+  // A command reaches the running process with the token: accepted (202), printed, exit 0; a
+  // second pause of the paused table is refused (409), printed, and the exit status is not 0.
   CliResult pause =
       rb.RunCommandLine({"pause", "-c", rb.config_path().string(), source_db_ + ".a"});
-  EXPECT_NE(pause.exit_code, 0) << pause.out << pause.err;
-  EXPECT_NE(pause.err.find("pause " + source_db_ + ".a: refused by the rowbridge at " + address +
-                           " (HTTP 503)"),
+  EXPECT_EQ(pause.exit_code, 0) << pause.out << pause.err;
+  Sql("INSERT INTO b VALUES (2, 2);");  // a boundary for the reader to pause at
+  ASSERT_TRUE(WaitFor(
+      [&] { return rb.log().find("paused " + source_db_ + ".a") != std::string::npos; }, 30s))
+      << rb.log();
+  ASSERT_TRUE(WaitFor(
+      [&] { return rb.SavedCheckpoint() && !rb.SavedCheckpoint()->stopped_tables.empty(); }, 30s));
+  CliResult again =
+      rb.RunCommandLine({"pause", "-c", rb.config_path().string(), source_db_ + ".a"});
+  EXPECT_NE(again.exit_code, 0) << again.out << again.err;
+  EXPECT_NE(again.err.find("pause " + source_db_ + ".a: refused by the rowbridge at " + address +
+                           " (HTTP 409)"),
             std::string::npos)
-      << pause.err;
+      << again.err;
 
   // The same without a token (another config): 401, said as such.
   PipelineConfig tokenless = config;
@@ -223,7 +232,8 @@ TEST_F(TablesCommandTest, FromTheRunningProcessWithItsToken) {
   // `tables` falls back to the checkpoint.
   tables = TablesJson(rb, json);
   EXPECT_NE(json.err.find("nothing answers at " + address), std::string::npos) << json.err;
-  EXPECT_EQ(tables[source_db_ + ".a"]["state"], "streaming");
+  EXPECT_EQ(tables[source_db_ + ".a"]["state"], "paused");
+  EXPECT_EQ(tables[source_db_ + ".b"]["state"], "streaming");
 }
 
 // A writer that does not finish: the lag at the table's last flush says nothing (there was none),

@@ -71,9 +71,10 @@ TEST(PipelineCheckpoint, CheckpointsOfOlderVersionsStayLoadable) {
 TEST(PipelineCheckpoint, CarriesReplicatedTablesAndTableCopies) {
   state::Checkpoint c = Sample();
   c.replicated_tables = std::vector<std::string>{"shop.a", "shop.b"};
-  c.table_starts.push_back({"shop.b", "mysql-bin.000004", 99, ""});
-  c.table_starts.push_back({"shop.d", "mysql-bin.000004", 120, "ch.d_rowbridge_fresh"});
-  c.table_copy = state::TableCopy{1000, {"shop.c"}, {"ch.c_rowbridge_fresh"}};
+  c.table_starts.push_back({"shop.b", "mysql-bin.000004", 99, "", false});
+  c.table_starts.push_back({"shop.d", "mysql-bin.000004", 120, "ch.d_rowbridge_fresh", true});
+  c.table_copy = state::TableCopy{1000, {"shop.c"}, {"ch.c_rowbridge_fresh"}, {}};
+  c.stopped_tables.push_back({"shop", "p", "mysql-bin.000004:200", "paused by the operator", true});
   c.target_renames.push_back({"ch.logs", "ch.events_log", "mysql-bin.000004", 120});
   const state::Checkpoint back = state::Checkpoint::FromJson(c.ToJson(), "test");
   EXPECT_EQ(back, c);
@@ -277,8 +278,8 @@ TEST(PipelineCheckpointTracker, TableStartsAreDroppedOnceTheCheckpointPassesThem
   start.file = "mysql-bin.000001";
   start.position = 100;
   start.next_version = 10;
-  start.table_starts.push_back({"db.b", "mysql-bin.000001", 500, ""});
-  start.table_starts.push_back({"db.c", "mysql-bin.000002", 50, ""});
+  start.table_starts.push_back({"db.b", "mysql-bin.000001", 500, "", false});
+  start.table_starts.push_back({"db.c", "mysql-bin.000002", 50, "", false});
   CheckpointTracker t(start);
   t.AddBoundary(400, 11, {});
   t.AddBoundary(500, 12, {});
@@ -337,17 +338,17 @@ TEST(PipelineCheckpointTracker, HandedOverTablesLeaveTheCopyAndStartAtItsEnd) {
   start.file = "mysql-bin.000001";
   start.position = 100;
   start.replicated_tables = std::vector<std::string>{"db.a"};
-  start.table_copy = state::TableCopy{7, {"db.b", "db.c"}, {}};
+  start.table_copy = state::TableCopy{7, {"db.b", "db.c"}, {}, {}};
   CheckpointTracker t(start);
   t.AddBoundary(200, 11, {});
-  t.AddTableStart({"db.b", "mysql-bin.000001", 500, ""});
+  t.AddTableStart({"db.b", "mysql-bin.000001", 500, "", false});
   ASSERT_TRUE(t.Advance(10)) << "the hand-over is saved at once, before any boundary";
   EXPECT_EQ(t.checkpoint().position, 100u);
   ASSERT_TRUE(t.checkpoint().table_copy.has_value());
   EXPECT_EQ(t.checkpoint().table_copy->tables, std::vector<std::string>{"db.c"});
   EXPECT_EQ(t.checkpoint().replicated_tables, (std::vector<std::string>{"db.a", "db.b"}));
   ASSERT_EQ(t.checkpoint().table_starts.size(), 1u);
-  t.AddTableStart({"db.c", "mysql-bin.000001", 500, ""});
+  t.AddTableStart({"db.c", "mysql-bin.000001", 500, "", false});
   ASSERT_TRUE(t.Advance(10));
   EXPECT_FALSE(t.checkpoint().table_copy.has_value()) << "every table of the copy was handed over";
   EXPECT_EQ(t.checkpoint().table_starts.size(), 2u);

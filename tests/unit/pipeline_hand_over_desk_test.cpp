@@ -79,6 +79,8 @@ TEST(PipelineHandOverDesk, ATakeThatFailsIsNotTaken) {
   HandOverDesk desk;
   FakeReaderLoop reader(desk, {"bin.000001", 4}, /*fail=*/true);
   EXPECT_EQ(desk.Make({{"db.t"}, kEnd}, 10s), Outcome::kNoStream);
+  // The desk answers before the error leaves Serve on the reader's thread.
+  for (int i = 0; i < 5000 && !reader.threw; ++i) std::this_thread::sleep_for(1ms);
   EXPECT_TRUE(reader.threw) << "the error is the reader's session's";
 }
 

@@ -1,0 +1,189 @@
+// The table lifecycle while `rowbridge run` runs (docs/running.md, "Table lifecycle"): pause and
+// resume a table, and bring a stopped table back with resnapshot or resume, all through the
+// commands, with the other tables streaming throughout. Each ends with every target equal to its
+// source.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "integration/pipeline_fixture.h"
+#include "integration/pipeline_harness.h"
+#include "support/test_servers.h"
+
+namespace rowbridge::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+class PipelineLifecycleTest : public PipelineFixture {
+ protected:
+  PipelineLifecycleTest() : PipelineFixture("rblc") {}
+
+  PipelineConfig LifecycleConfig() {
+    PipelineConfig c = Config(fmt::format(
+        "  - match: [{0}.a, {0}.b]\n    mode: replica\n  - match: {0}.c\n    mode: changelog\n",
+        source_db_));
+    c.file_state = true;
+    c.max_rows = 40;
+    return c;
+  }
+
+  void CreateAndFill() {
+    RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
+    std::string sql;
+    for (const char* t : {"a", "b", "c"}) {
+      sql += fmt::format("CREATE TABLE {} (id INT PRIMARY KEY, v INT, s VARCHAR(20));\n", t);
+    }
+    Sql(sql);
+  }
+
+  // `rounds` transactions touching each of a, b and c.
+  void Change(int rounds) {
+    std::string sql;
+    for (int i = 0; i < rounds; ++i) {
+      const int id = next_id_++;
+      sql += "BEGIN;\n";
+      for (const char* t : {"a", "b", "c"}) {
+        sql += fmt::format("INSERT INTO {} VALUES ({}, {}, 'x{}');\n", t, id, id * 7, id);
+        if (id > 3) sql += fmt::format("UPDATE {} SET v = v + 1 WHERE id = {};\n", t, id - 3);
+        if (id % 5 == 0) sql += fmt::format("DELETE FROM {} WHERE id = {};\n", t, id - 4);
+      }
+      sql += "COMMIT;\n";
+    }
+    Sql(sql);
+  }
+
+  // `rowbridge ACTION -c FILE db.TABLE` against the running process.
+  CliResult Command(RowbridgeProcess& rb, const std::string& action, const std::string& table) {
+    return rb.RunCommandLine({action, "-c", rb.config_path().string(), source_db_ + "." + table,
+                              "--address", "127.0.0.1:" + std::to_string(rb.HttpPort())});
+  }
+
+  static std::vector<ColumnCompare> Columns() {
+    return {{"id", Compare::kText}, {"v", Compare::kText}, {"s", Compare::kText}};
+  }
+  void ExpectReplica(const std::string& table) {
+    EXPECT_EQ(ReplicaRows(ch_, target_db_, table, Columns(), "id"),
+              MysqlRows(mysql_, source_db_, table, Columns(), "id"))
+        << table;
+  }
+  void ExpectChangelog(const std::string& table) {
+    EXPECT_EQ(
+        ChangelogLatestRows(ch_, target_db_, table, Columns(), "id", "_event_type", "_version"),
+        MysqlRows(mysql_, source_db_, table, Columns(), "id"))
+        << table;
+  }
+  bool LogHas(const RowbridgeProcess& rb, const std::string& text) {
+    return rb.log().find(text) != std::string::npos;
+  }
+
+  int next_id_ = 1;
+};
+
+TEST_F(PipelineLifecycleTest, PauseThenResumeWhileTheOthersStream) {
+  TestDir dir("lifecycle-pause");
+  CreateAndFill();
+  RowbridgeProcess rb(dir.path(), LifecycleConfig());
+  StartAndWaitForCheckpoint(rb);
+  Change(20);
+  rb.WaitCaughtUp();
+
+  CliResult pause = Command(rb, "pause", "b");
+  ASSERT_EQ(pause.exit_code, 0) << pause.out << pause.err;
+  Change(5);  // a boundary for the reader to pause at
+  ASSERT_TRUE(WaitFor([&] { return LogHas(rb, "paused " + source_db_ + ".b at"); }, 30s))
+      << rb.log();
+  EXPECT_EQ(rb.HttpStatus("/healthz"), 200) << "a paused table is not a failure";
+  EXPECT_NE(Command(rb, "pause", "b").exit_code, 0) << "paused already";
+  Change(20);
+  rb.WaitCaughtUp();
+  ExpectReplica("a");
+  ExpectChangelog("c");
+  EXPECT_NE(ReplicaRows(ch_, target_db_, "b", Columns(), "id"),
+            MysqlRows(mysql_, source_db_, "b", Columns(), "id"))
+      << "a paused table's target stays where it paused";
+  {
+    const auto saved = rb.SavedCheckpoint();
+    ASSERT_TRUE(saved.has_value());
+    ASSERT_EQ(saved->stopped_tables.size(), 1u);
+    EXPECT_TRUE(saved->stopped_tables[0].paused);
+  }
+
+  CliResult resume = Command(rb, "resume", "b");
+  ASSERT_EQ(resume.exit_code, 0) << resume.out << resume.err;
+  Change(10);
+  ASSERT_TRUE(WaitFor([&] { return LogHas(rb, source_db_ + ".b resumed"); }, 120s)) << rb.log();
+  Change(10);
+  rb.WaitCaughtUp();
+  for (const char* t : {"a", "b"}) ExpectReplica(t);
+  ExpectChangelog("c");
+
+  // And across a restart: nothing is stopped any more, nothing is written twice.
+  ASSERT_EQ(rb.Terminate(), 0) << rb.log();
+  const auto saved = rb.SavedCheckpoint();
+  ASSERT_TRUE(saved.has_value());
+  EXPECT_TRUE(saved->stopped_tables.empty());
+  EXPECT_FALSE(saved->table_copy.has_value());
+  rb.Start();
+  Change(10);
+  rb.WaitCaughtUp();
+  for (const char* t : {"a", "b"}) ExpectReplica(t);
+  ExpectChangelog("c");
+  EXPECT_EQ(Ch(fmt::format("SELECT count() FROM (SELECT id, _version, count() AS n FROM {} "
+                           "GROUP BY id, _version HAVING n > 1)",
+                           Target("c"))),
+            "0")
+      << "changes written twice";
+  EXPECT_EQ(rb.Terminate(), 0);
+}
+
+TEST_F(PipelineLifecycleTest, AStoppedTableComesBackWithResnapshot) {
+  TestDir dir("lifecycle-resnapshot");
+  CreateAndFill();
+  RowbridgeProcess rb(dir.path(), LifecycleConfig());
+  StartAndWaitForCheckpoint(rb);
+  Change(30);
+  // Statement-logged DML stops c: its rows changed without row events.
+  Sql("SET SESSION binlog_format = STATEMENT; UPDATE c SET v = v * 2 WHERE id < 10;");
+  Change(5);
+  rb.WaitCaughtUp();
+  ASSERT_TRUE(WaitFor([&] { return rb.HttpStatus("/healthz") == 503; }, 30s)) << rb.log();
+  EXPECT_NE(rb.HttpGet("/healthz").find(source_db_ + ".c is stopped"), std::string::npos)
+      << rb.HttpGet("/healthz");
+
+  CliResult resnapshot = Command(rb, "resnapshot", "c");
+  ASSERT_EQ(resnapshot.exit_code, 0) << resnapshot.out << resnapshot.err;
+  EXPECT_NE(Command(rb, "resnapshot", "c").exit_code, 0) << "one copy at a time";
+  for (int i = 0; i < 10 && !LogHas(rb, "resnapshot of " + source_db_ + ".c handed over"); ++i) {
+    Change(3);
+    std::this_thread::sleep_for(300ms);
+  }
+  ASSERT_TRUE(
+      WaitFor([&] { return LogHas(rb, "resnapshot of " + source_db_ + ".c handed over"); }, 120s))
+      << rb.log();
+  Change(10);
+  rb.WaitCaughtUp();
+  EXPECT_TRUE(WaitFor([&] { return rb.HttpStatus("/healthz") == 200; }, 30s))
+      << rb.HttpGet("/healthz");
+  for (const char* t : {"a", "b"}) ExpectReplica(t);
+  ExpectChangelog("c");
+  EXPECT_EQ(Ch(fmt::format("EXISTS TABLE {}", Target("c_rowbridge_resnapshot"))), "0");
+
+  ASSERT_EQ(rb.Terminate(), 0) << rb.log();
+  rb.Start();
+  Change(10);
+  rb.WaitCaughtUp();
+  for (const char* t : {"a", "b"}) ExpectReplica(t);
+  ExpectChangelog("c");
+  EXPECT_EQ(rb.Terminate(), 0);
+  const auto saved = rb.SavedCheckpoint();
+  ASSERT_TRUE(saved.has_value());
+  EXPECT_TRUE(saved->stopped_tables.empty());
+}
+
+}  // namespace
+}  // namespace rowbridge::testing
