@@ -285,6 +285,27 @@ RouterContext Pipeline::Session::MakeRouterContext() {
     // and refuse to while ClickHouse holds changes after the checkpoint.
     SaveNow();
   };
+  rc.on_needs_copy = [this](const std::string& label, const std::string& why) {
+    if (!p_.config_.snapshot.enabled) {
+      spdlog::warn(
+          "{}: {}; `rowbridge resnapshot {}` copies it again (snapshot.enabled is false, "
+          "so it is not done by itself)",
+          label, why, label);
+      return;
+    }
+    std::optional<state::Checkpoint> checkpoint = p_.last_checkpoint();
+    const server::TableCommandResult result =
+        checkpoint ? p_.RequestCopy(server::TableAction::kResnapshot, label, *checkpoint)
+                   : server::TableCommandResult{503, "no checkpoint saved yet"};
+    if (result.http_status == 202) {
+      spdlog::warn("{}: {}; it is copied again alongside the stream (resnapshot)", label, why);
+    } else {
+      spdlog::warn(
+          "{}: {}; it could not be copied again now ({}): `rowbridge resnapshot {}` "
+          "does it",
+          label, why, result.message, label);
+    }
+  };
   if (checkpoint_) rc.target_renames = checkpoint_->target_renames;
   rc.before_target_rename = [this](const state::TargetRename& rename) {
     {

@@ -931,12 +931,20 @@ void TableRouter::OnNewName(const schema::TableChange& change,
   follow_target_ = nullptr;
   if (change.kind == schema::TableChange::Kind::kCreated || from_replicated) {
     if (ctx_.on_replicated) ctx_.on_replicated(name.ToString());
-  } else if (from && !name_was_taken) {
-    spdlog::warn(
-        "{} is replicated from {} on: it was renamed from {}, which no rule replicated, so the "
-        "rows it had then are not in its target. To copy them, restart rowbridge (SIGTERM, "
-        "then run with snapshot.enabled): a table matched since the last start is copied",
-        name.ToString(), where, from->ToString());
+  } else if (from) {
+    // The rows the table had under its unreplicated old name never reached the target: a table
+    // renamed into a matched name, or an online schema change's shadow no rule matched swapped in
+    // (the target holds the old table's rows, without what the shadow added).
+    if (!name_was_taken && ctx_.on_replicated) ctx_.on_replicated(name.ToString());
+    const std::string why = fmt::format(
+        "it was renamed at {} from {}, which no rule replicated, so its target lacks the rows "
+        "(or the values) {} had then",
+        where, from->ToString(), from->ToString());
+    if (ctx_.on_needs_copy) {
+      ctx_.on_needs_copy(name.ToString(), why);
+    } else {
+      spdlog::warn("{}: {}", name.ToString(), why);
+    }
   }
   if (followed != nullptr) {
     spdlog::info("{} now writes into {} (the target of its old name)", name.ToString(),

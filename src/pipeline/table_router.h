@@ -170,6 +170,10 @@ struct RouterContext {
   // Called (buffer lock NOT held) when a table joins the stream mid-way (created under a matched
   // name, or renamed from a replicated table), with "db.table".
   std::function<void(const std::string&)> on_replicated;
+  // Called (buffer lock NOT held) when a table's target lacks rows the stream cannot bring (a
+  // table renamed from one no rule replicated, e.g. gh-ost's unmatched shadow swapped in), with
+  // "db.table" and why: it is copied again alongside the stream (resnapshot) where that can be.
+  std::function<void(const std::string& table, const std::string& why)> on_needs_copy;
   // Target tables renamed after source RENAMEs that a replay from the checkpoint meets again (the
   // checkpoint's target_renames, in order): rows of a table's old name before its RENAME go to the
   // target under its new name.
