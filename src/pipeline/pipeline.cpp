@@ -178,7 +178,7 @@ void Pipeline::BeginRequestedCopy() {
     std::optional<state::Checkpoint> checkpoint = store_->Load();
     if (!checkpoint) Fail(ErrorCode::kInternal, "no checkpoint in {}", store_->Describe());
     if (request->action == server::TableAction::kResume) {
-      snapshot::BeginResume(*store_, *checkpoint, request->table);
+      snapshot::BeginResume(config_, *store_, *checkpoint, request->table);
     } else {
       snapshot::BeginResnapshot(config_, *store_, *checkpoint, request->table);
     }

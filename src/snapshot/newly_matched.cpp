@@ -197,14 +197,28 @@ std::string ResumeRefusal(const state::Checkpoint& checkpoint, const std::string
   return "it is neither stopped nor paused";
 }
 
-void BeginResume(state::StateStore& store, state::Checkpoint& checkpoint,
-                 const std::string& table) {
+void BeginResume(const config::Config& config, state::StateStore& store,
+                 state::Checkpoint& checkpoint, const std::string& table) {
   if (std::string why = ResumeRefusal(checkpoint, table); !why.empty()) {
     Fail(ErrorCode::kInvalidArgument, "cannot resume {}: {}", table, why);
   }
   const auto stopped = std::find_if(
       checkpoint.stopped_tables.begin(), checkpoint.stopped_tables.end(),
       [&](const state::StoppedTable& s) { return s.database + "." + s.table == table; });
+  // The changes since the stop are read from the source's binlog: refused now, rather than a copy
+  // that fails later, when the file is gone.
+  const std::string file = stopped->position.substr(0, stopped->position.rfind(':'));
+  auto source = mysql::Connection::Connect(endpoints::SourceConnectOptions(config.source));
+  bool listed = false;
+  for (const auto& row : source->QueryRows("SHOW BINARY LOGS")) {
+    if (!row.empty() && row[0] && *row[0] == file) listed = true;
+  }
+  if (!listed) {
+    Fail(ErrorCode::kInvalidArgument,
+         "cannot resume {}: it stopped at {}, and the source no longer has binlog {} (purged); "
+         "`rowbridge resnapshot {}` copies it again instead",
+         table, stopped->position, file, table);
+  }
   const uint64_t base = checkpoint.next_version;
   if (base >= ~uint64_t{0} - 2 * kVersionBand) {
     Fail(ErrorCode::kInternal, "the version counter ({}) has no room for another copy", base);

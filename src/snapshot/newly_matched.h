@@ -77,7 +77,9 @@ std::string ResumeRefusal(const state::Checkpoint& checkpoint, const std::string
 // stopped `table` that copies no rows and applies its changes from its stop position on to its
 // target (SnapshotOptions::window_only_from), with the stream's next_version moved above that
 // band, and saves it. The table stays stopped in the checkpoint until the stream takes it over.
-void BeginResume(state::StateStore& store, state::Checkpoint& checkpoint, const std::string& table);
+// Refused (Error(kInvalidArgument)) when the source no longer has the binlog file it stopped in.
+void BeginResume(const config::Config& config, state::StateStore& store,
+                 state::Checkpoint& checkpoint, const std::string& table);
 
 // `rowbridge resnapshot`: records in `checkpoint` (saved by a clean stop of the stream, so
 // ClickHouse holds no change after it) a copy of `table` again into a fresh target
