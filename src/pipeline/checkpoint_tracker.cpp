@@ -90,6 +90,11 @@ void CheckpointTracker::AddTableStart(state::TableStart start) {
   created_targets_changed_ = true;
 }
 
+void CheckpointTracker::ClearTableCopy() {
+  checkpoint_.table_copy.reset();
+  created_targets_changed_ = true;
+}
+
 void CheckpointTracker::AddStopNow(state::StoppedTable stop) {
   checkpoint_.stopped_tables.push_back(std::move(stop));
   created_targets_changed_ = true;

@@ -79,6 +79,8 @@ class CheckpointTracker {
   // A table of the copy in progress (the checkpoint's table_copy) handed over to the stream: it
   // leaves table_copy and joins replicated_tables and table_starts at once.
   void AddTableStart(state::TableStart start);
+  // The copy in progress (table_copy) was given up; it leaves the checkpoint at once.
+  void ClearTableCopy();
   // A table paused by the operator: it joins the checkpoint at once (its rows up to the pause are
   // in ClickHouse, so a replay from an earlier checkpoint need not write them).
   void AddStopNow(state::StoppedTable stop);

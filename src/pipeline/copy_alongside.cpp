@@ -12,7 +12,7 @@ namespace rowbridge::pipeline {
 
 CopyAlongside::CopyAlongside(const config::Config& config, server::MetricsRegistry& registry,
                              server::StatusBoard& status, HandOverDesk& desk,
-                             std::function<void()> on_failure)
+                             std::function<void(const state::TableCopy&, const Error&)> on_failure)
     : config_(config),
       registry_(registry),
       status_(status),
@@ -26,11 +26,6 @@ CopyAlongside::~CopyAlongside() {
 void CopyAlongside::Stop() {
   stop_ = true;
   if (thread_.joinable()) thread_.join();
-}
-
-std::optional<Error> CopyAlongside::error() const {
-  std::lock_guard lock(error_mutex_);
-  return error_;
 }
 
 void CopyAlongside::Ensure(const state::Checkpoint& checkpoint, const std::string& store) {
@@ -71,11 +66,7 @@ void CopyAlongside::Copy(state::Checkpoint checkpoint, std::string store) {
   } catch (const Error& e) {
     if (e.IsTransient() && stop_) return;  // stopped while waiting to retry
     spdlog::error("the copy of {} failed: {}", fmt::join(tables, ", "), e.what());
-    {
-      std::lock_guard lock(error_mutex_);
-      error_ = e;
-    }
-    if (on_failure_) on_failure_();
+    if (on_failure_) on_failure_(*checkpoint.table_copy, e);
   }
 }
 

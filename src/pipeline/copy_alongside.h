@@ -5,9 +5,9 @@
 // stream does not restart the copy.
 //
 // Transient errors of the copy are retried with the stream's backoff (source.reconnect), each
-// attempt resuming where the last one stopped; a permanent one calls `on_failure` and is kept
-// (error()). Stop() (also the destructor) stops the copy after its units in flight and joins it;
-// the next start resumes it.
+// attempt resuming where the last one stopped; a permanent one calls `on_failure` with the copy
+// and the error (the pipeline abandons the copy and streams on without it). Stop() (also the
+// destructor) stops the copy after its units in flight and joins it; the next start resumes it.
 #pragma once
 
 #include <atomic>
@@ -29,7 +29,8 @@ namespace rowbridge::pipeline {
 class CopyAlongside {
  public:
   CopyAlongside(const config::Config& config, server::MetricsRegistry& registry,
-                server::StatusBoard& status, HandOverDesk& desk, std::function<void()> on_failure);
+                server::StatusBoard& status, HandOverDesk& desk,
+                std::function<void(const state::TableCopy&, const Error&)> on_failure);
   ~CopyAlongside();
   CopyAlongside(const CopyAlongside&) = delete;
   CopyAlongside& operator=(const CopyAlongside&) = delete;
@@ -39,7 +40,6 @@ class CopyAlongside {
   void Ensure(const state::Checkpoint& checkpoint, const std::string& store);
   // Whether a copy runs (not yet handed over, stopped or failed).
   bool running() const { return running_.load(); }
-  std::optional<Error> error() const;
   void Stop();
 
  private:
@@ -49,14 +49,12 @@ class CopyAlongside {
   server::MetricsRegistry& registry_;
   server::StatusBoard& status_;
   HandOverDesk& desk_;
-  std::function<void()> on_failure_;
+  std::function<void(const state::TableCopy&, const Error&)> on_failure_;
 
   std::atomic<bool> stop_{false};
   std::atomic<bool> running_{false};
   std::thread thread_;
   std::optional<state::TableCopy> copying_;  // the copy thread_ runs or ran
-  mutable std::mutex error_mutex_;
-  std::optional<Error> error_;
 };
 
 }  // namespace rowbridge::pipeline

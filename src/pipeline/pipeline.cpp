@@ -119,17 +119,37 @@ server::TableCommandResult Pipeline::RequestPause(const std::string& label,
   {
     std::lock_guard lock(requests_mutex_);
     if (std::find(pauses_.begin(), pauses_.end(), label) == pauses_.end()) pauses_.push_back(label);
-    pauses_pending_ = true;
+    reader_work_pending_ = true;
   }
   return {202, fmt::format("{} pauses at the next transaction boundary the stream reads "
                            "(`rowbridge resume` continues it from there)",
                            label)};
 }
 
-std::vector<std::string> Pipeline::TakePauses() {
+Pipeline::ReaderWork Pipeline::TakeReaderWork() {
   std::lock_guard lock(requests_mutex_);
-  pauses_pending_ = false;
-  return std::exchange(pauses_, {});
+  reader_work_pending_ = false;
+  ReaderWork work;
+  work.pauses = std::exchange(pauses_, {});
+  work.abandoned.swap(abandoned_);
+  return work;
+}
+
+void Pipeline::AbandonCopy(const state::TableCopy& copy, const Error& error) {
+  metrics_.errors.WithLabels({"copy"}).Increment();
+  std::lock_guard lock(requests_mutex_);
+  if (copy.fresh_targets.empty() && copy.resume_from.empty()) {
+    // Tables matched later: the stream must not pick them up without their rows (a new session
+    // would), so they stay held back for this process; its next start copies them again.
+    abandoned_tables_.insert(abandoned_tables_.end(), copy.tables.begin(), copy.tables.end());
+  }
+  abandoned_ = AbandonedCopy{copy, error.what()};
+  reader_work_pending_ = true;
+}
+
+std::vector<std::string> Pipeline::AbandonedTables() {
+  std::lock_guard lock(requests_mutex_);
+  return abandoned_tables_;
 }
 
 server::TableCommandResult Pipeline::RequestCopy(server::TableAction action,
@@ -224,19 +244,14 @@ void Pipeline::Run() {
     return checkpoint->file;
   });
   retention.Start();
-  copier_ = std::make_unique<CopyAlongside>(config_, registry_, status_, desk_,
-                                            [this] { RequestStop(); });
-  // The copy stops with the stream, whatever ends it; its permanent error is the run's.
+  copier_ = std::make_unique<CopyAlongside>(
+      config_, registry_, status_, desk_,
+      [this](const state::TableCopy& copy, const Error& error) { AbandonCopy(copy, error); });
+  // The copy stops with the stream, whatever ends it.
   struct StopCopier {
     CopyAlongside& copier;
     ~StopCopier() { copier.Stop(); }
   } stop_copier{*copier_};
-  auto copy_failed = [&] {
-    std::optional<Error> error = copier_->error();
-    if (!error) return;
-    status_.SetState(server::PipelineState::kFailed, error->what());
-    throw *error;
-  };
   while (!stop_requested_) {
     session_was_healthy_ = false;
     try {
@@ -245,7 +260,6 @@ void Pipeline::Run() {
         BeginRequestedCopy();
         continue;
       }
-      copy_failed();
       status_.SetState(server::PipelineState::kStopped);
       return;
     } catch (const Error& e) {
@@ -255,7 +269,6 @@ void Pipeline::Run() {
         spdlog::error("replication stopped: {}", e.what());
         throw;
       }
-      copy_failed();
       if (stop_requested_) {
         spdlog::warn("stopping after an error; the last checkpoint stays where it was: {}",
                      e.what());

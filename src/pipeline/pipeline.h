@@ -104,8 +104,20 @@ class Pipeline {
                                          const state::Checkpoint& checkpoint);
   server::TableCommandResult RequestPause(const std::string& label,
                                           const state::Checkpoint& checkpoint);
-  // The reader's thread: the pauses asked for (emptied).
-  std::vector<std::string> TakePauses();
+  // A copy alongside that failed for good: its tables are given up for this process.
+  struct AbandonedCopy {
+    state::TableCopy copy;
+    std::string reason;
+  };
+  // What waits for the reader between transactions: pauses, an abandoned copy (emptied).
+  struct ReaderWork {
+    std::vector<std::string> pauses;
+    std::optional<AbandonedCopy> abandoned;
+  };
+  ReaderWork TakeReaderWork();
+  // The copy's thread: `copy` failed for good; the stream goes on without it (see session.h).
+  void AbandonCopy(const state::TableCopy& copy, const Error& error);
+  std::vector<std::string> AbandonedTables();
   // A stopped table on /status, /healthz, the page and rowbridge_table_stopped.
   void ShowStopped(const state::StoppedTable& stopped);
 
@@ -130,7 +142,9 @@ class Pipeline {
   std::mutex requests_mutex_;
   std::optional<CopyRequest> copy_request_;
   std::vector<std::string> pauses_;
-  std::atomic<bool> pauses_pending_{false};
+  std::optional<AbandonedCopy> abandoned_;
+  std::vector<std::string> abandoned_tables_;  // tables matched later, held back until exit
+  std::atomic<bool> reader_work_pending_{false};
   std::mutex stop_mutex_;
   std::condition_variable stop_cv_;
   uint64_t session_ = 0;

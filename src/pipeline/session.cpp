@@ -336,6 +336,7 @@ void Pipeline::Session::ResolveTables() {
     // Tables matched later: the stream leaves them to their copy until it hands them over.
     resolver_options.held_back = checkpoint_->table_copy->tables;
   }
+  for (const std::string& label : p_.AbandonedTables()) resolver_options.held_back.push_back(label);
   if (checkpoint_ && checkpoint_->replicated_tables) {
     resolver_options.replicated_tables = *checkpoint_->replicated_tables;
     std::sort(resolver_options.replicated_tables.begin(), resolver_options.replicated_tables.end());
@@ -584,8 +585,10 @@ void Pipeline::Session::ResumeTables(const HandOverDesk::Offer& offer,
   }
 }
 
-void Pipeline::Session::PauseTables(const schema::BinlogPosition& at) {
-  for (const std::string& label : p_.TakePauses()) {
+void Pipeline::Session::DoReaderWork(const schema::BinlogPosition& at) {
+  Pipeline::ReaderWork work = p_.TakeReaderWork();
+  if (work.abandoned) Abandon(*work.abandoned);
+  for (const std::string& label : work.pauses) {
     const config::QualifiedName name = snapshot::SplitLabel(label);
     std::optional<state::StoppedTable> paused = router_->Pause({name.database, name.table}, at);
     if (!paused) continue;
@@ -595,6 +598,36 @@ void Pipeline::Session::PauseTables(const schema::BinlogPosition& at) {
     }
     SaveNow();
     p_.ShowStopped(*paused);
+  }
+}
+
+void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
+  const state::TableCopy& copy = abandoned.copy;
+  {
+    std::lock_guard lock(buffers_.mutex());
+    const auto& current = tracker_->checkpoint().table_copy;
+    if (!current || !(*current == copy)) return;  // handed over or replaced meanwhile
+    tracker_->ClearTableCopy();
+  }
+  SaveNow();
+  const bool matched_later = copy.fresh_targets.empty() && copy.resume_from.empty();
+  const std::string kind = !copy.fresh_targets.empty() ? "resnapshot"
+                           : !copy.resume_from.empty() ? "resume"
+                                                       : "copy of tables matched later";
+  for (const std::string& label : copy.tables) {
+    const config::QualifiedName name = snapshot::SplitLabel(label);
+    const std::string reason = fmt::format("its {} failed: {}", kind, abandoned.reason);
+    if (matched_later) {
+      // Never streamed: shown stopped (it has no rows) until a restart copies it again.
+      p_.status_.Table(name.database, name.table, "", "")
+          .SetStopped(reason, "", std::chrono::system_clock::now());
+      p_.metrics_.table_stopped.WithLabels({name.database, name.table}).Set(1);
+    }
+    spdlog::error("{}: {}; the stream goes on without it ({})", label, reason,
+                  matched_later ? "the next start copies it again"
+                  : copy.resume_from.empty()
+                      ? "it streams into its old target; `rowbridge resnapshot` tries again"
+                      : "it stays stopped; `rowbridge resnapshot` copies it again instead");
   }
 }
 
@@ -652,8 +685,8 @@ void Pipeline::Session::Stream() {
   reader_context.desk = &p.desk_;
   reader_context.take_over = [this](const HandOverDesk::Offer& offer,
                                     const schema::BinlogPosition& at) { TakeOver(offer, at); };
-  reader_context.work_pending = &p.pauses_pending_;
-  reader_context.do_work = [this](const schema::BinlogPosition& at) { PauseTables(at); };
+  reader_context.work_pending = &p.reader_work_pending_;
+  reader_context.do_work = [this](const schema::BinlogPosition& at) { DoReaderWork(at); };
   BinlogReader reader(reader_context);
   WriterPool writers(p.config_.target.writers, endpoints::TargetClientOptions(p.config_.target),
                      buffers_, fmt::format("{}{}-{}-", insert_prefix_, ::getpid(), p.session_),

@@ -78,8 +78,11 @@ class Pipeline::Session {
                       const schema::BinlogPosition& at);
   // The same for a resume: each stopped table streams again.
   void ResumeTables(const HandOverDesk::Offer& offer, const schema::BinlogPosition& at);
-  // The reader's thread, at `at` between transactions: the pauses asked for.
-  void PauseTables(const schema::BinlogPosition& at);
+  // The reader's thread, at `at` between transactions: the pauses asked for, a copy given up.
+  void DoReaderWork(const schema::BinlogPosition& at);
+  // A copy alongside failed for good: it leaves the checkpoint (saved at once), its tables
+  // matched later stay held back and show stopped; the stream goes on.
+  void Abandon(const Pipeline::AbandonedCopy& abandoned);
   // Saves what the tracker holds now (the reader's, before a step a replay must know of).
   void SaveNow();
 

@@ -342,6 +342,56 @@ TEST_F(PipelineNewTablesTest, TableMatchedLaterIsCopiedWhileTheOthersStream) {
                                  checkpoint->replicated_tables->end(), source_db_ + ".big"));
 }
 
+// A copy that cannot be done (a table without a key, refused by the copy) is given up: the other
+// tables stream on, the table is shown stopped with the reason (so /healthz fails), and nothing of
+// it is streamed without its rows.
+TEST_F(PipelineNewTablesTest, ACopyThatFailsLeavesTheStreamRunning) {
+  TestDir dir("pipeline-new-table-copy-fails");
+  CreateTables({"a"});
+  RunMysqlSql(mysql_, fmt::format("CREATE TABLE `{}`.nokey (id INT, v INT, s VARCHAR(40));\n"
+                                  "INSERT INTO `{}`.nokey VALUES (1, 1, 'one'), (2, 2, 'two');",
+                                  source_db_, source_db_));
+  Changes changes(4242, source_db_);
+  changes.AddTable("a", true);
+  PipelineConfig first = Config(Rule("a", "replica"));
+  first.tables_yaml = Rule("a", "replica");
+  {
+    RowbridgeProcess rb(dir.path(), first);
+    rb.Start();
+    ASSERT_TRUE(WaitFor([&] { return rb.SavedCheckpoint().has_value(); }, 60s)) << rb.log();
+    ASSERT_EQ(rb.Terminate(), 0) << rb.log();
+  }
+  PipelineConfig second = first;
+  second.tables_yaml += Rule("nokey", "replica");
+  RowbridgeProcess rb(dir.path(), second);
+  rb.Start();
+  ASSERT_TRUE(WaitFor(
+      [&] { return rb.log().find("the stream goes on without it") != std::string::npos; }, 60s))
+      << rb.log();
+  ASSERT_TRUE(WaitFor([&] { return rb.HttpStatus("/healthz") == 503; }, 30s)) << rb.log();
+  EXPECT_NE(rb.HttpGet("/healthz").find(source_db_ + ".nokey is stopped"), std::string::npos)
+      << rb.HttpGet("/healthz");
+  RunMysqlSql(mysql_, changes.Next({"a"}, 20) + fmt::format("INSERT INTO `{}`.nokey VALUES (3, 3, "
+                                                            "'three');",
+                                                            source_db_));
+  rb.WaitCaughtUp();
+  ExpectReplica("a");
+  EXPECT_TRUE(rb.running()) << rb.log();
+  const auto checkpoint = rb.SavedCheckpoint();
+  ASSERT_TRUE(checkpoint.has_value());
+  EXPECT_FALSE(checkpoint->table_copy.has_value()) << "the failed copy is given up";
+  EXPECT_FALSE(std::binary_search(checkpoint->replicated_tables->begin(),
+                                  checkpoint->replicated_tables->end(), source_db_ + ".nokey"))
+      << "a table without its rows is not streamed";
+  EXPECT_EQ(
+      Trimmed(RunClickHouseSql(ch_, fmt::format("EXISTS TABLE `{}`.nokey", target_db_))) == "1"
+          ? Trimmed(
+                RunClickHouseSql(ch_, fmt::format("SELECT count() FROM `{}`.nokey", target_db_)))
+          : std::string("0"),
+      "0");
+  EXPECT_EQ(rb.Terminate(), 0) << rb.log();
+}
+
 TEST_F(PipelineNewTablesTest, KillNineDuringTheNewTablesCopyResumesIt) {
   TestDir dir("pipeline-new-table-kill9");
   CreateTables({"a", "al", "b", "bl"});
