@@ -222,6 +222,24 @@ TEST(ServerStatus, APausedTableSaysSinceWhenAndItsLagIsNotJudged) {
   EXPECT_EQ(orders.state(), TableState::kStopped);
 }
 
+TEST(ServerStatus, OnlyResumeTakesATableOutOfStopped) {
+  FakeClock clock;
+  StatusBoard board(clock.AsClock());
+  board.SetState(PipelineState::kRunning);
+  TableStatus& orders = board.Table("shop", "orders", "analytics", "orders");
+  orders.SetStopped("DDL", "bin.000001:4", clock.now);
+  orders.SetStreaming();
+  EXPECT_EQ(orders.state(), TableState::kStopped) << "the stream's own calls leave it stopped";
+  EXPECT_FALSE(board.CheckHealth(Policy()).healthy);
+  // Its resnapshot or resume handed over: streaming, no stop left behind, healthy again.
+  orders.Resume();
+  EXPECT_EQ(orders.state(), TableState::kStreaming);
+  EXPECT_EQ(orders.stop_reason(), "");
+  EXPECT_FALSE(board.ToJson(Policy())["tables"][0].contains("stopped"));
+  board.RecordHeartbeat();
+  EXPECT_TRUE(board.CheckHealth(Policy()).healthy) << board.CheckHealth(Policy()).reason;
+}
+
 TEST(ServerStatus, WaitingIsAliveWhileItsRetriesKeepTheirSchedule) {
   FakeClock clock;
   StatusBoard board(clock.AsClock());
