@@ -161,12 +161,35 @@ void BinlogReader::Run() {
   binlog::BinlogEventReader events(events_source);
   events.decoder().SetChecksumBeforeFormat(events_source.checksum());
   binlog::Event event;
-  while (!stopping_) {
-    if (!events.Next(event)) break;
-    // A clean stop ends at a transaction boundary: no transaction starts once it was asked for.
-    if (stop_at_boundary_ && !in_transaction_) break;
-    Handle(event, events);
+  try {
+    while (!stopping_) {
+      if (!events.Next(event)) break;
+      // A clean stop ends at a transaction boundary: no transaction starts once it was asked for.
+      if (stop_at_boundary_ && !in_transaction_) break;
+      Handle(event, events);
+    }
+  } catch (const Error& e) {
+    if (!IsStartGone(e)) throw;
+    Fail(ErrorCode::kConfig,
+         "the source {} no longer has the binlog the checkpoint resumes from ({}; {} says: {}), so "
+         "the changes since then can no longer be read. To go on: `rowbridge run --start-at now "
+         "--move-checkpoint` streams from now on (the changes in between are missed; `rowbridge "
+         "check` lists the differences, `rowbridge resnapshot` copies a table again), or start "
+         "over and copy every table again (docs/running.md, \"Starting over\"). Keep binlogs "
+         "longer than rowbridge may be stopped (rowbridge_binlog_retention_* metrics)",
+         peer, how, peer, e.what());
   }
+}
+
+bool BinlogReader::IsStartGone(const Error& error) {
+  // ER_MASTER_FATAL_ERROR_READING_BINLOG, worded for a file missing from the index (MariaDB and
+  // MySQL: "Could not find first log file name in binary log index file") or for GTIDs the source
+  // purged (MySQL: "...purged required binary logs...", MariaDB: "...has been purged...").
+  constexpr int kFatalReadingBinlog = 1236;
+  if (error.server_code() != kFatalReadingBinlog) return false;
+  const std::string_view text = error.what();
+  return text.find("first log file") != std::string_view::npos ||
+         text.find("purged") != std::string_view::npos;
 }
 
 void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader& events) {

@@ -35,6 +35,7 @@
 
 #include "binlog/binlog_event_reader.h"
 #include "binlog/row_cursor.h"
+#include "common/error.h"
 #include "config/config.h"
 #include "mysql/binlog_stream.h"
 #include "mysql/connection.h"
@@ -107,6 +108,8 @@ class BinlogReader {
                 uint64_t bytes, uint32_t event_time, SteadyTime now);
   bool KeyChanged(const StreamedTable& table) const;
   void Boundary(const binlog::Event& event);
+  // Whether `error` says the source no longer has where the stream starts (purged binlogs).
+  static bool IsStartGone(const Error& error);
   // Between transactions: answers a copy's offer, if one waits.
   void ServeHandOver();
   std::string Position(const binlog::Event& event) const;

@@ -14,6 +14,7 @@
 
 #include "integration/pipeline_fixture.h"
 #include "integration/pipeline_harness.h"
+#include "state/checkpoint.h"
 #include "support/test_servers.h"
 
 namespace rowbridge::testing {
@@ -185,6 +186,32 @@ TEST_F(PipelineLifecycleTest, AStoppedTableComesBackWithResnapshot) {
   const auto saved = rb.SavedCheckpoint();
   ASSERT_TRUE(saved.has_value());
   EXPECT_TRUE(saved->stopped_tables.empty());
+}
+
+// A checkpoint in a binlog the source no longer has (purged while rowbridge was stopped; here a
+// file name the source never had): the run stops at once with a message that names the problem and
+// the ways on, instead of the server's bare error.
+TEST_F(PipelineLifecycleTest, ACheckpointTheSourceNoLongerHasStopsWithTheFix) {
+  TestDir dir("lifecycle-purged");
+  CreateAndFill();
+  RowbridgeProcess rb(dir.path(), LifecycleConfig());
+  StartAndWaitForCheckpoint(rb);
+  ASSERT_EQ(rb.Terminate(), 0) << rb.log();
+  const auto saved = rb.SavedCheckpoint();
+  ASSERT_TRUE(saved.has_value());
+  state::Checkpoint gone = *saved;
+  const size_t dot = gone.file.rfind('.');
+  ASSERT_NE(dot, std::string::npos) << gone.file;
+  gone.file = gone.file.substr(0, dot) + ".000000";
+  gone.gtid_flavor = state::GtidFlavor::kNone;  // resumed by file:pos
+  gone.gtid.clear();
+  RestoreCheckpointFile(rb, gone.ToJson());
+  rb.Start();
+  EXPECT_NE(rb.Wait(120s), 0) << rb.log();
+  const std::string log = rb.log();
+  EXPECT_NE(log.find("no longer has the binlog the checkpoint resumes from"), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("--start-at now --move-checkpoint"), std::string::npos) << log;
 }
 
 // kill -9 at random points of a resnapshot (while it is recorded, copied, handed over): the copy
