@@ -343,6 +343,13 @@ void RowbridgeProcess::WaitCaughtUp(std::chrono::seconds timeout) {
         }
         if (!c) return false;
         last = c->Describe();
+        // A copy alongside the stream (tables matched later, resume, resnapshot) is part of
+        // catching up: its tables are not replicated until it is handed over.
+        if (c->table_copy) {
+          last += " (a copy of " + std::to_string(c->table_copy->tables.size()) +
+                  " table(s) runs alongside)";
+          return false;
+        }
         return c->file > file || (c->file == file && c->position >= position);
       },
       timeout);

@@ -109,8 +109,9 @@ class RowbridgeProcess {
   // The saved checkpoint (from the ClickHouse state table or the state file).
   std::optional<state::Checkpoint> SavedCheckpoint() const;
   // Writes a marker transaction into a database no rule matches, then waits until the saved
-  // checkpoint is at or past the source's binlog end at that moment: everything the source
-  // wrote before is in ClickHouse. Fails the test (with the log's tail) on timeout.
+  // checkpoint is at or past the source's binlog end at that moment, with no copy running
+  // alongside the stream: everything the source wrote before is in ClickHouse. Fails the test
+  // (with the log's tail) on timeout.
   void WaitCaughtUp(std::chrono::seconds timeout = std::chrono::seconds(90));
 
  private:
