@@ -165,11 +165,11 @@ void RunCommand(const RunFlags& flags) {
       current = &pipeline;
     }
     if (admin) {
-      admin->SetTableCommandHandler(
-          [&pipeline](const std::string& database, const std::string& table,
-                      server::TableAction action) {
-            return pipeline.OnTableCommand(database, table, action);
-          });
+      admin->SetTableCommandHandler([&pipeline](const std::string& database,
+                                                const std::string& table,
+                                                server::TableAction action) {
+        return pipeline.OnTableCommand(database, table, action);
+      });
     }
     struct Forget {
       std::mutex& mutex;
