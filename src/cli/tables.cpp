@@ -291,12 +291,8 @@ std::vector<TableRow> RowsFromState(const config::Config& config, std::vector<st
         TableRow& row = add(database, table);
         if (!row.state.empty()) continue;
         row.state = "copying";
-        row.detail = !checkpoint->table_copy->fresh_targets.empty()
-                         ? "a resnapshot was interrupted; it resumes at the next start"
-                     : !checkpoint->table_copy->resume_from.empty()
-                         ? "a resume was interrupted; it resumes at the next start"
-                         : "a copy of tables matched later was interrupted; it resumes at the "
-                           "next start";
+        row.detail = fmt::format("a {} was interrupted; it resumes at the next start",
+                                 state::TableCopyKindName(checkpoint->table_copy->kind()));
         covered.insert(label);
       }
     }

@@ -75,20 +75,6 @@ void Pipeline::SetLastCheckpoint(const state::Checkpoint& checkpoint) {
   status_.SetSourcePosition({checkpoint.file, checkpoint.position, checkpoint.gtid});
 }
 
-namespace {
-
-bool IsStopped(const state::Checkpoint& checkpoint, const std::string& label, bool* paused) {
-  for (const state::StoppedTable& s : checkpoint.stopped_tables) {
-    if (s.database + "." + s.table == label) {
-      if (paused != nullptr) *paused = s.paused;
-      return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
-
 server::TableCommandResult Pipeline::OnTableCommand(const std::string& database,
                                                     const std::string& table,
                                                     server::TableAction action) {
@@ -107,9 +93,8 @@ server::TableCommandResult Pipeline::OnTableCommand(const std::string& database,
 
 server::TableCommandResult Pipeline::RequestPause(const std::string& label,
                                                   const state::Checkpoint& checkpoint) {
-  bool paused = false;
-  if (IsStopped(checkpoint, label, &paused)) {
-    return {409, fmt::format("{} is {} already", label, paused ? "paused" : "stopped")};
+  if (const state::StoppedTable* stopped = checkpoint.FindStopped(label)) {
+    return {409, fmt::format("{} is {} already", label, stopped->paused ? "paused" : "stopped")};
   }
   if (!checkpoint.replicated_tables ||
       !std::binary_search(checkpoint.replicated_tables->begin(),
@@ -138,7 +123,7 @@ Pipeline::ReaderWork Pipeline::TakeReaderWork() {
 void Pipeline::AbandonCopy(const state::TableCopy& copy, const Error& error) {
   metrics_.errors.WithLabels({"copy"}).Increment();
   std::lock_guard lock(requests_mutex_);
-  if (copy.fresh_targets.empty() && copy.resume_from.empty()) {
+  if (copy.kind() == state::TableCopy::Kind::kMatchedLater) {
     // Tables matched later: the stream must not pick them up without their rows (a new session
     // would), so they stay held back for this process; its next start copies them again.
     abandoned_tables_.insert(abandoned_tables_.end(), copy.tables.begin(), copy.tables.end());

@@ -41,8 +41,8 @@ uint64_t ReplayVersionLimit(uint64_t resume_version, uint64_t bytes) {
 // it).
 bool CopiesAlongside(const config::Config& config, const state::Checkpoint& checkpoint) {
   return checkpoint.table_copy &&
-         (config.snapshot.enabled || !checkpoint.table_copy->fresh_targets.empty() ||
-          !checkpoint.table_copy->resume_from.empty());
+         (config.snapshot.enabled ||
+          checkpoint.table_copy->kind() != state::TableCopy::Kind::kMatchedLater);
 }
 
 // "a.t1, a.t2".
@@ -268,9 +268,8 @@ RouterContext Pipeline::Session::MakeRouterContext() {
   };
   if (checkpoint_) {
     for (const state::TableStart& t : checkpoint_->table_starts) {
-      const size_t dot = t.table.find('.');
-      if (dot == std::string::npos) continue;
-      const tables::SourceTableName name{t.table.substr(0, dot), t.table.substr(dot + 1)};
+      const config::QualifiedName split = snapshot::SplitLabel(t.table);
+      const tables::SourceTableName name{split.database, split.table};
       rc.table_starts[name] = {t.file, t.position};
       if (t.counted) rc.counted_starts.insert(name);
     }
@@ -330,9 +329,8 @@ void Pipeline::Session::ResolveTables() {
                                      std::string(mapping::RangeRuleName(rule)));
       });
   if (checkpoint_) resolver_options.created_targets = checkpoint_->created_targets;
-  if (checkpoint_ && checkpoint_->table_copy && CopiesAlongside(p_.config_, *checkpoint_) &&
-      checkpoint_->table_copy->fresh_targets.empty() &&
-      checkpoint_->table_copy->resume_from.empty()) {
+  if (checkpoint_ && CopiesAlongside(p_.config_, *checkpoint_) &&
+      checkpoint_->table_copy->kind() == state::TableCopy::Kind::kMatchedLater) {
     // Tables matched later: the stream leaves them to their copy until it hands them over.
     resolver_options.held_back = checkpoint_->table_copy->tables;
   }
@@ -451,10 +449,11 @@ void Pipeline::Session::SaveStartingCheckpoint() {
   checkpoint.replicated_tables = std::move(replicated_tables_);
   if (checkpoint.table_copy && CopiesAlongside(p_.config_, checkpoint)) {
     const state::TableCopy& copy = *checkpoint.table_copy;
+    using Kind = state::TableCopy::Kind;
     spdlog::info("{} table(s) {} alongside the stream: {}", copy.tables.size(),
-                 !copy.fresh_targets.empty() ? "copied again (resnapshot)"
-                 : !copy.resume_from.empty() ? "brought up from where they stopped (resume)"
-                                             : "matched later being copied",
+                 copy.kind() == Kind::kResnapshot ? "copied again (resnapshot)"
+                 : copy.kind() == Kind::kResume   ? "brought up from where they stopped (resume)"
+                                                  : "matched later being copied",
                  JoinedLabels(copy.tables));
   } else if (checkpoint.table_copy) {
     // Left by a copy of newly matched tables that was not finished (snapshot.enabled was turned
@@ -493,29 +492,22 @@ void Pipeline::Session::SaveNewest(const BinlogReader& reader) {
 
 void Pipeline::Session::TakeOver(const HandOverDesk::Offer& offer,
                                  const schema::BinlogPosition& at) {
-  std::vector<std::string> fresh_targets;
-  bool resume = false;
+  std::optional<state::TableCopy> copy;
   {
     std::lock_guard lock(buffers_.mutex());
-    const auto& copy = tracker_->checkpoint().table_copy;
-    if (copy && copy->tables == offer.tables) {
-      fresh_targets = copy->fresh_targets;
-      resume = !copy->resume_from.empty();
-    }
+    copy = tracker_->checkpoint().table_copy;
   }
-  if (!fresh_targets.empty()) {
-    ReplaceTargets(offer, fresh_targets, at);
+  if (copy && copy->tables == offer.tables && copy->kind() == state::TableCopy::Kind::kResnapshot) {
+    ReplaceTargets(offer, copy->fresh_targets, at);
     return;
   }
-  if (resume) {
+  if (copy && copy->tables == offer.tables && copy->kind() == state::TableCopy::Kind::kResume) {
     ResumeTables(offer, at);
     return;
   }
   for (const std::string& label : offer.tables) {
-    const size_t dot = label.find('.');
-    if (dot == std::string::npos)
-      Fail(ErrorCode::kInternal, "copied table {} has no database", label);
-    router_->Adopt({label.substr(0, dot), label.substr(dot + 1)}, offer.end, at);
+    const config::QualifiedName name = snapshot::SplitLabel(label);
+    router_->Adopt({name.database, name.table}, offer.end, at);
   }
   {
     std::lock_guard lock(buffers_.mutex());
@@ -610,13 +602,12 @@ void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
     tracker_->ClearTableCopy();
   }
   SaveNow();
-  const bool matched_later = copy.fresh_targets.empty() && copy.resume_from.empty();
-  const std::string kind = !copy.fresh_targets.empty() ? "resnapshot"
-                           : !copy.resume_from.empty() ? "resume"
-                                                       : "copy of tables matched later";
+  const state::TableCopy::Kind kind = copy.kind();
+  const bool matched_later = kind == state::TableCopy::Kind::kMatchedLater;
   for (const std::string& label : copy.tables) {
     const config::QualifiedName name = snapshot::SplitLabel(label);
-    const std::string reason = fmt::format("its {} failed: {}", kind, abandoned.reason);
+    const std::string reason =
+        fmt::format("its {} failed: {}", state::TableCopyKindName(kind), abandoned.reason);
     if (matched_later) {
       // Never streamed: shown stopped (it has no rows) until a restart copies it again.
       p_.status_.Table(name.database, name.table, "", "")
@@ -625,7 +616,7 @@ void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
     }
     spdlog::error("{}: {}; the stream goes on without it ({})", label, reason,
                   matched_later ? "the next start copies it again"
-                  : copy.resume_from.empty()
+                  : kind == state::TableCopy::Kind::kResnapshot
                       ? "it streams into its old target; `rowbridge resnapshot` tries again"
                       : "it stays stopped; `rowbridge resnapshot` copies it again instead");
   }

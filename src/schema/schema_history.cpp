@@ -27,21 +27,6 @@ std::optional<uint64_t> FileNumber(std::string_view file) {
   return n;
 }
 
-BinlogPosition ParsePosition(std::string_view text, std::string_view origin) {
-  const size_t colon = text.rfind(':');
-  BinlogPosition p;
-  if (colon == std::string_view::npos) {
-    Fail(ErrorCode::kCorruption, "{}: \"{}\" is not a binlog position", origin, text);
-  }
-  p.file = std::string(text.substr(0, colon));
-  const std::string_view number = text.substr(colon + 1);
-  auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), p.offset);
-  if (ec != std::errc() || ptr != number.data() + number.size() || p.file.empty()) {
-    Fail(ErrorCode::kCorruption, "{}: \"{}\" is not a binlog position", origin, text);
-  }
-  return p;
-}
-
 const char* StateName(TableState state) {
   switch (state) {
     case TableState::kAbsent:
@@ -180,6 +165,21 @@ ColumnDef ColumnFromJson(const nlohmann::json& j) {
 }
 
 }  // namespace
+
+BinlogPosition BinlogPosition::Parse(std::string_view text, std::string_view origin) {
+  const size_t colon = text.rfind(':');
+  BinlogPosition p;
+  if (colon == std::string_view::npos) {
+    Fail(ErrorCode::kCorruption, "{}: \"{}\" is not a binlog position", origin, text);
+  }
+  p.file = std::string(text.substr(0, colon));
+  const std::string_view number = text.substr(colon + 1);
+  auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), p.offset);
+  if (ec != std::errc() || ptr != number.data() + number.size() || p.file.empty()) {
+    Fail(ErrorCode::kCorruption, "{}: \"{}\" is not a binlog position", origin, text);
+  }
+  return p;
+}
 
 std::string BinlogPosition::ToString() const {
   return fmt::format("{}:{}", file, offset);
@@ -375,7 +375,7 @@ SchemaHistory SchemaHistory::FromJson(std::string_view text, std::string_view or
     options.explicit_defaults_for_timestamp = j.at("explicit_defaults_for_timestamp").get<bool>();
     SchemaHistory h(options);
     if (!j.at("last_applied").is_null()) {
-      h.last_applied_ = ParsePosition(j.at("last_applied").get<std::string>(), origin);
+      h.last_applied_ = BinlogPosition::Parse(j.at("last_applied").get<std::string>(), origin);
     }
     for (const auto& db : j.at("databases")) {
       h.catalog_.SetDatabaseCollation(TextFrom(db.at(0)), db.at(1).get<uint32_t>());
@@ -385,7 +385,7 @@ SchemaHistory SchemaHistory::FromJson(std::string_view text, std::string_view or
       std::vector<SchemaVersion>& versions = h.versions_[table];
       for (const auto& jv : t.at("versions")) {
         SchemaVersion v;
-        v.position = ParsePosition(jv.at("at").get<std::string>(), origin);
+        v.position = BinlogPosition::Parse(jv.at("at").get<std::string>(), origin);
         if (!versions.empty() && v.position < versions.back().position) {
           Fail(ErrorCode::kCorruption, "{}: versions of {}.{} are out of order", origin,
                table.database, table.table);

@@ -38,6 +38,8 @@ struct BinlogPosition {
   uint64_t offset = 0;
 
   std::string ToString() const;  // "mysql-bin.000003:1234"
+  // The inverse of ToString; Error(kCorruption) naming `origin` for anything else.
+  static BinlogPosition Parse(std::string_view text, std::string_view origin);
   // Orders by the file's numeric suffix, then offset (file names without digits: by name).
   bool operator<(const BinlogPosition& other) const;
   bool operator<=(const BinlogPosition& other) const { return !(other < *this); }

@@ -12,6 +12,7 @@
 #include "config/target_template.h"
 #include "endpoints/connection_options.h"
 #include "mysql/connection.h"
+#include "schema/schema_history.h"
 #include "snapshot/snapshot_runner.h"
 #include "snapshot/snapshot_state.h"
 #include "tables/source_schema.h"
@@ -30,6 +31,18 @@ std::string Joined(const std::vector<std::string>& items) {
   std::string out;
   for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
   return out;
+}
+
+// Records `copy` in `checkpoint` with the stream's next_version moved above the copy's band, from
+// its version_base, and saves it.
+void RecordCopy(state::StateStore& store, state::Checkpoint& checkpoint, state::TableCopy copy) {
+  if (copy.version_base >= ~uint64_t{0} - 2 * kVersionBand) {
+    Fail(ErrorCode::kInternal, "the version counter ({}) has no room for another copy",
+         copy.version_base);
+  }
+  checkpoint.next_version = copy.version_base + kVersionBand;
+  checkpoint.table_copy = std::move(copy);
+  store.Save(checkpoint);
 }
 
 // Finds the matched tables `checkpoint` does not cover; when there are any, checks that the
@@ -66,9 +79,6 @@ bool BeginCopy(const config::Config& config, state::StateStore& store,
   // The copy's versions go below the stream's by moving the stream's up at the checkpoint: safe
   // only if no target holds a change after it (it would be replayed with another version).
   const uint64_t base = checkpoint.next_version;
-  if (base >= ~uint64_t{0} - 2 * kVersionBand) {
-    Fail(ErrorCode::kInternal, "the version counter ({}) has no room for another copy", base);
-  }
   tables::TargetCatalog catalog(endpoints::TargetClientOptions(config.target));
   std::set<std::string> checked;
   for (const Matched& m : matched) {
@@ -98,11 +108,9 @@ bool BeginCopy(const config::Config& config, state::StateStore& store,
            Joined(fresh), label, max, base, checkpoint.Describe());
     }
   }
-  checkpoint.table_copy = state::TableCopy{base, fresh, {}, {}};
-  checkpoint.next_version = base + kVersionBand;
-  store.Save(checkpoint);
+  RecordCopy(store, checkpoint, state::TableCopy{base, fresh, {}, {}});
   spdlog::info(
-      "{} table(s) matched since the last checkpoint: {}; copying their rows before streaming "
+      "{} table(s) matched since the last checkpoint: {}; copying their rows alongside the stream "
       "(the stream of the other tables resumes at {}; versions from {} on)",
       fresh.size(), Joined(fresh), checkpoint.Describe(), checkpoint.next_version);
   return true;
@@ -137,12 +145,7 @@ std::string ResnapshotRefusal(const config::Config& config, const state::Checkpo
       checkpoint.replicated_tables &&
       std::find(checkpoint.replicated_tables->begin(), checkpoint.replicated_tables->end(),
                 table) != checkpoint.replicated_tables->end();
-  const bool stopped =
-      std::any_of(checkpoint.stopped_tables.begin(), checkpoint.stopped_tables.end(),
-                  [&](const state::StoppedTable& s) {
-                    return s.database == name.database && s.table == name.table;
-                  });
-  if (!replicated && !stopped) {
+  if (!replicated && checkpoint.FindStopped(table) == nullptr) {
     return "the stream does not cover it yet (a table matched later is copied at the next start)";
   }
   return "";
@@ -164,13 +167,9 @@ void BeginResnapshot(const config::Config& config, state::StateStore& store,
   tables::TargetCatalog catalog(endpoints::TargetClientOptions(config.target));
   catalog.Execute("DROP TABLE IF EXISTS " +
                   clickhouse::QuoteQualified(fresh.database, fresh.table));
-  const uint64_t base = checkpoint.next_version;
-  if (base >= ~uint64_t{0} - 2 * kVersionBand) {
-    Fail(ErrorCode::kInternal, "the version counter ({}) has no room for another copy", base);
-  }
-  checkpoint.table_copy = state::TableCopy{base, {table}, {fresh.database + "." + fresh.table}, {}};
-  checkpoint.next_version = base + kVersionBand;
-  store.Save(checkpoint);
+  RecordCopy(
+      store, checkpoint,
+      state::TableCopy{checkpoint.next_version, {table}, {fresh.database + "." + fresh.table}, {}});
   spdlog::info(
       "resnapshot of {}: copying it again into {}.{} alongside the stream, which goes on writing "
       "into {}.{} until the copy takes its place (versions from {} on)",
@@ -182,19 +181,17 @@ std::string ResumeRefusal(const state::Checkpoint& checkpoint, const std::string
     return fmt::format("a copy of {} runs already; try again once it is done",
                        Joined(checkpoint.table_copy->tables));
   }
-  for (const state::StoppedTable& s : checkpoint.stopped_tables) {
-    if (s.database + "." + s.table != table) continue;
-    const size_t colon = s.position.rfind(':');
-    if (colon == std::string::npos || colon + 1 == s.position.size() ||
-        s.position.find_first_not_of("0123456789", colon + 1) != std::string::npos) {
-      return fmt::format(
-          "its stop position \"{}\" is not file:position; `rowbridge resnapshot` "
-          "copies it again instead",
-          s.position);
-    }
-    return "";
+  const state::StoppedTable* stopped = checkpoint.FindStopped(table);
+  if (stopped == nullptr) return "it is neither stopped nor paused";
+  try {
+    schema::BinlogPosition::Parse(stopped->position, table);
+  } catch (const Error&) {
+    return fmt::format(
+        "its stop position \"{}\" is not file:position; `rowbridge resnapshot` copies it again "
+        "instead",
+        stopped->position);
   }
-  return "it is neither stopped nor paused";
+  return "";
 }
 
 void BeginResume(const config::Config& config, state::StateStore& store,
@@ -202,12 +199,10 @@ void BeginResume(const config::Config& config, state::StateStore& store,
   if (std::string why = ResumeRefusal(checkpoint, table); !why.empty()) {
     Fail(ErrorCode::kInvalidArgument, "cannot resume {}: {}", table, why);
   }
-  const auto stopped = std::find_if(
-      checkpoint.stopped_tables.begin(), checkpoint.stopped_tables.end(),
-      [&](const state::StoppedTable& s) { return s.database + "." + s.table == table; });
+  const state::StoppedTable* stopped = checkpoint.FindStopped(table);
   // The changes since the stop are read from the source's binlog: refused now, rather than a copy
   // that fails later, when the file is gone.
-  const std::string file = stopped->position.substr(0, stopped->position.rfind(':'));
+  const std::string file = schema::BinlogPosition::Parse(stopped->position, table).file;
   auto source = mysql::Connection::Connect(endpoints::SourceConnectOptions(config.source));
   bool listed = false;
   for (const auto& row : source->QueryRows("SHOW BINARY LOGS")) {
@@ -219,13 +214,8 @@ void BeginResume(const config::Config& config, state::StateStore& store,
          "`rowbridge resnapshot {}` copies it again instead",
          table, stopped->position, file, table);
   }
-  const uint64_t base = checkpoint.next_version;
-  if (base >= ~uint64_t{0} - 2 * kVersionBand) {
-    Fail(ErrorCode::kInternal, "the version counter ({}) has no room for another copy", base);
-  }
-  checkpoint.table_copy = state::TableCopy{base, {table}, {}, {stopped->position}};
-  checkpoint.next_version = base + kVersionBand;
-  store.Save(checkpoint);
+  RecordCopy(store, checkpoint,
+             state::TableCopy{checkpoint.next_version, {table}, {}, {stopped->position}});
   spdlog::info(
       "resume of {}: its changes from {} on are applied to its target alongside the "
       "stream (versions from {} on), then the stream takes it over",
@@ -269,13 +259,9 @@ bool CopyTablesAlongside(const config::Config& config, const state::Checkpoint& 
     std::erase(options.replicated_tables, copy.tables[i]);
   }
   for (size_t i = 0; i < copy.resume_from.size() && i < copy.tables.size(); ++i) {
-    const std::string& at = copy.resume_from[i];
-    const size_t colon = at.rfind(':');
-    if (colon == std::string::npos) {
-      Fail(ErrorCode::kCorruption, "resume of {}: \"{}\" is not file:position", copy.tables[i], at);
-    }
-    options.window_only_from[copy.tables[i]] =
-        BinlogPoint{at.substr(0, colon), std::stoull(at.substr(colon + 1))};
+    const schema::BinlogPosition from =
+        schema::BinlogPosition::Parse(copy.resume_from[i], "resume of " + copy.tables[i]);
+    options.window_only_from[copy.tables[i]] = BinlogPoint{from.file, from.offset};
   }
   std::sort(options.replicated_tables.begin(), options.replicated_tables.end());
   options.checkpoint = checkpoint.Describe() + " in " + store_description;

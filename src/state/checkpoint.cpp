@@ -26,6 +26,28 @@ std::string Checkpoint::Describe() const {
   return s;
 }
 
+const char* TableCopyKindName(TableCopy::Kind kind) {
+  switch (kind) {
+    case TableCopy::Kind::kMatchedLater:
+      return "copy of tables matched later";
+    case TableCopy::Kind::kResnapshot:
+      return "resnapshot";
+    case TableCopy::Kind::kResume:
+      return "resume";
+  }
+  return "copy";
+}
+
+const StoppedTable* Checkpoint::FindStopped(std::string_view label) const {
+  for (const StoppedTable& s : stopped_tables) {
+    if (label.size() == s.database.size() + 1 + s.table.size() && label.starts_with(s.database) &&
+        label[s.database.size()] == '.' && label.ends_with(s.table)) {
+      return &s;
+    }
+  }
+  return nullptr;
+}
+
 std::string Checkpoint::ToJson() const {
   nlohmann::ordered_json j;
   j["file"] = file;

@@ -86,8 +86,18 @@ struct TableCopy {
   // changes from where it stopped ("file:pos", in the order of `tables`) are applied to its own
   // target, then the stream takes it over. Empty otherwise.
   std::vector<std::string> resume_from;
+
+  enum class Kind { kMatchedLater, kResnapshot, kResume };
+  Kind kind() const {
+    return !fresh_targets.empty() ? Kind::kResnapshot
+           : !resume_from.empty() ? Kind::kResume
+                                  : Kind::kMatchedLater;
+  }
   bool operator==(const TableCopy&) const = default;
 };
+
+// "copy of tables matched later", "resnapshot", "resume": for messages.
+const char* TableCopyKindName(TableCopy::Kind kind);
 
 struct Checkpoint {
   std::string file;       // binlog file name
@@ -109,6 +119,9 @@ struct Checkpoint {
   std::optional<TableCopy> table_copy;
   // In the order the renames were made (a chain a -> b, b -> c follows that order).
   std::vector<TargetRename> target_renames;
+
+  // The stopped (or paused) table "db.table"; nullptr when it is not stopped.
+  const StoppedTable* FindStopped(std::string_view label) const;
 
   // "mysql-bin.000003:1234" (+ " gtid 0-1-42" when known).
   std::string Describe() const;
