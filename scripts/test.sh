@@ -266,7 +266,7 @@ if [[ "$PACKAGE_TEST" == 1 ]]; then
   PACKAGE_BUILD_PID=$!
 fi
 step "start test servers" start_servers || exit 1
-step "unit and integration tests, MariaDB 10.11 (ctest)" run_ctest
+step "unit and integration tests, MariaDB 10.11 (ctest)" run_ctest ctest -E MySqlOnly
 step "benchmark scripts, smoke mode (bench/*.sh --smoke)" bench_smoke
 if [[ "$SOAK_MINUTES" != 0 ]]; then
   step "fault-injection soak, ${SOAK_MINUTES} min (tests/soak/soak.sh)" soak_short

@@ -51,9 +51,9 @@ tables::ReplicatedTable LoadSourceTable(mysql::Connection& source,
          source.peer());
   const tables::SourceTableSchema& schema = *table.known;
   for (size_t i = 0; i < schema.columns.size(); ++i) {
-    // MariaDB's INET4/INET6/UUID look like BINARY(n) but read as text; VECTOR has no exact text.
+    // MariaDB's INET4/INET6/UUID look like BINARY(n) but read as text.
     const std::string& type = schema.column_types[i];
-    if (type == "inet4" || type == "inet6" || type == "uuid" || type.starts_with("vector"))
+    if (type == "inet4" || type == "inet6" || type == "uuid")
       Fail(ErrorCode::kUnsupported, "source column {}.{}: type {} is not supported by check",
            name.ToString(), schema.columns[i].name, type);
   }

@@ -9,6 +9,7 @@
 #include "clickhouse/type_name.h"
 #include "common/error.h"
 #include "mapping/mysql_text.h"
+#include "mapping/text_cell.h"
 #include "mysql/sql_quote.h"
 
 namespace rowbridge::check {
@@ -27,8 +28,6 @@ uint64_t HashValue(uint64_t h, std::string_view value) {
 
 bool IsCheckableSourceType(const binlog::ColumnDef& column) {
   switch (column.type) {
-    case binlog::ColumnType::kJson:
-    case binlog::ColumnType::kVector:
     case binlog::ColumnType::kNull:
     case binlog::ColumnType::kTypedArray:
     case binlog::ColumnType::kInvalid:
@@ -63,9 +62,10 @@ RowNormalizer::RowNormalizer(const tables::ReplicatedTable& table,
                             binlog::ColumnTypeName(def.type));
     } else {
       const clickhouse::TypeDesc type = clickhouse::ParseTypeName(t->type);
+      binlog::ColumnDef selected = mapping::SelectedColumn(def);
       std::string why_not;
       mapping::Converter converter = mapping::SelectConverter(
-          def, type, {source.name.database, source.name.table, def.name}, settings, why_not);
+          selected, type, {source.name.database, source.name.table, def.name}, settings, why_not);
       if (converter.fn == nullptr) {
         problem = fmt::format("column {}: no conversion from {} to {}: {}", def.name,
                               mapping::MysqlTypeName(def), t->type, why_not);
@@ -74,6 +74,7 @@ RowNormalizer::RowNormalizer(const tables::ReplicatedTable& table,
         c.name = def.name;
         c.context = where + "." + def.name;
         c.source_index = i;
+        c.selected = std::move(selected);
         c.target_nullable = type.code == clickhouse::TypeCode::kNullable;
         c.scratch = clickhouse::CreateColumn(converter.target);
         c.converter = std::move(converter);
@@ -122,9 +123,8 @@ void RowNormalizer::NormalizeSource(const mysql::ResultSet& row, NormalizedRow& 
     Compared& c = columns_[p];
     std::string& text = out.values[p];
     text.clear();
-    const binlog::ColumnDef& def = source_.columns[c.source_index];
     binlog::Cell cell;
-    mapping::EncodeTextCell(def, c.source_index, row.Get(p), c.cell_buffer, c.context, cell);
+    mapping::EncodeTextCell(c.selected, c.source_index, row.Get(p), c.cell_buffer, c.context, cell);
     c.scratch->Clear();
     try {
       if (cell.is_null) {
@@ -132,8 +132,9 @@ void RowNormalizer::NormalizeSource(const mysql::ResultSet& row, NormalizedRow& 
           text = "\\N";
           continue;
         }
-        if (c.converter.policies[mapping::RangeRule::kNullIntoNotNull] ==
-            mapping::RangePolicy::kError) {
+        if (!c.converter.NullIsEmptyArray() &&
+            c.converter.policies[mapping::RangeRule::kNullIntoNotNull] ==
+                mapping::RangePolicy::kError) {
           text = "<not convertible: NULL into a column that is not Nullable>";
           continue;
         }

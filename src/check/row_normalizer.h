@@ -74,6 +74,7 @@ class RowNormalizer {
     std::string name;
     std::string context;  // db.table.column, for errors
     uint32_t source_index = 0;
+    binlog::ColumnDef selected;  // the source column as the SELECT delivers it
     bool target_nullable = false;
     mapping::Converter converter;
     clickhouse::ColumnPtr scratch;  // of the converter's (unwrapped) target type
@@ -89,9 +90,8 @@ class RowNormalizer {
   mapping::ConvertScratch scratch_;
 };
 
-// Whether check can read a source column of this type from the text protocol: every type but
-// MySQL's binary JSON and VECTOR (their text is not their row-event bytes) and the types no
-// source table has.
+// Whether check can read a source column of this type from the text protocol: every type a
+// source table can have (the types of row events only, and the pre-5.0 DECIMAL, are not).
 bool IsCheckableSourceType(const binlog::ColumnDef& column);
 
 }  // namespace rowbridge::check

@@ -461,21 +461,29 @@ void ConversionPlan::AppendMeta(const Binding& b, size_t i, TargetBlock& block,
   if (block.nullables_[i] != nullptr) block.nullables_[i]->AppendNotNull();
 }
 
-void ConversionPlan::FailIncomplete(std::span<const Cell> cells, const RowMeta& meta) const {
+std::string ConversionPlan::Incomplete(std::span<const Cell> cells, RowKind kind) const {
+  if (mode_ != TableMode::kReplica || cells.size() == source_count_) return {};
   std::vector<bool> present(source_count_, false);
   for (const Cell& cell : cells)
     if (cell.index < source_count_) present[cell.index] = true;
   std::string missing;
   for (const Binding& b : bindings_) {
     if (b.role != Role::kSource || present[b.source_index]) continue;
+    if (kind == RowKind::kDelete && !b.key) continue;
     if (!missing.empty()) missing += ", ";
     missing += source_names_[b.source_index];
   }
-  Fail(ErrorCode::kConfig,
-       "{}: an {} row image lacks column(s) {}: the source logs partial row images "
-       "(binlog_row_image=MINIMAL or NOBLOB), but replica mode writes whole rows; set "
-       "binlog_row_image=FULL on the source or use changelog mode",
-       table_name_, RowKindName(meta.kind), missing);
+  if (missing.empty()) return {};
+  return fmt::format(
+      "{}: an {} row image lacks column(s) {}: the source logs partial row images "
+      "(binlog_row_image=MINIMAL or NOBLOB), but replica mode writes whole rows; set "
+      "binlog_row_image=FULL on the source (then `rowbridge resnapshot` the table) or use "
+      "changelog mode",
+      table_name_, RowKindName(kind), missing);
+}
+
+void ConversionPlan::FailIncomplete(std::span<const Cell> cells, const RowMeta& meta) const {
+  Fail(ErrorCode::kConfig, "{}", Incomplete(cells, meta.kind));
 }
 
 void ConversionPlan::AppendMissing(const Binding& b, size_t i, TargetBlock& block,
@@ -565,8 +573,10 @@ void ConversionPlan::AppendNull(const Binding& b, const Cell& cell, TargetBlock&
   } else if (b.lc_nullable) {
     static_cast<clickhouse::ColumnLowCardinalityString&>(*block.values_[i]).AppendNull();
   } else {
-    b.converter.OutOfRange(RangeRule::kNullIntoNotNull, cell, "the target column is not Nullable",
-                           "the type's default");
+    if (!b.converter.NullIsEmptyArray()) {
+      b.converter.OutOfRange(RangeRule::kNullIntoNotNull, cell, "the target column is not Nullable",
+                             "the type's default");
+    }
     block.values_[i]->AppendDefault();
   }
 }

@@ -159,6 +159,11 @@ class ConversionPlan {
   // an incomplete image in replica mode, Error(kCorruption) for malformed cells.
   void AppendRow(std::span<const binlog::Cell> cells, TargetBlock& block, const RowMeta& meta);
 
+  // Replica mode: why a row image of `kind` cannot be written (the source columns it lacks, and
+  // binlog_row_image named as the cause), or empty when it can. A DELETE needs its key columns
+  // only. Changelog mode writes any image: always empty.
+  std::string Incomplete(std::span<const binlog::Cell> cells, RowKind kind) const;
+
   // The one-pass path of full images (the usual binlog_row_image=FULL rows): whether rows of
   // `table` may go through AppendNext, i.e. its columns have the types the plan was built for.
   bool Fits(const binlog::TableInfo& table) const;

@@ -113,6 +113,13 @@ class Converter {
   std::shared_ptr<ConversionCounters> counters;
   std::string policy_key;  // ConverterSettings::policy_key
 
+  // A NULL VECTOR into an Array (which cannot be Nullable) is the empty array: no vector has
+  // zero dimensions, so [] stands for NULL without loss, and no policy is asked.
+  bool NullIsEmptyArray() const {
+    return source.type == binlog::ColumnType::kVector &&
+           target.code == clickhouse::TypeCode::kArray;
+  }
+
   // The cold path for a value out of the target's range: counts and logs (clamp) or throws
   // (error). `what` says why, `clamped_to` what is written instead.
   void OutOfRange(RangeRule rule, const binlog::Cell& cell, std::string_view what,

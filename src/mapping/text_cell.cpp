@@ -251,6 +251,16 @@ std::string TextSelectExpression(const ColumnDef& column, std::string_view quote
   }
 }
 
+binlog::ColumnDef SelectedColumn(const binlog::ColumnDef& column) {
+  binlog::ColumnDef out = column;
+  if (out.type == ColumnType::kJson) {
+    out.type = out.wire_type = ColumnType::kBlob;
+    out.meta = 4;
+    if (out.charset == 63 || out.charset == 0) out.charset = 45;  // utf8mb4_general_ci
+  }
+  return out;
+}
+
 void EncodeTextCell(const ColumnDef& column, uint32_t index, std::optional<std::string_view> text,
                     Buffer& buffer, std::string_view context, Cell& cell) {
   cell.column = &column;

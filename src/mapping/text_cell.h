@@ -40,6 +40,11 @@ namespace rowbridge::mapping {
 // itself, or an expression as listed above, aliased back to the column's name.
 std::string TextSelectExpression(const binlog::ColumnDef& column, std::string_view quoted_name);
 
+// `column` as a SELECT delivers it: MySQL's binary JSON arrives as JSON text (in the text and the
+// binary protocol alike), so a JSON column reads as the LONGTEXT it prints as. Every other column
+// is returned as it is.
+binlog::ColumnDef SelectedColumn(const binlog::ColumnDef& column);
+
 inline constexpr size_t kTextCellBufferSize = kCellBufferSize;
 
 // Encodes one field of `column` into `cell`. `buffer` must outlive the cell's use; strings make the

@@ -381,7 +381,7 @@ void BinlogReader::OnRows(const binlog::Event& event, binlog::BinlogEventReader&
     return;
   }
   cursor_.Reset(rows, *table.decoded);
-  AppendRows(table, rows.kind, event.header.timestamp);
+  AppendRows(table, rows.kind, event.header.timestamp, SchemaPosition(event));
 }
 
 void BinlogReader::CountWithoutWriting(const binlog::RowsEvent& rows, uint64_t table_id,
@@ -395,14 +395,31 @@ void BinlogReader::CountWithoutWriting(const binlog::RowsEvent& rows, uint64_t t
   next_version_ += changes;
 }
 
-bool BinlogReader::KeyChanged(const StreamedTable& table) const {
+bool BinlogReader::KeyChanged(const StreamedTable& table,
+                              std::span<const binlog::Cell> after) const {
   for (uint32_t k : table.key_columns) {
-    if (!SameCell(CellFor(cursor_.before(), k), CellFor(cursor_.after(), k))) return true;
+    const binlog::Cell* now = CellFor(after, k);
+    if (now != nullptr && !SameCell(CellFor(cursor_.before(), k), now)) return true;
   }
   return false;
 }
 
-void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint32_t event_time) {
+std::span<const binlog::Cell> BinlogReader::AfterWithKey(const StreamedTable& table) {
+  const std::span<const binlog::Cell> after = cursor_.after();
+  if (cursor_.full_images()) return after;
+  bool complete = true;
+  for (uint32_t k : table.key_columns) complete = complete && CellFor(after, k) != nullptr;
+  if (complete) return after;
+  keyed_after_.assign(after.begin(), after.end());
+  for (uint32_t k : table.key_columns) {
+    if (CellFor(after, k) != nullptr) continue;
+    if (const binlog::Cell* old = CellFor(cursor_.before(), k)) keyed_after_.push_back(*old);
+  }
+  return keyed_after_;
+}
+
+void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint32_t event_time,
+                              const schema::BinlogPosition& at) {
   TargetState& target = *table.target_state;
   const bool replica = table.target->mode == mapping::TableMode::kReplica;
   const SteadyTime now = std::chrono::steady_clock::now();
@@ -435,18 +452,35 @@ void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint3
   }
   while (cursor_.Next()) {
     const uint64_t version = next_version_++;
+    const std::span<const binlog::Cell> after =
+        kind == binlog::RowsKind::kUpdate ? AfterWithKey(table) : cursor_.after();
+    if (replica && !cursor_.full_images()) {
+      // A replica row replaces the whole previous row: a partial image cannot be written. The
+      // table stops here (its changes from now on still take their versions).
+      const std::string why =
+          table.plan->Incomplete(kind == binlog::RowsKind::kDelete ? cursor_.before() : after,
+                                 kind == binlog::RowsKind::kWrite    ? mapping::RowKind::kInsert
+                                 : kind == binlog::RowsKind::kUpdate ? mapping::RowKind::kUpdate
+                                                                     : mapping::RowKind::kDelete);
+      if (!why.empty()) {
+        lock.unlock();
+        ctx_.router->Stop(table, at.ToString(), why);
+        lock.lock();
+        while (cursor_.Next()) ++next_version_;
+        return;
+      }
+    }
     bool ok = true;
     switch (kind) {
       case binlog::RowsKind::kWrite:
         if (target.PresentRows(version) == 0) {
-          ok = Append(table, cursor_.after(), mapping::RowKind::kInsert, version, event_time, now,
-                      lock);
+          ok = Append(table, after, mapping::RowKind::kInsert, version, event_time, now, lock);
         }
         break;
       case binlog::RowsKind::kUpdate: {
         // A key change deletes the old key (a replica tombstone, a changelog 'delete') before
         // the new key's row (a changelog 'insert': that key did not exist before).
-        const bool moved = compare_keys && KeyChanged(table);
+        const bool moved = compare_keys && KeyChanged(table, after);
         const size_t present = target.PresentRows(version);
         if (moved && present == 0) {
           ok = Append(table, cursor_.before(), mapping::RowKind::kDelete, version, event_time, now,
@@ -455,7 +489,7 @@ void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint3
         if (present < (moved ? 2u : 1u)) {
           const mapping::RowKind new_row =
               moved && !replica ? mapping::RowKind::kInsert : mapping::RowKind::kUpdate;
-          ok = ok && Append(table, cursor_.after(), new_row, version, event_time, now, lock);
+          ok = ok && Append(table, after, new_row, version, event_time, now, lock);
         }
         break;
       }

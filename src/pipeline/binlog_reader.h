@@ -96,7 +96,8 @@ class BinlogReader {
   void Handle(const binlog::Event& event, binlog::BinlogEventReader& events);
   void OnQuery(const binlog::Event& event, const binlog::FormatDescription& format);
   void OnRows(const binlog::Event& event, binlog::BinlogEventReader& events);
-  void AppendRows(StreamedTable& table, binlog::RowsKind kind, uint32_t event_time);
+  void AppendRows(StreamedTable& table, binlog::RowsKind kind, uint32_t event_time,
+                  const schema::BinlogPosition& at);
   // The rows' changes take their versions, and nothing is written.
   void CountWithoutWriting(const binlog::RowsEvent& rows, uint64_t table_id,
                            binlog::BinlogEventReader& events);
@@ -106,7 +107,12 @@ class BinlogReader {
   // Counts a row appended to `batch` (batch bounds, per-table shares). Buffer lock held.
   void Appended(StreamedTable& table, Batch& batch, mapping::RowKind kind, uint64_t version,
                 uint64_t bytes, uint32_t event_time, SteadyTime now);
-  bool KeyChanged(const StreamedTable& table) const;
+  // Whether the current UPDATE row changes the table's key. A key column a partial after image
+  // (binlog_row_image=MINIMAL) leaves out did not change.
+  bool KeyChanged(const StreamedTable& table, std::span<const binlog::Cell> after) const;
+  // The current UPDATE row's after image with the key columns it leaves out (a MINIMAL image
+  // logs changed columns only) taken from the before image: the row is still that key's.
+  std::span<const binlog::Cell> AfterWithKey(const StreamedTable& table);
   void Boundary(const binlog::Event& event);
   // Whether `error` says the source no longer has where the stream starts (purged binlogs).
   static bool IsStartGone(const Error& error);
@@ -122,6 +128,7 @@ class BinlogReader {
   TcpConnection* socket_ = nullptr;  // the stream's, while it runs
 
   binlog::RowCursor cursor_;
+  std::vector<binlog::Cell> keyed_after_;  // AfterWithKey's image
   std::string rows_scratch_;
   std::string query_scratch_;
   std::array<server::Counter*, 256> event_counters_{};

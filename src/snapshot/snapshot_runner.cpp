@@ -52,17 +52,11 @@ using binlog::Cell;
 using binlog::ColumnDef;
 using binlog::ColumnType;
 
-// The columns as the chunk SELECTs deliver them: MySQL's binary JSON arrives as JSON text (in the
-// text and the binary protocol alike), so a JSON column is read as the LONGTEXT it prints as.
+// The columns as the chunk SELECTs deliver them (mapping::SelectedColumn).
 std::vector<ColumnDef> TextColumns(const std::vector<ColumnDef>& columns) {
-  std::vector<ColumnDef> out = columns;
-  for (ColumnDef& c : out) {
-    if (c.type == ColumnType::kJson) {
-      c.type = c.wire_type = ColumnType::kBlob;
-      c.meta = 4;
-      if (c.charset == 63 || c.charset == 0) c.charset = 45;  // utf8mb4_general_ci
-    }
-  }
+  std::vector<ColumnDef> out;
+  out.reserve(columns.size());
+  for (const ColumnDef& c : columns) out.push_back(mapping::SelectedColumn(c));
   return out;
 }
 

@@ -377,8 +377,10 @@ CliResult RunRowbridge(const std::vector<std::string>& args, std::chrono::second
 std::string MysqlRows(const MysqlAddress& mysql, const std::string& database,
                       const std::string& table, const std::vector<ColumnCompare>& columns,
                       const std::string& order_by) {
-  return RunMysqlSql(mysql, "SET NAMES utf8mb4; SELECT " + MysqlConcat(columns) + " FROM `" +
-                                database + "`.`" + table + "` ORDER BY " + order_by);
+  // TIMESTAMPs are instants, which the target shows in UTC (the test ClickHouse's time zone).
+  return RunMysqlSql(mysql, "SET NAMES utf8mb4; SET time_zone = '+00:00'; SELECT " +
+                                MysqlConcat(columns) + " FROM `" + database + "`.`" + table +
+                                "` ORDER BY " + order_by);
 }
 
 std::string ReplicaRows(const ClickHouseAddress& ch, const std::string& database,
