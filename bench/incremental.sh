@@ -3,7 +3,8 @@
 # by rowbridge-loadgen with the seed's insertDataTest flags (2 connections x 1000 rows every
 # 100 ms), while `rowbridge run` replicates them into the seed's own ClickHouse tables (changelog
 # rows with binlog_event_type and bifrost_data_version). Prints one results table:
-#   rows/min and MB/min replicated, lag p50/p99/max, rowbridge CPU % and peak RSS;
+#   rows/min and MB/min replicated, lag p50/p99/max, INSERTs per second into the busiest table,
+#   rowbridge CPU % and peak RSS;
 # and writes a time series (CSV) and a PNG chart of throughput, lag, CPU and RSS over time.
 #
 #   bench/incremental.sh [--seconds N] [--tables N] [--conn N] [--batchsize N] [--interval MS]
@@ -134,6 +135,13 @@ kill -TERM "$sampler_pid"
 wait "$sampler_pid" || true
 hwm_kb="$(bench_vm_hwm_kb "$RB_PID")"
 idle_rss_kb="$(bench_vm_rss_kb "$RB_PID")"
+# INSERTs per table: the batches each source table was written in (rowbridge_flush_rows' count,
+# one series per table; each table has a target of its own here), the busiest table's.
+max_table_batches="$(python3 -c '
+import sys, urllib.request
+text = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5).read().decode()
+print(max([float(l.split()[-1]) for l in text.splitlines() if l.startswith("rowbridge_flush_rows_count{")] or [0]))
+' "$port")"
 ((source_final > 0)) || bench_die "the load wrote no rows"
 bench_rowbridge_stop "$log"
 bench_check "$config" "$work/check.log"
@@ -174,6 +182,7 @@ results="$out/incremental-results.md"
 awk -v first="$first" -v last="$last" -v t0="$t_load0" -v load_s="$load_s" -v hz="$BENCH_HZ" \
   -v hwm="$hwm_kb" -v idle="$idle_rss_kb" -v tables="$tables" -v conn="$conn" -v bs="$batchsize" \
   -v iv="$interval" -v smoke="$smoke" -v loadavg="$(bench_loadavg)" -v cores="$(nproc)" \
+  -v batches="$max_table_batches" \
   -v l50="$(lag_rows 7 | bench_percentile 50)" -v l99="$(lag_rows 7 | bench_percentile 99)" \
   -v lmax="$(lag_rows 7 | bench_percentile 100)" -v m50="$(lag_rows 8 | bench_percentile 50)" \
   -v m99="$(lag_rows 8 | bench_percentile 99)" -v mmax="$(lag_rows 8 | bench_percentile 100)" '
@@ -191,6 +200,7 @@ BEGIN {
   printf "| rowbridge_target_bytes_total (its estimate of row bytes buffered: cells + 8 B each), MB/min | %.1f |\n", (b[5] - a[5]) / 1e6 / span * 60
   printf "| lag p50 / p99 / max, s (rows: commit -> in ClickHouse) | %.2f / %.2f / %.2f |\n", l50, l99, lmax
   printf "| lag p50 / p99 / max, s (rowbridge_replication_lag_seconds) | %.2f / %.2f / %.2f |\n", m50, m99, mmax
+  printf "| INSERTs per second into the busiest table (its batches / time to catch up) | %.2f |\n", batches / span
   printf "| rowbridge CPU, %% of one core | %.0f |\n", cpu_s / span * 100
   printf "| rowbridge CPU seconds | %.2f |\n", cpu_s
   printf "| replicated rows per rowbridge CPU-second | %.0f |\n", (cpu_s > 0 ? rows / cpu_s : 0)

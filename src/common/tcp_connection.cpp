@@ -426,6 +426,14 @@ bool TcpConnection::FillBuffer() {
   return true;
 }
 
+bool TcpConnection::HasInput() const {
+  if (read_end_ > read_pos_) return true;
+  if (ssl_ != nullptr && SSL_pending(ssl_) > 0) return true;
+  if (fd_ < 0) return false;
+  pollfd p{fd_, POLLIN, 0};
+  return ::poll(&p, 1, 0) > 0;
+}
+
 size_t TcpConnection::BufferCapacity() {
   return kReadBufferSize;
 }

@@ -84,6 +84,9 @@ class TcpConnection {
     return {reinterpret_cast<const char*>(read_buffer_.get()) + read_pos_, read_end_ - read_pos_};
   }
   void Consume(size_t n) { read_pos_ += n; }
+  // Whether bytes wait to be read: received and not consumed, held by TLS, or in the socket's
+  // receive buffer. Never blocks (a poll with no timeout at most).
+  bool HasInput() const;
   // Moves the unconsumed bytes to the front of the read buffer and blocks until at least one more
   // byte is buffered (the same timeout and errors as ReadSome). Returns false, reading nothing,
   // when the buffer is already full of unconsumed bytes.

@@ -149,6 +149,9 @@ struct BatchConfig {
   uint64_t max_rows = 100000;
   uint64_t max_bytes = 64ULL << 20;
   Duration max_delay{1000};
+  // While the stream is caught up a table's rows are written at once, but a table gets at most
+  // one insert per min_interval (pipeline/batch_buffers.h).
+  Duration min_interval{500};
 };
 
 struct MemoryConfig {

@@ -577,6 +577,7 @@ class Loader {
     m.UInt("max_rows", b.max_rows, 1, 100000000);
     m.Size("max_bytes", b.max_bytes, 1 << 10, 16ULL << 30);
     m.Duration("max_delay", b.max_delay, milliseconds(1), hours(1));
+    m.Duration("min_interval", b.min_interval, milliseconds(0), hours(1));
     batch_bytes_mark_ = m.MarkOf("max_bytes");
     m.Finish();
   }

@@ -18,6 +18,7 @@ TargetGroup& BatchBuffers::AddGroup(std::unique_ptr<TargetGroup> group) {
 }
 
 void BatchBuffers::Seal(TargetGroup& group) {
+  group.last_sealed_at = std::chrono::steady_clock::now();
   group.sealed = group.filling;
   group.filling = group.filling == &group.batches[0] ? &group.batches[1] : &group.batches[0];
   queue_.push_back(&group);
@@ -72,13 +73,28 @@ bool BatchBuffers::Drain(std::unique_lock<std::mutex>& lock,
   }
 }
 
+SteadyTime BatchBuffers::DueAt(const TargetGroup& group) const {
+  const SteadyTime first_row_at = group.filling->first_row_at;
+  const SteadyTime oldest = first_row_at + limits_.max_delay;
+  if (!caught_up_) return oldest;
+  return std::min(oldest, std::max(first_row_at, group.last_sealed_at + limits_.min_interval));
+}
+
+void BatchBuffers::StreamCaughtUp(bool caught_up, SteadyTime now) {
+  caught_up_ = caught_up;
+  if (!caught_up) return;
+  for (auto& g : groups_) {
+    if (g->sealed == nullptr && g->filling->rows > 0 && DueAt(*g) <= now) Seal(*g);
+  }
+}
+
 SteadyTime BatchBuffers::SealDue(SteadyTime now) {
   SteadyTime next = now + limits_.max_delay;
   if (retained_bytes_ > 0) ReleaseRetained(now - idle_release_);
   for (auto& g : groups_) {
     const Batch& f = *g->filling;
     if (f.rows == 0) continue;
-    const SteadyTime due = f.first_row_at + limits_.max_delay;
+    const SteadyTime due = DueAt(*g);
     if (due <= now) {
       if (g->sealed == nullptr) Seal(*g);  // else Done() seals it
     } else {
@@ -146,8 +162,7 @@ void BatchBuffers::Done(TargetGroup& group) {
     if (share.stats != nullptr) share.stats->status.MarkUnflushed(share.received_at);
   }
   if (next.rows > 0 &&
-      (Full(next) || closed_ ||
-       std::chrono::steady_clock::now() >= next.first_row_at + limits_.max_delay)) {
+      (Full(next) || closed_ || std::chrono::steady_clock::now() >= DueAt(group))) {
     Seal(group);
   }
   changed_.notify_all();

@@ -8,9 +8,13 @@
 //
 // A filling batch is sealed as soon as it reaches batch.max_rows or batch.max_bytes (by the
 // reader), when its first row is batch.max_delay old (by the ticker, SealDue), or when the writer
-// of its predecessor finishes and it is already due. When the rows buffered in total reach
-// memory.max_buffered_bytes, the reader seals the largest batches and waits for writers
-// (back-pressure): memory never grows without bound.
+// of its predecessor finishes and it is already due. While the stream is caught up (no binlog
+// bytes wait to be read at a transaction boundary) a batch is due at once, but no sooner than
+// batch.min_interval after its group's previous batch was sealed: the lag is the time to read and
+// write a transaction, not max_delay, and ClickHouse gets at most one insert per table per
+// min_interval (it wants few inserts per table). Under a backlog batches fill up to their bounds.
+// When the rows buffered in total reach memory.max_buffered_bytes, the reader seals the largest
+// batches and waits for writers (back-pressure): memory never grows without bound.
 //
 // Memory held counts two things: the rows buffered or in flight (estimates: cell payload sizes
 // plus a per-value overhead) and the capacity an emptied batch keeps for reuse (measured). Both
@@ -96,7 +100,8 @@ struct TargetGroup {
   std::string insert_sql;  // INSERT INTO ... (columns) VALUES
   Batch batches[2];
   Batch* filling = &batches[0];
-  Batch* sealed = nullptr;  // queued or being written; at most one
+  Batch* sealed = nullptr;      // queued or being written; at most one
+  SteadyTime last_sealed_at{};  // when the previous batch was sealed (BatchLimits::min_interval)
   // Whether a written batch keeps its capacity; its uses are the batches' payload bytes.
   RetainPolicy retain{size_t{1} << 20, std::chrono::seconds(5)};
 };
@@ -105,6 +110,7 @@ struct BatchLimits {
   uint64_t max_rows = 100000;
   uint64_t max_bytes = 64ULL << 20;
   std::chrono::milliseconds max_delay{1000};
+  std::chrono::milliseconds min_interval{500};
   uint64_t max_buffered_bytes = 1ULL << 30;
 };
 
@@ -146,13 +152,19 @@ class BatchBuffers {
     if (group.sealed == nullptr && Full(*group.filling)) Seal(group);
   }
 
+  // Reader, lock held, at a transaction boundary: whether the stream has caught up (no binlog
+  // bytes wait). When it has, the batches that are due (min_interval since their group's last
+  // seal) are sealed at once, and the ticker seals the others as their interval passes.
+  void StreamCaughtUp(bool caught_up, SteadyTime now);
+
   // Reader, lock held: seals the batches of `groups` and waits until none of their rows is
   // buffered or in flight (before a schema change is applied to their target table). False when
   // the pipeline is stopping.
   bool Drain(std::unique_lock<std::mutex>& lock, const std::vector<TargetGroup*>& groups);
 
-  // Ticker, lock held: seals the batches whose first row is max_delay old, and frees the buffers
-  // kept by batches idle for idle_release. Returns when the next batch falls due (or now +
+  // Ticker, lock held: seals the batches that are due (max_delay old, or min_interval after their
+  // group's last seal while the stream is caught up), and frees the buffers kept by batches idle
+  // for idle_release. Returns when the next batch falls due (or now +
   // max_delay when nothing is waiting).
   SteadyTime SealDue(SteadyTime now);
   // Lock held: seals every non-empty batch whose group has nothing in flight (for a clean stop;
@@ -195,6 +207,8 @@ class BatchBuffers {
   // Frees the capacity kept by the empty batches that no writer holds, kept since before
   // `kept_before` (by default all of them).
   void ReleaseRetained(SteadyTime kept_before = SteadyTime::max());
+  // When the filling batch of `group` (not empty) falls due.
+  SteadyTime DueAt(const TargetGroup& group) const;
   bool Full(const Batch& batch) const {
     return batch.rows >= limits_.max_rows || batch.bytes >= limits_.max_bytes;
   }
@@ -211,6 +225,7 @@ class BatchBuffers {
   uint64_t retained_bytes_ = 0;
   bool aborted_ = false;
   bool closed_ = false;
+  bool caught_up_ = false;  // StreamCaughtUp
   std::optional<Error> error_;
 };
 

@@ -208,6 +208,7 @@ void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader&
     {
       std::lock_guard lock(ctx_.buffers->mutex());
       caught_up_ = true;
+      if (!in_transaction_) ctx_.buffers->StreamCaughtUp(true, std::chrono::steady_clock::now());
     }
     if (!in_transaction_) ServeHandOver();
     return;
@@ -329,6 +330,10 @@ void BinlogReader::Boundary(const binlog::Event& event) {
     }
     ctx_.tracker->AddBoundary(event.end_offset, next_version_, transaction_gtid_);
     read_position_ = event.end_offset;
+    // Nothing more to read now: write what is buffered without waiting for max_delay.
+    if (socket_ != nullptr) {
+      ctx_.buffers->StreamCaughtUp(!socket_->HasInput(), std::chrono::steady_clock::now());
+    }
   }
   in_transaction_ = false;
   transaction_gtid_ = {};

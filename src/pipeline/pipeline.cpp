@@ -172,12 +172,21 @@ server::TableCommandResult Pipeline::RequestCopy(server::TableAction action,
 }
 
 void Pipeline::BeginRequestedCopy() {
+  // The request stays pending until the copy is in the last checkpoint (or refused): a second
+  // command in between must be told a copy is being started, not start one more.
   std::optional<CopyRequest> request;
   {
     std::lock_guard lock(requests_mutex_);
-    request.swap(copy_request_);
+    request = copy_request_;
   }
   if (!request) return;
+  struct Done {
+    Pipeline& p;
+    ~Done() {
+      std::lock_guard lock(p.requests_mutex_);
+      p.copy_request_.reset();
+    }
+  } done{*this};
   const char* what = server::TableActionName(request->action);
   try {
     std::optional<state::Checkpoint> checkpoint = store_->Load();

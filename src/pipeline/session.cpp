@@ -25,6 +25,7 @@ BatchLimits LimitsOf(const config::Config& config) {
   limits.max_rows = config.batch.max_rows;
   limits.max_bytes = config.batch.max_bytes;
   limits.max_delay = config.batch.max_delay;
+  limits.min_interval = config.batch.min_interval;
   limits.max_buffered_bytes = config.memory.max_buffered_bytes;
   return limits;
 }

@@ -1,5 +1,6 @@
 // `rowbridge run` against a source that uses what users turn on in production and the other
-// tests' shared server does not: a time_zone other than UTC, compressed binlogs (MySQL's
+// tests' shared server does not: a time_zone other than UTC, binlog_row_metadata=FULL (so every
+// TABLE_MAP below is checked against the schema history), compressed binlogs (MySQL's
 // binlog_transaction_compression, MariaDB's log_bin_compress), invisible and generated columns,
 // keys in accent- and case-insensitive utf8mb4 collations, partial row images
 // (binlog_row_image=MINIMAL/NOBLOB), and, on MySQL, VECTOR columns and tagged GTIDs. Each ends
@@ -25,7 +26,7 @@ using namespace std::chrono_literals;
 // The suite's own server: the shared one runs in UTC without compression, and other suites
 // running beside this one must not see its settings change.
 std::vector<std::string> FeatureServerOptions() {
-  std::vector<std::string> options = {"--default-time-zone=+05:30"};
+  std::vector<std::string> options = {"--default-time-zone=+05:30", "--binlog-row-metadata=FULL"};
   if (MysqlFromEnv().is_mysql()) {
     options.push_back("--binlog-transaction-compression=ON");
   } else {

@@ -119,6 +119,48 @@ TEST(PipelineBatchBuffers, SealsAfterMaxDelay) {
   EXPECT_FALSE(buffers.Idle());
 }
 
+// Caught up, a table's rows are written at once (no max_delay wait), but no sooner than
+// min_interval after its previous batch; under a backlog only the bounds and max_delay count.
+TEST(PipelineBatchBuffers, ACaughtUpStreamIsWrittenAtOnceButAtMostOncePerMinInterval) {
+  BatchLimits limits;
+  limits.max_delay = 3h;
+  limits.min_interval = 1h;
+  BatchBuffers buffers(limits);
+  std::unique_lock lock(buffers.mutex());
+  TargetGroup& g = buffers.AddGroup(Group("t"));
+  const auto start = std::chrono::steady_clock::now();
+  buffers.Appended(*buffers.Reserve(lock, g), 5, 1, start);
+  buffers.StreamCaughtUp(false, start);
+  EXPECT_EQ(g.sealed, nullptr);  // a backlog: the batch keeps filling
+  buffers.StreamCaughtUp(true, start);
+  ASSERT_NE(g.sealed, nullptr);  // caught up: written at once
+  lock.unlock();
+  ASSERT_EQ(buffers.NextSealed(), &g);
+  buffers.Done(g);
+  lock.lock();
+
+  const auto later = std::chrono::steady_clock::now();
+  buffers.Appended(*buffers.Reserve(lock, g), 5, 2, later);
+  buffers.StreamCaughtUp(true, later);
+  EXPECT_EQ(g.sealed, nullptr);  // one batch went in less than min_interval ago
+  const auto due = buffers.SealDue(later);
+  EXPECT_EQ(due, g.last_sealed_at + 1h);  // before max_delay (3 h) runs out
+  EXPECT_EQ(g.sealed, nullptr);
+  buffers.SealDue(due);
+  ASSERT_NE(g.sealed, nullptr);
+  EXPECT_EQ(g.sealed->first_version, 2u);
+
+  // Behind again: a new batch waits for max_delay, not min_interval.
+  buffers.StreamCaughtUp(false, due);
+  lock.unlock();
+  ASSERT_EQ(buffers.NextSealed(), &g);
+  buffers.Done(g);
+  lock.lock();
+  buffers.Appended(*buffers.Reserve(lock, g), 5, 3, due);
+  EXPECT_EQ(buffers.SealDue(due + 2h), due + 3h);
+  EXPECT_EQ(g.sealed, nullptr);
+}
+
 TEST(PipelineBatchBuffers, MemoryBoundMakesTheReaderWait) {
   BatchLimits limits;
   limits.max_rows = 1000;
