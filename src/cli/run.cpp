@@ -196,7 +196,8 @@ void RunCommand(const RunFlags& flags) {
   if (config.ha.lock == config::HaLock::kNone) {
     replicate();
   } else {
-    ha::LeaderLock lock(config, state::JobName(config));
+    std::unique_ptr<ha::LeaderLock> lock_owner = ha::MakeLeaderLock(config, state::JobName(config));
+    ha::LeaderLock& lock = *lock_owner;
     lock.OnLost([&](const std::string&) { stop_pipeline(); });
     while (!stop_requested) {
       status.SetState(server::PipelineState::kStandby, "waiting for the leader lock");
