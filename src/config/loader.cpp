@@ -626,10 +626,9 @@ class Loader {
   }
 
   void ReadHa(MapReader m, HaConfig& ha) {
-    m.Enum("lock", ha.lock,
-           {{"none", HaLock::kNone},
-            {"source", HaLock::kSource},
-            {"zookeeper", HaLock::kZooKeeper}});
+    m.Enum(
+        "lock", ha.lock,
+        {{"none", HaLock::kNone}, {"source", HaLock::kSource}, {"zookeeper", HaLock::kZooKeeper}});
     m.Duration("lease", ha.lease, milliseconds(500), seconds(600));
     const bool zookeeper = ha.lock == HaLock::kZooKeeper;
     for (std::string_view key : {"hosts", "path"}) {

@@ -28,7 +28,8 @@ void Lease::Start(Clock::time_point sent, std::function<void()> confirm, millise
   }
   quit_ = false;
   held_ = true;
-  keeper_ = std::thread([this, confirm = std::move(confirm), patience] { Keep(confirm, patience); });
+  keeper_ =
+      std::thread([this, confirm = std::move(confirm), patience] { Keep(confirm, patience); });
 }
 
 bool Lease::WaitOutPrevious(const std::atomic<bool>& stop) {
@@ -59,9 +60,10 @@ void Lease::Keep(const std::function<void()>& confirm, milliseconds patience) {
     } catch (const Error& e) {
       if (e.IsTransient() && Clock::now() - confirmed < patience) {
         if (std::exchange(said, true)) continue;
-        spdlog::warn("leader: cannot confirm the lock {} for now ({}); writes stop {} ms after "
-                     "the last confirmation",
-                     lock_name_, e.what(), length_.count());
+        spdlog::warn(
+            "leader: cannot confirm the lock {} for now ({}); writes stop {} ms after "
+            "the last confirmation",
+            lock_name_, e.what(), length_.count());
         continue;
       }
       Lose(e.what());

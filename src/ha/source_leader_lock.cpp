@@ -70,9 +70,10 @@ bool SourceLeaderLock::Acquire(const std::atomic<bool>& stop,
       }
       if (*got == "1") {
         // Any failure to confirm loses the lock at once: the connection may be gone with it.
-        lease_.Start(sent, [this] { Confirm(); }, milliseconds(0));
-        spdlog::info("leader: holding the lock {} on {} (connection {})", name,
-                     connection_->peer(), connection_->connection_id());
+        lease_.Start(
+            sent, [this] { Confirm(); }, milliseconds(0));
+        spdlog::info("leader: holding the lock {} on {} (connection {})", name, connection_->peer(),
+                     connection_->connection_id());
         // The previous leader may still be inside its lease (its lock connection was killed,
         // not silent): writing starts only once that lease has surely run out.
         say(

@@ -93,9 +93,10 @@ bool ZooKeeperLeaderLock::Acquire(const std::atomic<bool>& stop,
       if (node_.empty()) {
         session_->CreatePath(directory_);
         node_ = session_->CreateEphemeralSequential(directory_ + "/" + kNodePrefix, Identity());
-        spdlog::info("standby: joined the election {} on ZooKeeper {} as {} (session {}, timeout "
-                     "{} ms)",
-                     directory_, ha_.hosts, node_, session_->id(), session_->timeout().count());
+        spdlog::info(
+            "standby: joined the election {} on ZooKeeper {} as {} (session {}, timeout "
+            "{} ms)",
+            directory_, ha_.hosts, node_, session_->id(), session_->timeout().count());
       }
       const auto sent = SteadyClock::now();
       const std::vector<std::string> candidates = Candidates(session_->Children(directory_));
@@ -108,12 +109,14 @@ bool ZooKeeperLeaderLock::Acquire(const std::atomic<bool>& stop,
       }
       if (candidates.front() == mine) {
         // Connection losses are borne until the session could have expired on the server.
-        lease_.Start(sent, [this] { Confirm(); }, session_->timeout());
+        lease_.Start(
+            sent, [this] { Confirm(); }, session_->timeout());
         spdlog::info("leader: holding the lock {} on ZooKeeper {} (node {}, session {})",
                      directory_, ha_.hosts, node_, session_->id());
         // The previous leader may still be inside its lease (its node deleted, not timed out):
         // writing starts only once that lease has surely run out.
-        say(fmt::format("standby: took the leader lock {}; waiting out the previous leader's "
+        say(
+            fmt::format("standby: took the leader lock {}; waiting out the previous leader's "
                         "lease ({} ms)",
                         directory_, lease.count()));
         if (!lease_.WaitOutPrevious(stop)) {

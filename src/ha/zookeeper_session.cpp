@@ -34,16 +34,16 @@ struct ZooKeeperWatcher {
 ZooKeeperSession::ZooKeeperSession(std::string hosts, milliseconds session_timeout,
                                    milliseconds connect_timeout)
     : hosts_(std::move(hosts)) {
-  handle_ = zookeeper_init2(hosts_.c_str(), &ZooKeeperWatcher::Watch,
-                            static_cast<int>(session_timeout.count()), nullptr, this, 0,
-                            &LogFromClient);
+  handle_ =
+      zookeeper_init2(hosts_.c_str(), &ZooKeeperWatcher::Watch,
+                      static_cast<int>(session_timeout.count()), nullptr, this, 0, &LogFromClient);
   if (handle_ == nullptr) {
     const int error = errno;
     // EINVAL: a host that does not resolve, or a malformed list.
-    throw Error(ErrorCode::kNetwork,
-                fmt::format("cannot open a session with ZooKeeper {}: {}", hosts_,
-                            std::strerror(error)),
-                Transience::kTransient);
+    throw Error(
+        ErrorCode::kNetwork,
+        fmt::format("cannot open a session with ZooKeeper {}: {}", hosts_, std::strerror(error)),
+        Transience::kTransient);
   }
   std::unique_lock lock(mutex_);
   if (!changed_.wait_for(lock, connect_timeout, [&] { return state_.load() != kConnecting; }) ||
@@ -130,8 +130,7 @@ std::string ZooKeeperSession::CreateEphemeralSequential(const std::string& prefi
 
 std::vector<std::string> ZooKeeperSession::Children(const std::string& path) {
   String_vector children{};
-  Check(zoo_get_children(Zh(handle_), path.c_str(), 0, &children), "listing the children of",
-        path);
+  Check(zoo_get_children(Zh(handle_), path.c_str(), 0, &children), "listing the children of", path);
   std::vector<std::string> names(children.data, children.data + children.count);
   deallocate_String_vector(&children);
   return names;

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <memory>
 #include <sstream>
 
 #include "common/error.h"
@@ -166,24 +167,24 @@ std::string TailOf(const std::filesystem::path& path, size_t lines) {
   return text.substr(start);
 }
 
-// `testservers.sh start` for one kind of server ("mariadb" or "clickhouse") in `dir`, stopped by a
-// watchdog if this process dies first. A failure names `dir` (kept for its logs) and carries the
-// end of the server's own logs, which say why it would not start.
+// `testservers.sh start` for one kind of server ("mariadb", "clickhouse" or "zookeeper") in `dir`,
+// stopped by a watchdog if this process dies first. A failure names `dir` (kept for its logs) and
+// carries the end of the server's own logs, which say why it would not start.
 void StartInDir(const std::filesystem::path& dir, const std::string& kind,
                 const std::vector<std::string>& mariadbd_options) {
-  std::vector<std::string> args = {"start", kind == "mariadb" ? "--no-clickhouse" : "--no-mariadb",
-                                   "--owner-pid=" + std::to_string(::getpid())};
+  std::vector<std::string> args = {"start", "--owner-pid=" + std::to_string(::getpid())};
+  if (kind != "mariadb") args.push_back("--no-mariadb");
+  if (kind != "clickhouse") args.push_back("--no-clickhouse");
+  if (kind == "zookeeper") args.push_back("--zookeeper");
   for (const auto& option : mariadbd_options) args.push_back("--mariadb-opt=" + option);
   args.push_back(dir.string());
   try {
     RunScript(args);
   } catch (const Error& e) {
-    const std::vector<std::filesystem::path> logs =
-        kind == "mariadb" ? std::vector<std::filesystem::path>{dir / "mariadb" / "install.log",
-                                                               dir / "mariadb" / "error.log"}
-                          : std::vector<std::filesystem::path>{
-                                dir / "clickhouse" / "stdout.log",
-                                dir / "clickhouse" / "log" / "clickhouse-server.err.log"};
+    std::vector<std::filesystem::path> logs = {dir / kind / "stdout.log"};
+    if (kind == "mariadb") logs = {dir / "mariadb" / "install.log", dir / "mariadb" / "error.log"};
+    if (kind == "clickhouse")
+      logs.push_back(dir / "clickhouse" / "log" / "clickhouse-server.err.log");
     std::string message = fmt::format("{} failed to start in {}: {}", kind, dir.string(), e.what());
     for (const auto& log : logs) {
       std::string tail = TailOf(log, 25);
@@ -383,6 +384,69 @@ void ScopedClickHouse::Start() {
 void ScopedClickHouse::ReadAddress() {
   address_ = ClickHouseFrom(FromEnvFile(RunScript({"env", dir_.string()})),
                             "testservers.sh env " + dir_.string());
+}
+
+ScopedZooKeeper::ScopedZooKeeper() : dir_(MakeTempDir("rowbridge-zookeeper")) {
+  StartInDir(dir_, "zookeeper", {});
+  ReadAddress();
+}
+
+ScopedZooKeeper::~ScopedZooKeeper() {
+  StopAndRemove(dir_, "ScopedZooKeeper");
+}
+
+void ScopedZooKeeper::Stop() {
+  RunScript({"stop", "--only=zookeeper", dir_.string()});
+}
+
+void ScopedZooKeeper::Kill() {
+  RunScript({"stop", "--kill", "--only=zookeeper", dir_.string()});
+}
+
+void ScopedZooKeeper::Start() {
+  StartInDir(dir_, "zookeeper", {});
+  ReadAddress();
+}
+
+void ScopedZooKeeper::ReadAddress() {
+  const std::string env = RunScript({"env", dir_.string()});
+  hosts_ = ValueFromEnvFile(env, "ROWBRIDGE_TEST_ZK_HOSTS");
+  pid_ = PidFrom(ValueFromEnvFile(env, "ROWBRIDGE_TEST_ZK_PID"));
+  if (hosts_.empty())
+    Fail(ErrorCode::kConfig, "testservers.sh env {}: no ZooKeeper", dir_.string());
+}
+
+namespace {
+
+// The shared server, or why it could not start (tried once per process).
+struct SharedZooKeeperState {
+  std::unique_ptr<ScopedZooKeeper> server;
+  std::string problem;
+};
+
+SharedZooKeeperState& SharedState() {
+  static SharedZooKeeperState state = [] {
+    SharedZooKeeperState s;
+    try {
+      s.server = std::make_unique<ScopedZooKeeper>();
+    } catch (const Error& e) {
+      s.problem = e.what();
+    }
+    return s;
+  }();
+  return state;
+}
+
+}  // namespace
+
+ScopedZooKeeper& SharedZooKeeper() {
+  SharedZooKeeperState& state = SharedState();
+  if (state.server == nullptr) Fail(ErrorCode::kConfig, "{}", state.problem);
+  return *state.server;
+}
+
+std::string ZooKeeperUnavailable() {
+  return SharedState().problem;
 }
 
 }  // namespace rowbridge::testing

@@ -169,6 +169,38 @@ class ScopedClickHouse {
   ClickHouseAddress address_;
 };
 
+// A ZooKeeper of the test's own (testservers.sh --zookeeper), like ScopedMariaDb: a standalone
+// server on a free port of 127.0.0.1, tickTime 500 ms (it grants session timeouts of 1 s to 10 s).
+class ScopedZooKeeper {
+ public:
+  ScopedZooKeeper();
+  ~ScopedZooKeeper();
+  ScopedZooKeeper(const ScopedZooKeeper&) = delete;
+  ScopedZooKeeper& operator=(const ScopedZooKeeper&) = delete;
+
+  // The connect string, 127.0.0.1:<port> (ha.hosts).
+  const std::string& hosts() const { return hosts_; }
+  int pid() const { return pid_; }
+
+  void Stop();   // TERM, wait: the sessions survive in its data, as a restart of the server
+  void Kill();   // SIGKILL
+  void Start();  // again, on the same data and port; returns once it answers
+
+ private:
+  void ReadAddress();
+
+  std::filesystem::path dir_;
+  std::string hosts_;
+  int pid_ = 0;
+};
+
+// The ZooKeeper every test of this process shares: started by the first call (a few seconds of
+// java), stopped when the process exits. Throws rowbridge::Error when it cannot start (not
+// installed: apt-get install zookeeper); use ROWBRIDGE_REQUIRE_ZOOKEEPER() to skip or fail then.
+ScopedZooKeeper& SharedZooKeeper();
+// Why SharedZooKeeper() cannot start, or "" when it runs (starting it if needed).
+std::string ZooKeeperUnavailable();
+
 }  // namespace rowbridge::testing
 
 // GTEST_SKIP()/GTEST_FAIL() only leave the function they are written in, so these are macros.
@@ -195,3 +227,19 @@ class ScopedClickHouse {
   ROWBRIDGE_REQUIRE_SERVER_ENV_(::rowbridge::testing::MissingMysqlEnv(), "MariaDB")
 #define ROWBRIDGE_REQUIRE_CLICKHOUSE() \
   ROWBRIDGE_REQUIRE_SERVER_ENV_(::rowbridge::testing::MissingClickHouseEnv(), "ClickHouse")
+// Starts SharedZooKeeper() if needed; skips the test when it cannot start, or FAILS when
+// ROWBRIDGE_REQUIRE_SERVERS=1.
+#define ROWBRIDGE_REQUIRE_ZOOKEEPER()                                                            \
+  do {                                                                                           \
+    const std::string rowbridge_zk_problem_ = ::rowbridge::testing::ZooKeeperUnavailable();      \
+    if (!rowbridge_zk_problem_.empty()) {                                                        \
+      if (::rowbridge::testing::ServersRequired()) {                                             \
+        GTEST_FAIL() << "\n\n*** ZooKeeper test server NOT AVAILABLE although "                  \
+                        "ROWBRIDGE_REQUIRE_SERVERS=1: "                                          \
+                     << rowbridge_zk_problem_ << " ***\n";                                       \
+      } else {                                                                                   \
+        GTEST_SKIP() << "\n\n*** ZooKeeper test server NOT AVAILABLE (" << rowbridge_zk_problem_ \
+                     << "); this test did NOT run ***\n";                                        \
+      }                                                                                          \
+    }                                                                                            \
+  } while (0)
