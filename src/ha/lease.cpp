@@ -28,8 +28,8 @@ void Lease::Start(Clock::time_point sent, std::function<void()> confirm, millise
   }
   quit_ = false;
   held_ = true;
-  keeper_ =
-      std::thread([this, confirm = std::move(confirm), patience] { Keep(confirm, patience); });
+  keeper_ = std::thread(
+      [this, confirm = std::move(confirm), patience, sent] { Keep(confirm, patience, sent); });
 }
 
 bool Lease::WaitOutPrevious(const std::atomic<bool>& stop) {
@@ -39,9 +39,9 @@ bool Lease::WaitOutPrevious(const std::atomic<bool>& stop) {
   return held_ && !stop;
 }
 
-void Lease::Keep(const std::function<void()>& confirm, milliseconds patience) {
+void Lease::Keep(const std::function<void()>& confirm, milliseconds patience,
+                 Clock::time_point confirmed) {
   const milliseconds period = std::max(length_ / 4, milliseconds(100));
-  Clock::time_point confirmed = Clock::now();
   bool said = false;  // the warning below, once per stretch without a confirmation
   for (;;) {
     {

@@ -58,7 +58,9 @@ class Lease {
   std::chrono::milliseconds length() const { return length_; }
 
  private:
-  void Keep(const std::function<void()>& confirm, std::chrono::milliseconds patience);
+  // `confirmed`: when the request that last confirmed the lock was sent.
+  void Keep(const std::function<void()>& confirm, std::chrono::milliseconds patience,
+            Clock::time_point confirmed);
   void Lose(const std::string& why);
 
   const std::string lock_name_;
