@@ -642,12 +642,16 @@ _ts_start_clickhouse() {
 # ---------------------------------------------------------------------------------------------
 # ZooKeeper
 
-# True when the ZooKeeper on PORT answers the four-letter command ruok.
+# True when the ZooKeeper on PORT answers the four-letter command ruok within 2 s (a server that
+# is starting accepts connections before it reads them).
 _ts_zookeeper_ok() {
-  local answer
-  answer="$( (exec 3<>"/dev/tcp/127.0.0.1/$1" && echo ruok >&3 && cat <&3) 2>/dev/null)" || true
+  local answer="" fd
+  exec {fd}<>"/dev/tcp/127.0.0.1/$1" || return 1
+  echo ruok >&"$fd" 2>/dev/null
+  read -r -t 2 -u "$fd" answer || true  # "imok" has no newline: read fails at EOF, keeps it
+  exec {fd}>&-
   [[ "$answer" == imok ]]
-}
+} 2>/dev/null
 
 _ts_wait_zookeeper() {
   local z="$1" pid="$2" i
@@ -668,9 +672,16 @@ _ts_wait_zookeeper() {
 
 _ts_launch_zookeeper() {
   local z="$1"
-  # As the package's zkServer.sh runs it; zoo.cfg on the command line marks the process as ours.
+  # As the package's zkServer.sh runs it, with log4j bound to slf4j so that its log (the
+  # package's log4j.properties, CONSOLE) lands in stdout.log; zoo.cfg on the command line marks the
+  # process as ours.
+  local cp="/etc/zookeeper/conf:/usr/share/java/zookeeper.jar"
+  local jar
+  for jar in /usr/share/java/slf4j-log4j12.jar /usr/share/java/log4j-1.2.jar; do
+    [[ -f "$jar" ]] && cp="$cp:$jar"
+  done
   (cd "$z" && exec java -Xmx256m -Dzookeeper.log.dir="$z" -Dzookeeper.root.logger=INFO,CONSOLE \
-    -cp "/etc/zookeeper/conf:/usr/share/java/zookeeper.jar" \
+    -cp "$cp" \
     org.apache.zookeeper.server.quorum.QuorumPeerMain "$z/zoo.cfg" \
     </dev/null >>"$z/stdout.log" 2>&1) &
   echo $! >"$z/pid"
