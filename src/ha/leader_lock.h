@@ -14,6 +14,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/write_fence.h"
@@ -31,8 +32,8 @@ class LeaderLock : public WriteFence {
   // Waits until this process holds the lock and the previous leader's lease has run out (true),
   // or `stop` is set (false). Transient faults (the lock's server down) are retried; `on_wait` is
   // told what it waits for, once per change, in words that start with "standby:".
-  virtual bool Acquire(const std::atomic<bool>& stop,
-                       const std::function<void(const std::string&)>& on_wait) = 0;
+  bool Acquire(const std::atomic<bool>& stop,
+               const std::function<void(const std::string&)>& on_wait);
   // Gives the lock up (idempotent); Acquire may take it again.
   virtual void Release() = 0;
 
@@ -48,9 +49,23 @@ class LeaderLock : public WriteFence {
   const std::string& name() const { return lease_.lock_name(); }
 
  protected:
-  LeaderLock(std::string name, std::chrono::milliseconds lease) : lease_(std::move(name), lease) {}
+  // `poll`: how long a standby waits between two attempts (TryTake) that found the lock taken.
+  LeaderLock(std::string name, std::chrono::milliseconds lease, std::chrono::milliseconds poll)
+      : lease_(std::move(name), lease), poll_(poll) {}
+
+  // One attempt to take the lock. When it is taken, starts lease_ (Lease::Start) and returns
+  // nullopt; else returns what the standby waits for ("standby: ... held by ..."). Throws an
+  // Error on failure; a transient one is retried after Drop().
+  virtual std::optional<std::string> TryTake() = 0;
+  // Forgets the connection to the lock's server after a failure or a loss, without releasing.
+  virtual void Drop() = 0;
+  // Where the lock lives, for messages ("host:port", "ZooKeeper hosts").
+  virtual std::string Where() const = 0;
 
   Lease lease_;
+
+ private:
+  const std::chrono::milliseconds poll_;
 };
 
 // The lock `config.ha.lock` names, for job `job` (state::JobName).

@@ -6,7 +6,6 @@
 #include <algorithm>
 
 #include "common/error.h"
-#include "common/retry.h"
 #include "endpoints/connection_options.h"
 #include "mysql/sql_quote.h"
 
@@ -26,87 +25,50 @@ uint64_t SilenceSeconds(milliseconds lease) {
 }  // namespace
 
 SourceLeaderLock::SourceLeaderLock(const config::Config& config, const std::string& job)
-    : LeaderLock("rowbridge:" + job, config.ha.lease), config_(config) {}
+    // GET_LOCK itself waits a second for the lock: no pause between attempts.
+    : LeaderLock("rowbridge:" + job, config.ha.lease, milliseconds(0)), config_(config) {}
 
 SourceLeaderLock::~SourceLeaderLock() {
   Release();
 }
 
-bool SourceLeaderLock::Acquire(const std::atomic<bool>& stop,
-                               const std::function<void(const std::string&)>& on_wait) {
-  std::string said;
-  auto say = [&](std::string text) {
-    if (text == said) return;
-    said = text;
-    spdlog::info("{}", text);
-    if (on_wait) on_wait(text);
-  };
-  const std::string& name = this->name();
+std::optional<std::string> SourceLeaderLock::TryTake() {
   const milliseconds lease = lease_.length();
-  const std::string quoted = mysql::QuoteString(name);
-  RetryPolicy policy;
-  policy.initial = milliseconds(500);
-  policy.max = milliseconds(5000);
-  Backoff backoff(policy);  // no bound: a standby waits until it can take the lock or stops
-  while (!stop) {
-    try {
-      if (connection_ == nullptr) {
-        mysql::ConnectOptions options = endpoints::SourceConnectOptions(config_.source);
-        // GET_LOCK waits a second on the server; a confirmation must come back within the lease.
-        options.tcp.read_timeout = lease + milliseconds(2000);
-        options.program_name = "rowbridge leader lock";
-        connection_ = mysql::Connection::Connect(options);
-        connection_->Execute(fmt::format("SET SESSION wait_timeout = {}", SilenceSeconds(lease)));
-      }
-      const auto sent = SteadyClock::now();
-      const std::optional<std::string> got =
-          connection_->QueryValue(fmt::format("SELECT GET_LOCK({}, 1)", quoted));
-      if (!got) {
-        // The server could not take the lock this time (e.g. killed while waiting): try again.
-        throw Error(ErrorCode::kServer,
-                    fmt::format("GET_LOCK({}) on {} answered NULL (an error in the server)", quoted,
-                                connection_->peer()),
-                    Transience::kTransient);
-      }
-      if (*got == "1") {
-        // Any failure to confirm loses the lock at once: the connection may be gone with it.
-        lease_.Start(
-            sent, [this] { Confirm(); }, milliseconds(0));
-        spdlog::info("leader: holding the lock {} on {} (connection {})", name, connection_->peer(),
-                     connection_->connection_id());
-        // The previous leader may still be inside its lease (its lock connection was killed,
-        // not silent): writing starts only once that lease has surely run out.
-        say(
-            fmt::format("standby: took the leader lock {}; waiting out the previous leader's "
-                        "lease ({} ms)",
-                        name, lease.count()));
-        if (!lease_.WaitOutPrevious(stop)) {
-          if (stop) {
-            Release();
-            return false;
-          }
-          lease_.Stop();  // lost while waiting: stand by again
-          connection_.reset();
-          continue;
-        }
-        spdlog::info("leader: replicating");
-        return true;
-      }
-      const std::optional<std::string> holder =
-          connection_->QueryValue(fmt::format("SELECT IS_USED_LOCK({})", quoted));
-      say(fmt::format("standby: the leader lock {} on {} is held by connection {}", name,
-                      connection_->peer(), holder.value_or("?")));
-      backoff.Reset();
-    } catch (const Error& e) {
-      // Only what a retry can cure is waited out: a source that is down or refuses for now.
-      if (!e.IsTransient()) throw;
-      connection_.reset();
-      say(fmt::format("standby: cannot take the leader lock {} on {}:{}: {}", name,
-                      config_.source.host, config_.source.port, e.what()));
-      SleepUnlessStopped(backoff.NextWait().value_or(policy.max), &stop);
-    }
+  const std::string quoted = mysql::QuoteString(name());
+  if (connection_ == nullptr) {
+    mysql::ConnectOptions options = endpoints::SourceConnectOptions(config_.source);
+    // GET_LOCK waits a second on the server; a confirmation must come back within the lease.
+    options.tcp.read_timeout = lease + milliseconds(2000);
+    options.program_name = "rowbridge leader lock";
+    connection_ = mysql::Connection::Connect(options);
+    connection_->Execute(fmt::format("SET SESSION wait_timeout = {}", SilenceSeconds(lease)));
   }
-  return false;
+  const auto sent = SteadyClock::now();
+  const std::optional<std::string> got =
+      connection_->QueryValue(fmt::format("SELECT GET_LOCK({}, 1)", quoted));
+  if (!got) {
+    // The server could not take the lock this time (e.g. killed while waiting): try again.
+    throw Error(ErrorCode::kServer,
+                fmt::format("GET_LOCK({}) on {} answered NULL (an error in the server)", quoted,
+                            connection_->peer()),
+                Transience::kTransient);
+  }
+  if (*got == "1") {
+    // Any failure to confirm loses the lock at once: the connection may be gone with it.
+    lease_.Start(
+        sent, [this] { Confirm(); }, milliseconds(0));
+    spdlog::info("leader: holding the lock {} on {} (connection {})", name(), connection_->peer(),
+                 connection_->connection_id());
+    return std::nullopt;
+  }
+  const std::optional<std::string> holder =
+      connection_->QueryValue(fmt::format("SELECT IS_USED_LOCK({})", quoted));
+  return fmt::format("standby: the leader lock {} on {} is held by connection {}", name(),
+                     connection_->peer(), holder.value_or("?"));
+}
+
+std::string SourceLeaderLock::Where() const {
+  return fmt::format("{}:{}", config_.source.host, config_.source.port);
 }
 
 void SourceLeaderLock::Confirm() {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "config/config.h"
@@ -25,11 +26,12 @@ class SourceLeaderLock : public LeaderLock {
   SourceLeaderLock(const config::Config& config, const std::string& job);
   ~SourceLeaderLock() override;
 
-  bool Acquire(const std::atomic<bool>& stop,
-               const std::function<void(const std::string&)>& on_wait) override;
   void Release() override;
 
  private:
+  std::optional<std::string> TryTake() override;
+  void Drop() override { connection_.reset(); }
+  std::string Where() const override;
   void Confirm();  // on the lease's thread
 
   const config::Config& config_;

@@ -7,7 +7,6 @@
 #include <algorithm>
 
 #include "common/error.h"
-#include "common/retry.h"
 
 namespace rowbridge::ha {
 
@@ -41,7 +40,12 @@ std::string Identity() {
 }  // namespace
 
 ZooKeeperLeaderLock::ZooKeeperLeaderLock(const config::HaConfig& ha, const std::string& job)
-    : LeaderLock(Directory(ha, job), ha.lease), ha_(ha), directory_(Directory(ha, job)) {}
+    // A standby looks at the election every lease / 4 (at most a second): it takes over within
+    // that of the leader's node going, then waits out the lease.
+    : LeaderLock(Directory(ha, job), ha.lease,
+                 std::clamp(ha.lease / 4, milliseconds(100), milliseconds(1000))),
+      ha_(ha),
+      directory_(Directory(ha, job)) {}
 
 ZooKeeperLeaderLock::~ZooKeeperLeaderLock() {
   Release();
@@ -62,96 +66,48 @@ std::unique_ptr<ZooKeeperSession> ZooKeeperLeaderLock::Open(const config::HaConf
   return session;
 }
 
-bool ZooKeeperLeaderLock::Acquire(const std::atomic<bool>& stop,
-                                  const std::function<void(const std::string&)>& on_wait) {
-  std::string said;
-  auto say = [&](std::string text) {
-    if (text == said) return;
-    said = text;
-    spdlog::info("{}", text);
-    if (on_wait) on_wait(text);
-  };
-  const milliseconds lease = lease_.length();
-  // A standby looks at the election this often: it takes over within this of the leader's node
-  // going, then waits out the lease.
-  const milliseconds poll = std::clamp(lease / 4, milliseconds(100), milliseconds(1000));
-  RetryPolicy policy;
-  policy.initial = milliseconds(500);
-  policy.max = milliseconds(5000);
-  Backoff backoff(policy);  // no bound: a standby waits until it can take the lock or stops
-  while (!stop) {
-    try {
-      if (session_ != nullptr && session_->expired()) {
-        // Paused or cut off past the session timeout: its node is gone, join again.
-        session_.reset();
-        node_.clear();
-      }
-      if (session_ == nullptr) {
-        session_ = Open(ha_);
-        node_.clear();
-      }
-      if (node_.empty()) {
-        session_->CreatePath(directory_);
-        node_ = session_->CreateEphemeralSequential(directory_ + "/" + kNodePrefix, Identity());
-        spdlog::info(
-            "standby: joined the election {} on ZooKeeper {} as {} (session {}, timeout "
-            "{} ms)",
-            directory_, ha_.hosts, node_, session_->id(), session_->timeout().count());
-      }
-      const auto sent = SteadyClock::now();
-      const std::vector<std::string> candidates = Candidates(session_->Children(directory_));
-      const std::string mine = node_.substr(directory_.size() + 1);
-      if (std::find(candidates.begin(), candidates.end(), mine) == candidates.end()) {
-        spdlog::warn("standby: the node {} on ZooKeeper {} was deleted; joining again", node_,
-                     ha_.hosts);
-        node_.clear();
-        continue;
-      }
-      if (candidates.front() == mine) {
-        // Connection losses are borne until the session could have expired on the server.
-        lease_.Start(
-            sent, [this] { Confirm(); }, session_->timeout());
-        spdlog::info("leader: holding the lock {} on ZooKeeper {} (node {}, session {})",
-                     directory_, ha_.hosts, node_, session_->id());
-        // The previous leader may still be inside its lease (its node deleted, not timed out):
-        // writing starts only once that lease has surely run out.
-        say(
-            fmt::format("standby: took the leader lock {}; waiting out the previous leader's "
-                        "lease ({} ms)",
-                        directory_, lease.count()));
-        if (!lease_.WaitOutPrevious(stop)) {
-          if (stop) {
-            Release();
-            return false;
-          }
-          lease_.Stop();  // lost while waiting: stand by again, in a new session
-          session_.reset();
-          node_.clear();
-          continue;
-        }
-        spdlog::info("leader: replicating");
-        return true;
-      }
-      const std::optional<std::string> holder =
-          session_->Get(directory_ + "/" + candidates.front());
-      say(fmt::format("standby: the leader lock {} on ZooKeeper {} is held by {} (node {})",
-                      directory_, ha_.hosts, holder.value_or("a process that just left"),
-                      candidates.front()));
-      backoff.Reset();
-      SleepUnlessStopped(poll, &stop);
-    } catch (const Error& e) {
-      // Only what a retry can cure is waited out: an ensemble that is down or unreachable for
-      // now. The session goes too: a node created without an answer would otherwise stay in the
-      // election, unknown to this process, ahead of it.
-      if (!e.IsTransient()) throw;
-      session_.reset();
-      node_.clear();
-      say(fmt::format("standby: cannot take the leader lock {} on ZooKeeper {}: {}", directory_,
-                      ha_.hosts, e.what()));
-      SleepUnlessStopped(backoff.NextWait().value_or(policy.max), &stop);
-    }
+std::optional<std::string> ZooKeeperLeaderLock::TryTake() {
+  if (session_ != nullptr && session_->expired()) {
+    // Paused or cut off past the session timeout: its node is gone, join again.
+    Drop();
   }
-  return false;
+  if (session_ == nullptr) session_ = Open(ha_);
+  for (;;) {
+    if (node_.empty()) {
+      session_->CreatePath(directory_);
+      node_ = session_->CreateEphemeralSequential(directory_ + "/" + kNodePrefix, Identity());
+      spdlog::info(
+          "standby: joined the election {} on ZooKeeper {} as {} (session {}, timeout "
+          "{} ms)",
+          directory_, ha_.hosts, node_, session_->id(), session_->timeout().count());
+    }
+    const auto sent = SteadyClock::now();
+    const std::vector<std::string> candidates = Candidates(session_->Children(directory_));
+    const std::string mine = node_.substr(directory_.size() + 1);
+    if (std::find(candidates.begin(), candidates.end(), mine) == candidates.end()) {
+      spdlog::warn("standby: the node {} on ZooKeeper {} was deleted; joining again", node_,
+                   ha_.hosts);
+      node_.clear();
+      continue;
+    }
+    if (candidates.front() == mine) {
+      // Connection losses are borne until the session could have expired on the server.
+      lease_.Start(
+          sent, [this] { Confirm(); }, session_->timeout());
+      spdlog::info("leader: holding the lock {} on ZooKeeper {} (node {}, session {})", directory_,
+                   ha_.hosts, node_, session_->id());
+      return std::nullopt;
+    }
+    const std::optional<std::string> holder = session_->Get(directory_ + "/" + candidates.front());
+    return fmt::format("standby: the leader lock {} on ZooKeeper {} is held by {} (node {})",
+                       directory_, ha_.hosts, holder.value_or("a process that just left"),
+                       candidates.front());
+  }
+}
+
+void ZooKeeperLeaderLock::Drop() {
+  session_.reset();
+  node_.clear();
 }
 
 void ZooKeeperLeaderLock::Confirm() {
@@ -176,8 +132,7 @@ void ZooKeeperLeaderLock::Confirm() {
 void ZooKeeperLeaderLock::Release() {
   lease_.Stop();
   // Closing the session deletes the node at once: a standby need not wait for a timeout.
-  session_.reset();
-  node_.clear();
+  Drop();
 }
 
 std::string ZooKeeperLeaderLock::Probe(const config::HaConfig& ha, const std::string& job) {

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "config/config.h"
@@ -33,8 +34,6 @@ class ZooKeeperLeaderLock : public LeaderLock {
   ZooKeeperLeaderLock(const config::HaConfig& ha, const std::string& job);
   ~ZooKeeperLeaderLock() override;
 
-  bool Acquire(const std::atomic<bool>& stop,
-               const std::function<void(const std::string&)>& on_wait) override;
   void Release() override;
 
   // For `rowbridge validate`: opens a session as a lock would, checks the granted timeout and
@@ -46,6 +45,11 @@ class ZooKeeperLeaderLock : public LeaderLock {
   // A session whose timeout can keep the lease's promise; throws Error(kConfig) if the ensemble
   // grants too short a one.
   static std::unique_ptr<ZooKeeperSession> Open(const config::HaConfig& ha);
+  std::optional<std::string> TryTake() override;
+  // Closes the session (the server deletes its node, if it can be reached): a node created
+  // without an answer would otherwise stay in the election, unknown to this process, ahead of it.
+  void Drop() override;
+  std::string Where() const override { return "ZooKeeper " + ha_.hosts; }
   void Confirm();  // on the lease's thread
 
   const config::HaConfig& ha_;

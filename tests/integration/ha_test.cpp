@@ -104,6 +104,19 @@ class HaFixture : public PipelineFixture {
     return last;
   }
 
+  // After the leader `a` lost its lock (started by START_LEADER_AND_STANDBY): `b` takes over within
+  // 10 s, `a` stands by, and the next changes are replicated exactly once.
+  void ExpectStandbyTookOver(RowbridgeProcess& a, RowbridgeProcess& b) {
+    ASSERT_TRUE(WaitForState(b, "running", 10s)) << b.log();
+    ASSERT_TRUE(WaitForState(a, "standby", 30s)) << a.log();
+    Insert(51, 101);
+    b.WaitCaughtUp(60s);
+    ExpectExactlyOnce(100);
+    EXPECT_EQ(State(a), "standby");
+    EXPECT_EQ(a.Terminate(), 0);
+    EXPECT_EQ(b.Terminate(), 0);
+  }
+
   // The ZooKeeper node the leader's log names for its lock.
   static std::string LockNode(const std::string& log) {
     std::smatch m;
@@ -190,13 +203,7 @@ TEST_F(HaSourceTest, KilledLockConnectionMakesTheLeaderStepDown) {
   const std::string connection = LockConnection(a.log());
   ASSERT_FALSE(connection.empty()) << a.log();
   RunMysqlSql(mysql_, "KILL " + connection);
-  ASSERT_TRUE(WaitForState(b, "running", 10s)) << b.log();
-  ASSERT_TRUE(WaitForState(a, "standby", 30s)) << a.log();
-  Insert(51, 101);
-  b.WaitCaughtUp(60s);
-  ExpectExactlyOnce(100);
-  EXPECT_EQ(a.Terminate(), 0);
-  EXPECT_EQ(b.Terminate(), 0);
+  ExpectStandbyTookOver(a, b);
 }
 
 // The node deleted from outside (an operator, another tool): the lock is lost at once, the leader
@@ -207,15 +214,8 @@ TEST_F(HaZooKeeperTest, DeletedLeaderNodeMakesTheLeaderStepDown) {
   const std::string node = LockNode(a.log());
   ASSERT_FALSE(node.empty()) << a.log();
   ha::ZooKeeperSession(zookeeper_->hosts(), 4s, 10s).Delete(node);
-  ASSERT_TRUE(WaitForState(b, "running", 10s)) << b.log();
-  ASSERT_TRUE(WaitForState(a, "standby", 30s)) << a.log();
+  ExpectStandbyTookOver(a, b);
   EXPECT_NE(a.log().find("was deleted"), std::string::npos) << a.log();
-  Insert(51, 101);
-  b.WaitCaughtUp(60s);
-  ExpectExactlyOnce(100);
-  EXPECT_EQ(State(a), "standby");
-  EXPECT_EQ(a.Terminate(), 0);
-  EXPECT_EQ(b.Terminate(), 0);
 }
 
 // ZooKeeper gone for longer than the session timeout: the leader cannot confirm its lock, stops
