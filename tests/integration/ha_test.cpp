@@ -90,18 +90,24 @@ class HaFixture : public PipelineFixture {
     EXPECT_EQ(Trimmed(got), fmt::format("{}\t{}\t{}\t{}", count, count, count, sum));
   }
 
-  // The connection id the leader's log names for its lock.
-  static std::string LockConnection(const std::string& log) {
+  // The last group 1 of `pattern` in `log`: what the leader's log names last.
+  static std::string LastInLog(const std::string& log, const std::regex& pattern) {
     std::smatch m;
     std::string last;
     auto begin = log.cbegin();
-    while (std::regex_search(begin, log.cend(), m,
-                             std::regex("holding the lock \\S+ on \\S+ "
-                                        "\\(connection ([0-9]+)\\)"))) {
+    while (std::regex_search(begin, log.cend(), m, pattern)) {
       last = m[1];
       begin = m.suffix().first;
     }
     return last;
+  }
+  // The connection id the leader's log names for its lock.
+  static std::string LockConnection(const std::string& log) {
+    return LastInLog(log, std::regex("holding the lock \\S+ on \\S+ \\(connection ([0-9]+)\\)"));
+  }
+  // The ZooKeeper node the leader's log names for its lock.
+  static std::string LockNode(const std::string& log) {
+    return LastInLog(log, std::regex("\\(node (/\\S+), session "));
   }
 
   // After the leader `a` lost its lock (started by START_LEADER_AND_STANDBY): `b` takes over within
@@ -109,24 +115,23 @@ class HaFixture : public PipelineFixture {
   void ExpectStandbyTookOver(RowbridgeProcess& a, RowbridgeProcess& b) {
     ASSERT_TRUE(WaitForState(b, "running", 10s)) << b.log();
     ASSERT_TRUE(WaitForState(a, "standby", 30s)) << a.log();
-    Insert(51, 101);
-    b.WaitCaughtUp(60s);
-    ExpectExactlyOnce(100);
-    EXPECT_EQ(State(a), "standby");
-    EXPECT_EQ(a.Terminate(), 0);
-    EXPECT_EQ(b.Terminate(), 0);
+    InsertAndExpectExactlyOnce(b, 51, 101);
+    ExpectStandbyAndStop(a, b);
   }
 
-  // The ZooKeeper node the leader's log names for its lock.
-  static std::string LockNode(const std::string& log) {
-    std::smatch m;
-    std::string last;
-    auto begin = log.cbegin();
-    while (std::regex_search(begin, log.cend(), m, std::regex("\\(node (/\\S+), session "))) {
-      last = m[1];
-      begin = m.suffix().first;
-    }
-    return last;
+  // Inserts ids [from, to) and expects every insert since the first exactly once, once `leader`
+  // caught up.
+  void InsertAndExpectExactlyOnce(RowbridgeProcess& leader, int from, int to) {
+    Insert(from, to);
+    leader.WaitCaughtUp(60s);
+    ExpectExactlyOnce(to - 1);
+  }
+
+  // `standby` still stands by; both stop cleanly.
+  void ExpectStandbyAndStop(RowbridgeProcess& standby, RowbridgeProcess& leader) {
+    EXPECT_EQ(State(standby), "standby");
+    EXPECT_EQ(standby.Terminate(), 0);
+    EXPECT_EQ(leader.Terminate(), 0);
   }
 };
 
@@ -170,9 +175,7 @@ TEST_P(HaTest, StandbyTakesOverWithinTenSecondsOfKill9) {
               static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                          std::chrono::steady_clock::now() - killed)
                                          .count()));
-  Insert(51, 101);
-  b.WaitCaughtUp(60s);
-  ExpectExactlyOnce(100);
+  InsertAndExpectExactlyOnce(b, 51, 101);
   EXPECT_EQ(b.Terminate(), 0);
 }
 
@@ -189,12 +192,8 @@ TEST_P(HaTest, PausedLeaderStepsDownWithoutWritingAfterTheStandbyTookOver) {
   // The old leader's lease ran out while it was paused: it stands by without writing.
   ASSERT_TRUE(WaitForState(a, "standby", 30s)) << a.log();
   EXPECT_NE(a.log().find("lost the lock"), std::string::npos) << a.log();
-  Insert(101, 151);
-  b.WaitCaughtUp(60s);
-  ExpectExactlyOnce(150);
-  EXPECT_EQ(State(a), "standby");
-  EXPECT_EQ(a.Terminate(), 0);
-  EXPECT_EQ(b.Terminate(), 0);
+  InsertAndExpectExactlyOnce(b, 101, 151);
+  ExpectStandbyAndStop(a, b);
 }
 
 TEST_F(HaSourceTest, KilledLockConnectionMakesTheLeaderStepDown) {
@@ -235,12 +234,8 @@ TEST_F(HaZooKeeperTest, ZooKeeperDownLongerThanTheSessionMakesTheLeaderStepDown)
   RowbridgeProcess& leader = State(a) == "running" ? a : b;
   RowbridgeProcess& standby = &leader == &a ? b : a;
   EXPECT_EQ(State(standby), "standby");
-  Insert(101, 151);
-  leader.WaitCaughtUp(60s);
-  ExpectExactlyOnce(150);
-  EXPECT_EQ(State(standby), "standby");
-  EXPECT_EQ(a.Terminate(), 0);
-  EXPECT_EQ(b.Terminate(), 0);
+  InsertAndExpectExactlyOnce(leader, 101, 151);
+  ExpectStandbyAndStop(standby, leader);
 }
 
 // `rowbridge validate` opens a session as `run` would and names the leader; an ensemble that does

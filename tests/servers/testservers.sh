@@ -295,29 +295,35 @@ _ts_mariadb_client() {
   fi
 }
 
+# Waits until CHECK ARG succeeds (the server NAME, process PID, answers), or fails naming why, with
+# the last lines of its LOGs. Returns 2 if it exited because its port was taken (BUSY, an extended
+# regular expression, in a log), so the caller can retry on another.
+_ts_wait_server() {
+  local name="$1" pid="$2" busy="$3" check="$4" arg="$5" i
+  shift 5
+  for ((i = 0; i < TESTSERVERS_START_TIMEOUT * 10; i++)); do
+    if ! _ts_alive "$pid"; then
+      grep -qE "$busy" "$@" 2>/dev/null && return 2
+      _ts_log "$name exited during startup; last lines of its logs:"
+      tail -n 30 "$@" >&2 2>/dev/null
+      return 1
+    fi
+    "$check" "$arg" && return 0
+    sleep 0.1
+  done
+  _ts_log "$name (pid $pid) did not answer within ${TESTSERVERS_START_TIMEOUT}s; last lines of its logs:"
+  tail -n 30 "$@" >&2 2>/dev/null
+  return 1
+}
+
 # Waits until mariadbd (pid) answers SELECT 1, or fails naming why (and its error log).
 # Returns 2 if the port was taken, so the caller can retry on another.
 _ts_wait_mariadb() {
-  local dir="$1" pid="$2" i
-  local m="$dir/mariadb"
-  for ((i = 0; i < TESTSERVERS_START_TIMEOUT * 10; i++)); do
-    if ! _ts_alive "$pid"; then
-      if grep -qE "Bind on TCP/IP port|Address already in use" "$m/error.log" 2>/dev/null; then
-        return 2
-      fi
-      _ts_log "mariadbd exited during startup; last lines of $m/error.log:"
-      tail -n 30 "$m/error.log" >&2 2>/dev/null
-      return 1
-    fi
-    if _ts_mariadb_client "$dir" -N -e 'SELECT 1' >/dev/null 2>&1; then
-      return 0
-    fi
-    sleep 0.1
-  done
-  _ts_log "mariadbd (pid $pid) did not answer within ${TESTSERVERS_START_TIMEOUT}s; see $m/error.log"
-  tail -n 30 "$m/error.log" >&2 2>/dev/null
-  return 1
+  _ts_wait_server mariadbd "$2" "Bind on TCP/IP port|Address already in use" _ts_mariadb_ok "$1" \
+    "$1/mariadb/error.log"
 }
+
+_ts_mariadb_ok() { _ts_mariadb_client "$1" -N -e 'SELECT 1' >/dev/null 2>&1; }
 
 _ts_launch_mariadb() {
   local dir="$1"
@@ -571,28 +577,14 @@ _ts_clickhouse_client() {
 }
 
 _ts_wait_clickhouse() {
-  local dir="$1" pid="$2" i
-  local c="$dir/clickhouse"
-  for ((i = 0; i < TESTSERVERS_START_TIMEOUT * 10; i++)); do
-    if ! _ts_alive "$pid"; then
-      if grep -qE "Address already in use" "$c/log/clickhouse-server.err.log" "$c/stdout.log" \
-        2>/dev/null; then
-        return 2
-      fi
-      _ts_log "clickhouse-server exited during startup; last lines of its logs:"
-      tail -n 30 "$c/stdout.log" "$c/log/clickhouse-server.err.log" >&2 2>/dev/null
-      return 1
-    fi
-    # The TLS listener opens with the plain one; check it too so no test races it.
-    if [[ "$(_ts_clickhouse_client "$dir" -q 'SELECT 1' 2>/dev/null)" == 1 ]] &&
-      (exec 3<>"/dev/tcp/127.0.0.1/$(cat "$c/tls_port")") 2>/dev/null; then
-      return 0
-    fi
-    sleep 0.1
-  done
-  _ts_log "clickhouse-server (pid $pid) did not answer within ${TESTSERVERS_START_TIMEOUT}s"
-  tail -n 30 "$c/log/clickhouse-server.err.log" >&2 2>/dev/null
-  return 1
+  _ts_wait_server clickhouse-server "$2" "Address already in use" _ts_clickhouse_ok "$1" \
+    "$1/clickhouse/stdout.log" "$1/clickhouse/log/clickhouse-server.err.log"
+}
+
+# The TLS listener opens with the plain one; check it too so no test races it.
+_ts_clickhouse_ok() {
+  [[ "$(_ts_clickhouse_client "$1" -q 'SELECT 1' 2>/dev/null)" == 1 ]] &&
+    (exec 3<>"/dev/tcp/127.0.0.1/$(cat "$1/clickhouse/tls_port")") 2>/dev/null
 }
 
 _ts_launch_clickhouse() {
@@ -616,58 +608,56 @@ _ts_start_clickhouse() {
   fi
   [[ -s "$c/auth_password" ]] || _ts_random_password >"$c/auth_password"
   [[ -f "$c/ssl/server-cert.pem" ]] || _ts_make_certs "$c/ssl"
-  local attempt rc tcp http tls
-  for ((attempt = 0; attempt < 5; attempt++)); do
-    tcp="$(_ts_free_port "$exclude_port")"
-    http="$(_ts_free_port "$exclude_port" "$tcp")"
-    tls="$(_ts_free_port "$exclude_port" "$tcp" "$http")"
-    echo "$tcp" >"$c/port"
-    echo "$http" >"$c/http_port"
-    echo "$tls" >"$c/tls_port"
-    _ts_write_clickhouse_config "$c" "$tcp" "$http" "$(cat "$c/auth_password")" "$tls"
-    _ts_launch_clickhouse "$c"
-    rc=0
-    _ts_wait_clickhouse "$dir" "$(cat "$c/pid")" || rc=$?
-    ((rc == 2)) && {
-      _ts_log "port $tcp, $http or $tls was taken; retrying on others"
-      continue
-    }
-    ((rc == 0)) || _ts_die "clickhouse-server did not start (config $c/config.xml)"
-    break
-  done
-  ((rc == 0)) || _ts_die "clickhouse-server found no free ports after $attempt attempts"
+  _ts_on_free_ports clickhouse-server "$c/config.xml" _ts_try_clickhouse "$dir" "$exclude_port"
   touch "$c/initialized"
+}
+
+# One start of a new ClickHouse on free ports (see _ts_on_free_ports).
+_ts_try_clickhouse() {
+  local dir="$1" exclude_port="$2" c="$1/clickhouse" tcp http tls
+  tcp="$(_ts_free_port "$exclude_port")"
+  http="$(_ts_free_port "$exclude_port" "$tcp")"
+  tls="$(_ts_free_port "$exclude_port" "$tcp" "$http")"
+  echo "$tcp" >"$c/port"
+  echo "$http" >"$c/http_port"
+  echo "$tls" >"$c/tls_port"
+  _ts_write_clickhouse_config "$c" "$tcp" "$http" "$(cat "$c/auth_password")" "$tls"
+  _ts_launch_clickhouse "$c"
+  _ts_wait_clickhouse "$dir" "$(cat "$c/pid")"
+}
+
+# Runs TRY ARGS... (picks free ports, writes the config, launches and waits for the server: status
+# 0 when it answers, 2 when one of its ports was taken meanwhile, else 1) up to 5 times; dies
+# naming NAME and CONFIG when it fails or finds no free ports.
+_ts_on_free_ports() {
+  local name="$1" config="$2" try="$3" attempt rc
+  shift 3
+  for ((attempt = 0; attempt < 5; attempt++)); do
+    rc=0
+    "$try" "$@" || rc=$?
+    ((rc == 0)) && return 0
+    ((rc == 2)) || _ts_die "$name did not start (config $config)"
+    _ts_log "a port of $name was taken; retrying on others"
+  done
+  _ts_die "$name found no free ports after $attempt attempts"
 }
 
 # ---------------------------------------------------------------------------------------------
 # ZooKeeper
 
-# True when the ZooKeeper on PORT answers the four-letter command ruok within 2 s (a server that
-# is starting accepts connections before it reads them).
-_ts_zookeeper_ok() {
+# True when the ZooKeeper in Z answers the four-letter command ruok within 2 s (a server that is
+# starting accepts connections before it reads them).
+# A subshell: a write to a socket the server already closed (SIGPIPE) ends only it.
+_ts_zookeeper_ok() (
   local answer="" fd
-  exec {fd}<>"/dev/tcp/127.0.0.1/$1" || return 1
-  echo ruok >&"$fd" 2>/dev/null
-  read -r -t 2 -u "$fd" answer || true  # "imok" has no newline: read fails at EOF, keeps it
-  exec {fd}>&-
+  exec {fd}<>"/dev/tcp/127.0.0.1/$(cat "$1/port")" || exit 1
+  echo ruok 1>&"$fd"
+  read -r -t 2 -u "$fd" answer || true # "imok" has no newline: read fails at EOF, keeps it
   [[ "$answer" == imok ]]
-} 2>/dev/null
+) 2>/dev/null
 
 _ts_wait_zookeeper() {
-  local z="$1" pid="$2" i
-  for ((i = 0; i < TESTSERVERS_START_TIMEOUT * 10; i++)); do
-    if ! _ts_alive "$pid"; then
-      if grep -q "Address already in use" "$z/stdout.log" 2>/dev/null; then return 2; fi
-      _ts_log "zookeeper exited during startup; last lines of its output:"
-      tail -n 30 "$z/stdout.log" >&2 2>/dev/null
-      return 1
-    fi
-    _ts_zookeeper_ok "$(cat "$z/port")" && return 0
-    sleep 0.1
-  done
-  _ts_log "zookeeper (pid $pid) did not answer within ${TESTSERVERS_START_TIMEOUT}s"
-  tail -n 30 "$z/stdout.log" >&2 2>/dev/null
-  return 1
+  _ts_wait_server zookeeper "$2" "Address already in use" _ts_zookeeper_ok "$1" "$1/stdout.log"
 }
 
 _ts_launch_zookeeper() {
@@ -700,25 +690,21 @@ _ts_start_zookeeper() {
     _ts_wait_zookeeper "$z" "$(cat "$z/pid")" || _ts_die "zookeeper did not restart ($z/zoo.cfg)"
     return 0
   fi
-  local attempt rc port
-  for ((attempt = 0; attempt < 5; attempt++)); do
-    port="$(_ts_free_port "$@")"
-    echo "$port" >"$z/port"
-    printf '%s\n' "tickTime=500" "dataDir=$z/data" "clientPort=$port" \
-      "clientPortAddress=127.0.0.1" "admin.enableServer=false" \
-      "4lw.commands.whitelist=ruok,srvr,stat,cons,mntr" >"$z/zoo.cfg"
-    _ts_launch_zookeeper "$z"
-    rc=0
-    _ts_wait_zookeeper "$z" "$(cat "$z/pid")" || rc=$?
-    ((rc == 2)) && {
-      _ts_log "port $port was taken; retrying on another"
-      continue
-    }
-    ((rc == 0)) || _ts_die "zookeeper did not start ($z/zoo.cfg)"
-    break
-  done
-  ((rc == 0)) || _ts_die "zookeeper found no free port after $attempt attempts"
+  _ts_on_free_ports zookeeper "$z/zoo.cfg" _ts_try_zookeeper "$z" "$@"
   touch "$z/initialized"
+}
+
+# One start of a new ZooKeeper in Z on a free port other than the ones given (_ts_on_free_ports).
+_ts_try_zookeeper() {
+  local z="$1" port
+  shift
+  port="$(_ts_free_port "$@")"
+  echo "$port" >"$z/port"
+  printf '%s\n' "tickTime=500" "dataDir=$z/data" "clientPort=$port" \
+    "clientPortAddress=127.0.0.1" "admin.enableServer=false" \
+    "4lw.commands.whitelist=ruok,srvr,stat,cons,mntr" >"$z/zoo.cfg"
+  _ts_launch_zookeeper "$z"
+  _ts_wait_zookeeper "$z" "$(cat "$z/pid")"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -827,7 +813,7 @@ testservers_start() (
   fi
 
   # A start that fails half way stops the servers it was asked to start (and only those).
-  local started=()
+  local started=() kind
   ((mariadb)) && started+=(mariadb)
   ((clickhouse)) && started+=(clickhouse)
   ((zookeeper)) && started+=(zookeeper)

@@ -331,89 +331,57 @@ std::filesystem::path TestServersScript() {
   return SourceDir() / "tests" / "servers" / "testservers.sh";
 }
 
-ScopedMariaDb::ScopedMariaDb(std::vector<std::string> mariadbd_options)
-    : dir_(MakeTempDir("rowbridge-mariadb")) {
-  StartInDir(dir_, "mariadb", mariadbd_options);
-  ReadAddress();
+ScopedServer::ScopedServer(std::string kind)
+    : kind_(std::move(kind)), dir_(MakeTempDir("rowbridge-" + kind_)) {}
+
+ScopedServer::~ScopedServer() {
+  // A first start that failed stopped what it started and keeps the directory for its logs.
+  if (started_) StopAndRemove(dir_, kind_.c_str());
 }
 
-ScopedMariaDb::~ScopedMariaDb() {
-  StopAndRemove(dir_, "ScopedMariaDb");
+void ScopedServer::Stop() {
+  RunScript({"stop", "--only=" + kind_, dir_.string()});
 }
 
-void ScopedMariaDb::Stop() {
-  RunScript({"stop", "--only=mariadb", dir_.string()});
+void ScopedServer::Kill() {
+  RunScript({"stop", "--kill", "--only=" + kind_, dir_.string()});
 }
 
-void ScopedMariaDb::Kill() {
-  RunScript({"stop", "--kill", "--only=mariadb", dir_.string()});
+std::string ScopedServer::Launch(const std::vector<std::string>& mariadbd_options) {
+  StartInDir(dir_, kind_, mariadbd_options);
+  started_ = true;
+  return RunScript({"env", dir_.string()});
+}
+
+std::string ScopedServer::EnvSource() const {
+  return "testservers.sh env " + dir_.string();
+}
+
+ScopedMariaDb::ScopedMariaDb(std::vector<std::string> mariadbd_options) : ScopedServer("mariadb") {
+  Start(mariadbd_options);
 }
 
 void ScopedMariaDb::Start(const std::vector<std::string>& more_options) {
-  StartInDir(dir_, "mariadb", more_options);
-  ReadAddress();
+  address_ = MysqlFrom(FromEnvFile(Launch(more_options)), EnvSource());
 }
 
-void ScopedMariaDb::ReadAddress() {
-  address_ = MysqlFrom(FromEnvFile(RunScript({"env", dir_.string()})),
-                       "testservers.sh env " + dir_.string());
-}
-
-ScopedClickHouse::ScopedClickHouse() : dir_(MakeTempDir("rowbridge-clickhouse")) {
-  StartInDir(dir_, "clickhouse", {});
-  ReadAddress();
-}
-
-ScopedClickHouse::~ScopedClickHouse() {
-  StopAndRemove(dir_, "ScopedClickHouse");
-}
-
-void ScopedClickHouse::Stop() {
-  RunScript({"stop", "--only=clickhouse", dir_.string()});
-}
-
-void ScopedClickHouse::Kill() {
-  RunScript({"stop", "--kill", "--only=clickhouse", dir_.string()});
+ScopedClickHouse::ScopedClickHouse() : ScopedServer("clickhouse") {
+  Start();
 }
 
 void ScopedClickHouse::Start() {
-  StartInDir(dir_, "clickhouse", {});
-  ReadAddress();
+  address_ = ClickHouseFrom(FromEnvFile(Launch()), EnvSource());
 }
 
-void ScopedClickHouse::ReadAddress() {
-  address_ = ClickHouseFrom(FromEnvFile(RunScript({"env", dir_.string()})),
-                            "testservers.sh env " + dir_.string());
-}
-
-ScopedZooKeeper::ScopedZooKeeper() : dir_(MakeTempDir("rowbridge-zookeeper")) {
-  StartInDir(dir_, "zookeeper", {});
-  ReadAddress();
-}
-
-ScopedZooKeeper::~ScopedZooKeeper() {
-  StopAndRemove(dir_, "ScopedZooKeeper");
-}
-
-void ScopedZooKeeper::Stop() {
-  RunScript({"stop", "--only=zookeeper", dir_.string()});
-}
-
-void ScopedZooKeeper::Kill() {
-  RunScript({"stop", "--kill", "--only=zookeeper", dir_.string()});
+ScopedZooKeeper::ScopedZooKeeper() : ScopedServer("zookeeper") {
+  Start();
 }
 
 void ScopedZooKeeper::Start() {
-  StartInDir(dir_, "zookeeper", {});
-  ReadAddress();
-}
-
-void ScopedZooKeeper::ReadAddress() {
-  const std::string env = RunScript({"env", dir_.string()});
+  const std::string env = Launch();
   hosts_ = ValueFromEnvFile(env, "ROWBRIDGE_TEST_ZK_HOSTS");
   pid_ = PidFrom(ValueFromEnvFile(env, "ROWBRIDGE_TEST_ZK_PID"));
-  if (hosts_.empty())
-    Fail(ErrorCode::kConfig, "testservers.sh env {}: no ZooKeeper", dir_.string());
+  if (hosts_.empty()) Fail(ErrorCode::kConfig, "{}: no ZooKeeper", EnvSource());
 }
 
 namespace {
