@@ -14,8 +14,9 @@
 // permission. The lease (ha/lease.h) is confirmed every lease / 4 by a round trip that finds the
 // leader's node; a connection loss is borne while the client reconnects (ZooKeeper's own
 // failover), until the session timeout passes without a confirmation, and a missing node or an
-// expired session loses the lock at once. A standby takes over at most session timeout + lease
-// after the leader's death (plus the server's rounding of the timeout to its tickTime).
+// expired session loses the lock at once. A standby takes over at most session timeout + a
+// standby's look at the election (lease / 4) + lease after the leader's death, plus the server's
+// rounding of the timeout to its tickTime.
 #pragma once
 
 #include <memory>
