@@ -207,15 +207,17 @@ void RunCommand(const RunFlags& flags) {
         break;
       }
       InstallWriteFence(&lock);
+      bool fenced = false;  // stopped by an error while the lock could not be confirmed
       try {
         replicate();
       } catch (const Error& e) {
         InstallWriteFence(nullptr);
-        if (e.code() != ErrorCode::kFenced && lock.held()) throw;
+        if (e.code() != ErrorCode::kFenced && lock.StillHeld()) throw;
+        fenced = true;
         spdlog::warn("leader: {}", e.what());
       }
       InstallWriteFence(nullptr);
-      const bool lost = !lock.held();
+      const bool lost = fenced || !lock.held();
       lock.Release();
       if (!lost) break;  // stopped by a signal
       spdlog::warn("leader: stepped down after losing the lock; standing by");

@@ -62,6 +62,16 @@ bool LeaderLock::Acquire(const std::atomic<bool>& stop,
   return false;
 }
 
+bool LeaderLock::StillHeld() {
+  try {
+    lease_.Check();
+    return true;
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kFenced) throw;
+    return false;
+  }
+}
+
 std::unique_ptr<LeaderLock> MakeLeaderLock(const config::Config& config, const std::string& job) {
   switch (config.ha.lock) {
     case config::HaLock::kSource:

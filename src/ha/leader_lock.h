@@ -45,6 +45,10 @@ class LeaderLock : public WriteFence {
   }
   // WriteFence: within the lease, or after a confirmation that renews it; else Error(kFenced).
   void Check() override { lease_.Check(); }
+  // Check as a yes or no. A failure of the pipeline is the loss of the lock when this is false:
+  // after a pause, the new leader's binlog dump (same server_id) can end the old leader's before
+  // the old leader's lease thread has found the lock lost.
+  bool StillHeld();
 
   const std::string& name() const { return lease_.lock_name(); }
 
