@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package rowbridge needs to build, test, benchmark and run its demo,
-# the MariaDB and ClickHouse servers included. Safe to run again; skips apt when all are present.
+# the MariaDB, ClickHouse and ZooKeeper servers included. Safe to run again; skips apt when all are present.
 set -euo pipefail
 
 PACKAGES=(
   build-essential g++ cmake ninja-build ccache pkg-config git
   libssl-dev zlib1g-dev liblz4-dev libzstd-dev libfmt-dev libspdlog-dev libcli11-dev
-  libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libsystemd-dev
+  libyaml-cpp-dev nlohmann-json3-dev libcpp-httplib-dev libsystemd-dev libzookeeper-mt-dev
   libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev clang-format-14
-  mariadb-server mariadb-client clickhouse-server clickhouse-client clickhouse-tools
+  mariadb-server mariadb-client clickhouse-server clickhouse-client clickhouse-tools zookeeper
   gnuplot-nox procps iproute2 python3 openssl tzdata debootstrap dpkg-dev chromium prometheus
 )
 

@@ -196,7 +196,8 @@ void RunCommand(const RunFlags& flags) {
   if (config.ha.lock == config::HaLock::kNone) {
     replicate();
   } else {
-    ha::LeaderLock lock(config, state::JobName(config));
+    std::unique_ptr<ha::LeaderLock> lock_owner = ha::MakeLeaderLock(config, state::JobName(config));
+    ha::LeaderLock& lock = *lock_owner;
     lock.OnLost([&](const std::string&) { stop_pipeline(); });
     while (!stop_requested) {
       status.SetState(server::PipelineState::kStandby, "waiting for the leader lock");
@@ -206,15 +207,17 @@ void RunCommand(const RunFlags& flags) {
         break;
       }
       InstallWriteFence(&lock);
+      bool fenced = false;  // stopped by an error while the lock could not be confirmed
       try {
         replicate();
       } catch (const Error& e) {
         InstallWriteFence(nullptr);
-        if (e.code() != ErrorCode::kFenced && lock.held()) throw;
+        if (e.code() != ErrorCode::kFenced && lock.StillHeld()) throw;
+        fenced = true;
         spdlog::warn("leader: {}", e.what());
       }
       InstallWriteFence(nullptr);
-      const bool lost = !lock.held();
+      const bool lost = fenced || !lock.held();
       lock.Release();
       if (!lost) break;  // stopped by a signal
       spdlog::warn("leader: stepped down after losing the lock; standing by");

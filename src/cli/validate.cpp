@@ -12,6 +12,7 @@
 #include "config/table_matcher.h"
 #include "config/units.h"
 #include "endpoints/connection_options.h"
+#include "ha/zookeeper_leader_lock.h"
 #include "mysql/binlog_retention.h"
 #include "mysql/source_check.h"
 #include "snapshot/snapshot_runner.h"
@@ -182,6 +183,16 @@ void Validate(const ValidateFlags& flags) {
   }
 
   if (source) CheckRetention(config, *source, problems);
+
+  if (config.ha.lock == config::HaLock::kZooKeeper) {
+    const std::string zookeeper_name = fmt::format("ZooKeeper {}", config.ha.hosts);
+    try {
+      const std::string found = ha::ZooKeeperLeaderLock::Probe(config.ha, state::JobName(config));
+      std::printf("%s: %s\n", zookeeper_name.c_str(), found.c_str());
+    } catch (const Error& e) {
+      problems.push_back(fmt::format("{} (ha.lock: zookeeper): {}", zookeeper_name, e.what()));
+    }
+  }
 
   if (!problems.empty()) {
     std::string text = fmt::format("{} problem(s) found:", problems.size());

@@ -98,6 +98,8 @@ const char* HaLockName(HaLock lock) {
       return "none";
     case HaLock::kSource:
       return "source";
+    case HaLock::kZooKeeper:
+      return "zookeeper";
   }
   return "none";
 }

@@ -186,15 +186,22 @@ struct HttpConfig {
 };
 
 // High availability: several `rowbridge run` of one job, of which one (the leader) replicates
-// and the others wait as standbys (ha/leader_lock.h).
-enum class HaLock { kNone, kSource };
+// and the others wait as standbys (ha/leader_lock.h). The lock lives in the source (a named lock)
+// or in a ZooKeeper ensemble (an ephemeral node), for when the source is not one server that every
+// process reaches, or the lock should not depend on the source's connections.
+enum class HaLock { kNone, kSource, kZooKeeper };
 
 struct HaConfig {
   HaLock lock = HaLock::kNone;
   // A leader writes only within `lease` of its last confirmation that it holds the lock. The
-  // source releases the lock of a leader silent for twice as long (paused, cut off), so a
-  // standby takes over only after the old leader stopped writing.
+  // lock outlives a leader that falls silent (paused, cut off) by twice as long (the source's
+  // wait_timeout, the ZooKeeper session timeout), so a standby takes over only after the old
+  // leader stopped writing.
   Duration lease{2000};
+  // lock: zookeeper. The ensemble's connect string, host:port,host:port (required), and the
+  // node under which each job's election runs (<path>/<job>).
+  std::string hosts;
+  std::string path = "/rowbridge";
 };
 
 enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError };

@@ -161,6 +161,10 @@ Json EffectiveConfigJson(const Config& config) {
       {"enabled", config.http.enabled}, {"listen", config.http.listen}, {"health", health}};
   PutIfSet(root["http"], "token", Secret(config.http.token));
   root["ha"] = {{"lock", HaLockName(config.ha.lock)}, {"lease", FormatDuration(config.ha.lease)}};
+  if (config.ha.lock == HaLock::kZooKeeper) {
+    root["ha"]["hosts"] = config.ha.hosts;
+    root["ha"]["path"] = config.ha.path;
+  }
   root["log"] = {{"level", LogLevelName(config.log.level)},
                  {"format", LogFormatName(config.log.format)}};
   return root;

@@ -627,9 +627,72 @@ class Loader {
   }
 
   void ReadHa(MapReader m, HaConfig& ha) {
-    m.Enum("lock", ha.lock, {{"none", HaLock::kNone}, {"source", HaLock::kSource}});
+    m.Enum(
+        "lock", ha.lock,
+        {{"none", HaLock::kNone}, {"source", HaLock::kSource}, {"zookeeper", HaLock::kZooKeeper}});
     m.Duration("lease", ha.lease, milliseconds(500), seconds(600));
+    const bool zookeeper = ha.lock == HaLock::kZooKeeper;
+    for (std::string_view key : {"hosts", "path"}) {
+      if (!zookeeper && m.Has(key)) {
+        Problem(m, key,
+                fmt::format("only a ZooKeeper lock has {}, and {} is {}", key, m.PathOf("lock"),
+                            HaLockName(ha.lock)));
+      }
+    }
+    if (!zookeeper) {
+      m.Finish();
+      return;
+    }
+    if (!m.Has("hosts")) {
+      Problem(m, "hosts",
+              fmt::format("is required with {}: zookeeper (the ensemble's servers, e.g. hosts: "
+                          "\"zk1:2181,zk2:2181,zk3:2181\")",
+                          m.PathOf("lock")));
+    } else if (m.String("hosts", ha.hosts)) {
+      if (std::optional<std::string> bad = BadZooKeeperHosts(ha.hosts)) Problem(m, "hosts", *bad);
+    }
+    if (m.String("path", ha.path)) {
+      if (std::optional<std::string> bad = BadZooKeeperPath(ha.path)) Problem(m, "path", *bad);
+    }
     m.Finish();
+  }
+
+  // Why `hosts` is not a ZooKeeper connect string (host:port,...; a /chroot suffix belongs in
+  // `path`); nullopt when it is one.
+  static std::optional<std::string> BadZooKeeperHosts(const std::string& hosts) {
+    if (hosts.empty()) return "must not be empty: host:port,host:port...";
+    if (hosts.find('/') != std::string::npos) {
+      return fmt::format("\"{}\" has a path: put it in ha.path, and only host:port,... here",
+                         hosts);
+    }
+    size_t begin = 0;
+    for (;;) {
+      const size_t end = std::min(hosts.find(',', begin), hosts.size());
+      const std::string_view server = std::string_view(hosts).substr(begin, end - begin);
+      const size_t colon = server.rfind(':');
+      const std::string_view port =
+          colon == std::string_view::npos ? std::string_view() : server.substr(colon + 1);
+      if (colon == std::string_view::npos || colon == 0 || port.empty() || port.size() > 5 ||
+          port.find_first_not_of("0123456789") != std::string_view::npos) {
+        return fmt::format("\"{}\" in \"{}\" is not host:port (e.g. zk1:2181)", server, hosts);
+      }
+      if (end == hosts.size()) return std::nullopt;
+      begin = end + 1;
+    }
+  }
+
+  // Why `path` is not an absolute ZooKeeper node path; nullopt when it is one.
+  static std::optional<std::string> BadZooKeeperPath(const std::string& path) {
+    if (path.empty() || path[0] != '/') {
+      return fmt::format("\"{}\" must be an absolute node path, e.g. /rowbridge", path);
+    }
+    if (path.size() > 1 && path.back() == '/') {
+      return fmt::format("\"{}\" must not end with /", path);
+    }
+    if (path.find("//") != std::string::npos) {
+      return fmt::format("\"{}\" has an empty node name (//)", path);
+    }
+    return std::nullopt;
   }
 
   void ReadHttp(MapReader m, Config& config) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Throwaway source (MariaDB or MySQL) and ClickHouse 18.16 servers for rowbridge's tests.
+# Throwaway source (MariaDB or MySQL), ClickHouse 18.16 and, on request, ZooKeeper servers for
+# rowbridge's tests.
 #
 # Every server lives entirely inside one directory (DIR), listens on 127.0.0.1 only, on free ports
 # chosen at start, and is stopped by its own pid. System-wide servers and default ports are never
@@ -7,7 +8,7 @@
 #
 # As a command:
 #   testservers.sh start [--source=FLAVOR] [--mariadb-opt=OPT]... [--no-mariadb]
-#                        [--no-clickhouse] [--owner-pid=PID] DIR
+#                        [--no-clickhouse] [--zookeeper] [--owner-pid=PID] DIR
 #       Starts the servers and returns once each answers `SELECT 1`. Starting again on a DIR whose
 #       servers were stopped restarts them on the same data and ports (for restart tests); extra
 #       --mariadb-opt options of the first start are kept and new ones are appended. With
@@ -20,7 +21,10 @@
 #       for itself (ScopedMariaDb) have the flavor of the shared one. The chroots are built once by
 #       scripts/source-chroots.sh (called here if missing); a chroot server keeps its files
 #       inside the chroot (DIR/mariadb is a symbolic link to them) and is stopped by its own pid.
-#   testservers.sh stop [--kill] [--only=mariadb|clickhouse] [--remove] DIR
+#       --zookeeper (or ROWBRIDGE_TEST_ZK=1) also starts a standalone ZooKeeper (Debian's
+#       zookeeper package, run with java) for the ha tests: tickTime 500 ms, so that sessions of
+#       1 s to 10 s are granted, and no admin server.
+#   testservers.sh stop [--kill] [--only=mariadb|clickhouse|zookeeper] [--remove] DIR
 #       TERM, wait, then KILL. --kill sends KILL at once (crash tests). --remove deletes DIR after.
 #   testservers.sh env DIR      prints `export ROWBRIDGE_TEST_...=...` lines, for eval.
 #   testservers.sh mariadb DIR [ARGS]...       the mariadb client, connected as root.
@@ -46,6 +50,7 @@
 #   ROWBRIDGE_TEST_CH_AUTH_USER/AUTH_PASSWORD          a ClickHouse user with a password
 #   ROWBRIDGE_TEST_CH_READONLY_USER                    a read-only ClickHouse user, no password
 #   ROWBRIDGE_TEST_CH_PID
+#   ROWBRIDGE_TEST_ZK_HOSTS/PID                        127.0.0.1:port of ZooKeeper (--zookeeper)
 
 # The servers live in /usr/sbin, which is not on a normal user's PATH on Debian.
 case ":$PATH:" in
@@ -290,29 +295,35 @@ _ts_mariadb_client() {
   fi
 }
 
+# Waits until CHECK ARG succeeds (the server NAME, process PID, answers), or fails naming why, with
+# the last lines of its LOGs. Returns 2 if it exited because its port was taken (BUSY, an extended
+# regular expression, in a log), so the caller can retry on another.
+_ts_wait_server() {
+  local name="$1" pid="$2" busy="$3" check="$4" arg="$5" i
+  shift 5
+  for ((i = 0; i < TESTSERVERS_START_TIMEOUT * 10; i++)); do
+    if ! _ts_alive "$pid"; then
+      grep -qE "$busy" "$@" 2>/dev/null && return 2
+      _ts_log "$name exited during startup; last lines of its logs:"
+      tail -n 30 "$@" >&2 2>/dev/null
+      return 1
+    fi
+    "$check" "$arg" && return 0
+    sleep 0.1
+  done
+  _ts_log "$name (pid $pid) did not answer within ${TESTSERVERS_START_TIMEOUT}s; last lines of its logs:"
+  tail -n 30 "$@" >&2 2>/dev/null
+  return 1
+}
+
 # Waits until mariadbd (pid) answers SELECT 1, or fails naming why (and its error log).
 # Returns 2 if the port was taken, so the caller can retry on another.
 _ts_wait_mariadb() {
-  local dir="$1" pid="$2" i
-  local m="$dir/mariadb"
-  for ((i = 0; i < TESTSERVERS_START_TIMEOUT * 10; i++)); do
-    if ! _ts_alive "$pid"; then
-      if grep -qE "Bind on TCP/IP port|Address already in use" "$m/error.log" 2>/dev/null; then
-        return 2
-      fi
-      _ts_log "mariadbd exited during startup; last lines of $m/error.log:"
-      tail -n 30 "$m/error.log" >&2 2>/dev/null
-      return 1
-    fi
-    if _ts_mariadb_client "$dir" -N -e 'SELECT 1' >/dev/null 2>&1; then
-      return 0
-    fi
-    sleep 0.1
-  done
-  _ts_log "mariadbd (pid $pid) did not answer within ${TESTSERVERS_START_TIMEOUT}s; see $m/error.log"
-  tail -n 30 "$m/error.log" >&2 2>/dev/null
-  return 1
+  _ts_wait_server mariadbd "$2" "Bind on TCP/IP port|Address already in use" _ts_mariadb_ok "$1" \
+    "$1/mariadb/error.log"
 }
+
+_ts_mariadb_ok() { _ts_mariadb_client "$1" -N -e 'SELECT 1' >/dev/null 2>&1; }
 
 _ts_launch_mariadb() {
   local dir="$1"
@@ -566,28 +577,14 @@ _ts_clickhouse_client() {
 }
 
 _ts_wait_clickhouse() {
-  local dir="$1" pid="$2" i
-  local c="$dir/clickhouse"
-  for ((i = 0; i < TESTSERVERS_START_TIMEOUT * 10; i++)); do
-    if ! _ts_alive "$pid"; then
-      if grep -qE "Address already in use" "$c/log/clickhouse-server.err.log" "$c/stdout.log" \
-        2>/dev/null; then
-        return 2
-      fi
-      _ts_log "clickhouse-server exited during startup; last lines of its logs:"
-      tail -n 30 "$c/stdout.log" "$c/log/clickhouse-server.err.log" >&2 2>/dev/null
-      return 1
-    fi
-    # The TLS listener opens with the plain one; check it too so no test races it.
-    if [[ "$(_ts_clickhouse_client "$dir" -q 'SELECT 1' 2>/dev/null)" == 1 ]] &&
-      (exec 3<>"/dev/tcp/127.0.0.1/$(cat "$c/tls_port")") 2>/dev/null; then
-      return 0
-    fi
-    sleep 0.1
-  done
-  _ts_log "clickhouse-server (pid $pid) did not answer within ${TESTSERVERS_START_TIMEOUT}s"
-  tail -n 30 "$c/log/clickhouse-server.err.log" >&2 2>/dev/null
-  return 1
+  _ts_wait_server clickhouse-server "$2" "Address already in use" _ts_clickhouse_ok "$1" \
+    "$1/clickhouse/stdout.log" "$1/clickhouse/log/clickhouse-server.err.log"
+}
+
+# The TLS listener opens with the plain one; check it too so no test races it.
+_ts_clickhouse_ok() {
+  [[ "$(_ts_clickhouse_client "$1" -q 'SELECT 1' 2>/dev/null)" == 1 ]] &&
+    (exec 3<>"/dev/tcp/127.0.0.1/$(cat "$1/clickhouse/tls_port")") 2>/dev/null
 }
 
 _ts_launch_clickhouse() {
@@ -611,27 +608,103 @@ _ts_start_clickhouse() {
   fi
   [[ -s "$c/auth_password" ]] || _ts_random_password >"$c/auth_password"
   [[ -f "$c/ssl/server-cert.pem" ]] || _ts_make_certs "$c/ssl"
-  local attempt rc tcp http tls
-  for ((attempt = 0; attempt < 5; attempt++)); do
-    tcp="$(_ts_free_port "$exclude_port")"
-    http="$(_ts_free_port "$exclude_port" "$tcp")"
-    tls="$(_ts_free_port "$exclude_port" "$tcp" "$http")"
-    echo "$tcp" >"$c/port"
-    echo "$http" >"$c/http_port"
-    echo "$tls" >"$c/tls_port"
-    _ts_write_clickhouse_config "$c" "$tcp" "$http" "$(cat "$c/auth_password")" "$tls"
-    _ts_launch_clickhouse "$c"
-    rc=0
-    _ts_wait_clickhouse "$dir" "$(cat "$c/pid")" || rc=$?
-    ((rc == 2)) && {
-      _ts_log "port $tcp, $http or $tls was taken; retrying on others"
-      continue
-    }
-    ((rc == 0)) || _ts_die "clickhouse-server did not start (config $c/config.xml)"
-    break
-  done
-  ((rc == 0)) || _ts_die "clickhouse-server found no free ports after $attempt attempts"
+  _ts_on_free_ports clickhouse-server "$c/config.xml" _ts_try_clickhouse "$dir" "$exclude_port"
   touch "$c/initialized"
+}
+
+# One start of a new ClickHouse on free ports (see _ts_on_free_ports).
+_ts_try_clickhouse() {
+  local dir="$1" exclude_port="$2" c="$1/clickhouse" tcp http tls
+  tcp="$(_ts_free_port "$exclude_port")"
+  http="$(_ts_free_port "$exclude_port" "$tcp")"
+  tls="$(_ts_free_port "$exclude_port" "$tcp" "$http")"
+  echo "$tcp" >"$c/port"
+  echo "$http" >"$c/http_port"
+  echo "$tls" >"$c/tls_port"
+  _ts_write_clickhouse_config "$c" "$tcp" "$http" "$(cat "$c/auth_password")" "$tls"
+  _ts_launch_clickhouse "$c"
+  _ts_wait_clickhouse "$dir" "$(cat "$c/pid")"
+}
+
+# Runs TRY ARGS... (picks free ports, writes the config, launches and waits for the server: status
+# 0 when it answers, 2 when one of its ports was taken meanwhile, else 1) up to 5 times; dies
+# naming NAME and CONFIG when it fails or finds no free ports.
+_ts_on_free_ports() {
+  local name="$1" config="$2" try="$3" attempt rc
+  shift 3
+  for ((attempt = 0; attempt < 5; attempt++)); do
+    rc=0
+    "$try" "$@" || rc=$?
+    ((rc == 0)) && return 0
+    ((rc == 2)) || _ts_die "$name did not start (config $config)"
+    _ts_log "a port of $name was taken; retrying on others"
+  done
+  _ts_die "$name found no free ports after $attempt attempts"
+}
+
+# ---------------------------------------------------------------------------------------------
+# ZooKeeper
+
+# True when the ZooKeeper in Z answers the four-letter command ruok within 2 s (a server that is
+# starting accepts connections before it reads them).
+# A subshell: a write to a socket the server already closed (SIGPIPE) ends only it.
+_ts_zookeeper_ok() (
+  local answer="" fd
+  exec {fd}<>"/dev/tcp/127.0.0.1/$(cat "$1/port")" || exit 1
+  echo ruok 1>&"$fd"
+  read -r -t 2 -u "$fd" answer || true # "imok" has no newline: read fails at EOF, keeps it
+  [[ "$answer" == imok ]]
+) 2>/dev/null
+
+_ts_wait_zookeeper() {
+  _ts_wait_server zookeeper "$2" "Address already in use" _ts_zookeeper_ok "$1" "$1/stdout.log"
+}
+
+_ts_launch_zookeeper() {
+  local z="$1"
+  # As the package's zkServer.sh runs it, with log4j bound to slf4j so that its log (the
+  # package's log4j.properties, CONSOLE) lands in stdout.log; zoo.cfg on the command line marks the
+  # process as ours.
+  local cp="/etc/zookeeper/conf:/usr/share/java/zookeeper.jar"
+  local jar
+  for jar in /usr/share/java/slf4j-log4j12.jar /usr/share/java/log4j-1.2.jar; do
+    [[ -f "$jar" ]] && cp="$cp:$jar"
+  done
+  (cd "$z" && exec java -Xmx256m -Dzookeeper.log.dir="$z" -Dzookeeper.root.logger=INFO,CONSOLE \
+    -cp "$cp" \
+    org.apache.zookeeper.server.quorum.QuorumPeerMain "$z/zoo.cfg" \
+    </dev/null >>"$z/stdout.log" 2>&1) &
+  echo $! >"$z/pid"
+}
+
+# Starts ZooKeeper in DIR/zookeeper on a free port other than the ones given.
+_ts_start_zookeeper() {
+  local dir="$1"
+  shift
+  local z="$dir/zookeeper"
+  [[ -f /usr/share/java/zookeeper.jar ]] ||
+    _ts_die "ZooKeeper is not installed (apt-get install zookeeper; scripts/install-deps.sh)"
+  mkdir -p "$z/data"
+  if [[ -f "$z/initialized" ]]; then
+    _ts_launch_zookeeper "$z"
+    _ts_wait_zookeeper "$z" "$(cat "$z/pid")" || _ts_die "zookeeper did not restart ($z/zoo.cfg)"
+    return 0
+  fi
+  _ts_on_free_ports zookeeper "$z/zoo.cfg" _ts_try_zookeeper "$z" "$@"
+  touch "$z/initialized"
+}
+
+# One start of a new ZooKeeper in Z on a free port other than the ones given (_ts_on_free_ports).
+_ts_try_zookeeper() {
+  local z="$1" port
+  shift
+  port="$(_ts_free_port "$@")"
+  echo "$port" >"$z/port"
+  printf '%s\n' "tickTime=500" "dataDir=$z/data" "clientPort=$port" \
+    "clientPortAddress=127.0.0.1" "admin.enableServer=false" \
+    "4lw.commands.whitelist=ruok,srvr,stat,cons,mntr" >"$z/zoo.cfg"
+  _ts_launch_zookeeper "$z"
+  _ts_wait_zookeeper "$z" "$(cat "$z/pid")"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -682,6 +755,10 @@ _ts_write_env() {
       printf 'export ROWBRIDGE_TEST_CH_READONLY_USER=reader\n'
       printf 'export ROWBRIDGE_TEST_CH_PID=%q\n' "$(cat "$c/pid")"
     fi
+    if [[ -f "$dir/zookeeper/initialized" ]]; then
+      printf 'export ROWBRIDGE_TEST_ZK_HOSTS=127.0.0.1:%q\n' "$(cat "$dir/zookeeper/port")"
+      printf 'export ROWBRIDGE_TEST_ZK_PID=%q\n' "$(cat "$dir/zookeeper/pid")"
+    fi
   } >"$dir/env"
 }
 
@@ -700,7 +777,8 @@ _ts_start_watchdog() {
 
 testservers_start() (
   set -euo pipefail
-  local mariadb=1 clickhouse=1 owner="" dir="" arg flavor="${ROWBRIDGE_TEST_SOURCE:-mariadb}"
+  local mariadb=1 clickhouse=1 zookeeper="${ROWBRIDGE_TEST_ZK:-0}" owner="" dir="" arg
+  local flavor="${ROWBRIDGE_TEST_SOURCE:-mariadb}"
   local -a new_opts=()
   for arg in "$@"; do
     case "$arg" in
@@ -708,13 +786,14 @@ testservers_start() (
       --mariadb-opt=*) new_opts+=("${arg#--mariadb-opt=}") ;;
       --no-mariadb) mariadb=0 ;;
       --no-clickhouse) clickhouse=0 ;;
+      --zookeeper) zookeeper=1 ;;
       --owner-pid=*) owner="${arg#--owner-pid=}" ;;
       -*) _ts_die "start: unknown option $arg" ;;
       *) [[ -z "$dir" ]] || _ts_die "start: more than one DIR given ($dir, $arg)"; dir="$arg" ;;
     esac
   done
   [[ -n "$dir" ]] || _ts_die "start: DIR is required"
-  ((mariadb || clickhouse)) || _ts_die "start: nothing to start"
+  ((mariadb || clickhouse || zookeeper)) || _ts_die "start: nothing to start"
   _ts_check_flavor "$flavor"
   dir="$(_ts_abs_dir "$dir")"
   rm -f "$dir/stopped"
@@ -729,14 +808,20 @@ testservers_start() (
     _ts_is_ours "$(cat "$dir/clickhouse/pid" 2>/dev/null)" "$dir/clickhouse/config.xml"; then
     _ts_die "clickhouse-server in $dir/clickhouse is already running (pid $(cat "$dir/clickhouse/pid"))"
   fi
+  if ((zookeeper)) && _ts_is_ours "$(cat "$dir/zookeeper/pid" 2>/dev/null)" "$dir/zookeeper/zoo.cfg"; then
+    _ts_die "zookeeper in $dir/zookeeper is already running (pid $(cat "$dir/zookeeper/pid"))"
+  fi
 
   # A start that fails half way stops the servers it was asked to start (and only those).
-  local only=""
-  ((mariadb && !clickhouse)) && only="--only=mariadb"
-  ((clickhouse && !mariadb)) && only="--only=clickhouse"
+  local started=() kind
+  ((mariadb)) && started+=(mariadb)
+  ((clickhouse)) && started+=(clickhouse)
+  ((zookeeper)) && started+=(zookeeper)
   trap 'rc=$?; if ((rc)); then
           _ts_log "start failed (status $rc); stopping what it started in $dir"
-          TESTSERVERS_IN_WATCHDOG=1 testservers_stop $only "$dir" || true
+          for kind in "${started[@]}"; do
+            TESTSERVERS_IN_WATCHDOG=1 testservers_stop --only="$kind" "$dir" || true
+          done
         fi' EXIT
 
   local t0=$SECONDS
@@ -762,11 +847,17 @@ testservers_start() (
   if ((clickhouse)); then
     _ts_start_clickhouse "$dir" "$(cat "$dir/mariadb/port" 2>/dev/null || true)"
   fi
+  if ((zookeeper)); then
+    # shellcheck disable=SC2046  # one port a word
+    _ts_start_zookeeper "$dir" $(cat "$dir/mariadb/port" "$dir/clickhouse/port" \
+      "$dir/clickhouse/http_port" "$dir/clickhouse/tls_port" 2>/dev/null || true)
+  fi
   _ts_write_env "$dir"
   if [[ -n "$owner" ]]; then _ts_start_watchdog "$dir" "$owner" "$self"; fi
   local what=()
   ((mariadb)) && what+=("$(_ts_flavor "$dir") on 127.0.0.1:$(cat "$dir/mariadb/port")")
   ((clickhouse)) && what+=("ClickHouse on 127.0.0.1:$(cat "$dir/clickhouse/port")")
+  ((zookeeper)) && what+=("ZooKeeper on 127.0.0.1:$(cat "$dir/zookeeper/port")")
   _ts_log "started ${what[*]} in $((SECONDS - t0))s (dir $dir)"
 )
 
@@ -788,6 +879,10 @@ testservers_stop() (
   if [[ -z "$only" || "$only" == clickhouse ]] && [[ -f "$dir/clickhouse/pid" ]]; then
     _ts_stop_pid clickhouse-server "$(cat "$dir/clickhouse/pid")" "$dir/clickhouse/config.xml" \
       "$kill_now" || rc=1
+  fi
+  if [[ -z "$only" || "$only" == zookeeper ]] && [[ -f "$dir/zookeeper/pid" ]]; then
+    _ts_stop_pid zookeeper "$(cat "$dir/zookeeper/pid")" "$dir/zookeeper/zoo.cfg" "$kill_now" ||
+      rc=1
   fi
   if [[ -z "$only" || "$only" == mariadb ]] && [[ -f "$dir/mariadb/pid" ]]; then
     _ts_stop_pid "the $(_ts_flavor "$dir") server" "$(cat "$dir/mariadb/pid")" \

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <memory>
 #include <sstream>
 
 #include "common/error.h"
@@ -166,24 +167,24 @@ std::string TailOf(const std::filesystem::path& path, size_t lines) {
   return text.substr(start);
 }
 
-// `testservers.sh start` for one kind of server ("mariadb" or "clickhouse") in `dir`, stopped by a
-// watchdog if this process dies first. A failure names `dir` (kept for its logs) and carries the
-// end of the server's own logs, which say why it would not start.
+// `testservers.sh start` for one kind of server ("mariadb", "clickhouse" or "zookeeper") in `dir`,
+// stopped by a watchdog if this process dies first. A failure names `dir` (kept for its logs) and
+// carries the end of the server's own logs, which say why it would not start.
 void StartInDir(const std::filesystem::path& dir, const std::string& kind,
                 const std::vector<std::string>& mariadbd_options) {
-  std::vector<std::string> args = {"start", kind == "mariadb" ? "--no-clickhouse" : "--no-mariadb",
-                                   "--owner-pid=" + std::to_string(::getpid())};
+  std::vector<std::string> args = {"start", "--owner-pid=" + std::to_string(::getpid())};
+  if (kind != "mariadb") args.push_back("--no-mariadb");
+  if (kind != "clickhouse") args.push_back("--no-clickhouse");
+  if (kind == "zookeeper") args.push_back("--zookeeper");
   for (const auto& option : mariadbd_options) args.push_back("--mariadb-opt=" + option);
   args.push_back(dir.string());
   try {
     RunScript(args);
   } catch (const Error& e) {
-    const std::vector<std::filesystem::path> logs =
-        kind == "mariadb" ? std::vector<std::filesystem::path>{dir / "mariadb" / "install.log",
-                                                               dir / "mariadb" / "error.log"}
-                          : std::vector<std::filesystem::path>{
-                                dir / "clickhouse" / "stdout.log",
-                                dir / "clickhouse" / "log" / "clickhouse-server.err.log"};
+    std::vector<std::filesystem::path> logs = {dir / kind / "stdout.log"};
+    if (kind == "mariadb") logs = {dir / "mariadb" / "install.log", dir / "mariadb" / "error.log"};
+    if (kind == "clickhouse")
+      logs.push_back(dir / "clickhouse" / "log" / "clickhouse-server.err.log");
     std::string message = fmt::format("{} failed to start in {}: {}", kind, dir.string(), e.what());
     for (const auto& log : logs) {
       std::string tail = TailOf(log, 25);
@@ -330,59 +331,90 @@ std::filesystem::path TestServersScript() {
   return SourceDir() / "tests" / "servers" / "testservers.sh";
 }
 
-ScopedMariaDb::ScopedMariaDb(std::vector<std::string> mariadbd_options)
-    : dir_(MakeTempDir("rowbridge-mariadb")) {
-  StartInDir(dir_, "mariadb", mariadbd_options);
-  ReadAddress();
+ScopedServer::ScopedServer(std::string kind)
+    : kind_(std::move(kind)), dir_(MakeTempDir("rowbridge-" + kind_)) {}
+
+ScopedServer::~ScopedServer() {
+  // A first start that failed stopped what it started and keeps the directory for its logs.
+  if (started_) StopAndRemove(dir_, kind_.c_str());
 }
 
-ScopedMariaDb::~ScopedMariaDb() {
-  StopAndRemove(dir_, "ScopedMariaDb");
+void ScopedServer::Stop() {
+  RunScript({"stop", "--only=" + kind_, dir_.string()});
 }
 
-void ScopedMariaDb::Stop() {
-  RunScript({"stop", "--only=mariadb", dir_.string()});
+void ScopedServer::Kill() {
+  RunScript({"stop", "--kill", "--only=" + kind_, dir_.string()});
 }
 
-void ScopedMariaDb::Kill() {
-  RunScript({"stop", "--kill", "--only=mariadb", dir_.string()});
+std::string ScopedServer::Launch(const std::vector<std::string>& mariadbd_options) {
+  StartInDir(dir_, kind_, mariadbd_options);
+  started_ = true;
+  return RunScript({"env", dir_.string()});
+}
+
+std::string ScopedServer::EnvSource() const {
+  return "testservers.sh env " + dir_.string();
+}
+
+ScopedMariaDb::ScopedMariaDb(std::vector<std::string> mariadbd_options) : ScopedServer("mariadb") {
+  Start(mariadbd_options);
 }
 
 void ScopedMariaDb::Start(const std::vector<std::string>& more_options) {
-  StartInDir(dir_, "mariadb", more_options);
-  ReadAddress();
+  address_ = MysqlFrom(FromEnvFile(Launch(more_options)), EnvSource());
 }
 
-void ScopedMariaDb::ReadAddress() {
-  address_ = MysqlFrom(FromEnvFile(RunScript({"env", dir_.string()})),
-                       "testservers.sh env " + dir_.string());
-}
-
-ScopedClickHouse::ScopedClickHouse() : dir_(MakeTempDir("rowbridge-clickhouse")) {
-  StartInDir(dir_, "clickhouse", {});
-  ReadAddress();
-}
-
-ScopedClickHouse::~ScopedClickHouse() {
-  StopAndRemove(dir_, "ScopedClickHouse");
-}
-
-void ScopedClickHouse::Stop() {
-  RunScript({"stop", "--only=clickhouse", dir_.string()});
-}
-
-void ScopedClickHouse::Kill() {
-  RunScript({"stop", "--kill", "--only=clickhouse", dir_.string()});
+ScopedClickHouse::ScopedClickHouse() : ScopedServer("clickhouse") {
+  Start();
 }
 
 void ScopedClickHouse::Start() {
-  StartInDir(dir_, "clickhouse", {});
-  ReadAddress();
+  address_ = ClickHouseFrom(FromEnvFile(Launch()), EnvSource());
 }
 
-void ScopedClickHouse::ReadAddress() {
-  address_ = ClickHouseFrom(FromEnvFile(RunScript({"env", dir_.string()})),
-                            "testservers.sh env " + dir_.string());
+ScopedZooKeeper::ScopedZooKeeper() : ScopedServer("zookeeper") {
+  Start();
+}
+
+void ScopedZooKeeper::Start() {
+  const std::string env = Launch();
+  hosts_ = ValueFromEnvFile(env, "ROWBRIDGE_TEST_ZK_HOSTS");
+  pid_ = PidFrom(ValueFromEnvFile(env, "ROWBRIDGE_TEST_ZK_PID"));
+  if (hosts_.empty()) Fail(ErrorCode::kConfig, "{}: no ZooKeeper", EnvSource());
+}
+
+namespace {
+
+// The shared server, or why it could not start (tried once per process).
+struct SharedZooKeeperState {
+  std::unique_ptr<ScopedZooKeeper> server;
+  std::string problem;
+};
+
+SharedZooKeeperState& SharedState() {
+  static SharedZooKeeperState state = [] {
+    SharedZooKeeperState s;
+    try {
+      s.server = std::make_unique<ScopedZooKeeper>();
+    } catch (const Error& e) {
+      s.problem = e.what();
+    }
+    return s;
+  }();
+  return state;
+}
+
+}  // namespace
+
+ScopedZooKeeper& SharedZooKeeper() {
+  SharedZooKeeperState& state = SharedState();
+  if (state.server == nullptr) Fail(ErrorCode::kConfig, "{}", state.problem);
+  return *state.server;
+}
+
+std::string ZooKeeperUnavailable() {
+  return SharedState().problem;
 }
 
 }  // namespace rowbridge::testing

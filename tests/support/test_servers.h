@@ -113,61 +113,95 @@ std::string BinlogStatusSql(const MysqlAddress& server);
 // tests/servers/testservers.sh in the source tree.
 std::filesystem::path TestServersScript();
 
-// A MariaDB of the test's own, started by testservers.sh with extra mariadbd options (e.g.
-// "--binlog-row-image=MINIMAL") in a new directory under $TMPDIR (or /tmp). Use it for restart and
-// kill tests and anything needing startup options or global settings. The destructor stops the
-// server and deletes the directory (kept when ROWBRIDGE_KEEP_TEST_SERVERS=1, or when stopping
-// failed). If the test process dies without running destructors, a watchdog still stops it.
-// "--skip-log-bin" among the options turns binary logging off. A start that fails throws
-// rowbridge::Error whose message holds the last lines of the server's error log.
-class ScopedMariaDb {
+// What the servers a test starts for itself share: a new directory under $TMPDIR (or /tmp)
+// holding one server that testservers.sh starts, for restart and kill tests and anything needing
+// startup options or global settings. The destructor stops the server and deletes the directory
+// (kept when ROWBRIDGE_KEEP_TEST_SERVERS=1, or when stopping failed). If the test process dies
+// without running destructors, a watchdog still stops it. A start that fails throws
+// rowbridge::Error whose message holds the last lines of the server's logs.
+class ScopedServer {
+ public:
+  ScopedServer(const ScopedServer&) = delete;
+  ScopedServer& operator=(const ScopedServer&) = delete;
+
+  // A clean shutdown (TERM, wait), as an operator would do.
+  void Stop();
+  // SIGKILL: the server dies mid-work, as in a crash.
+  void Kill();
+
+ protected:
+  // `kind`: "mariadb", "clickhouse" or "zookeeper". Makes the directory; Launch starts the server.
+  explicit ScopedServer(std::string kind);
+  ~ScopedServer();
+  // Starts the server (again: on the same data and ports) with extra mariadbd options, returns
+  // once it answers, and returns what `testservers.sh env` prints for it.
+  std::string Launch(const std::vector<std::string>& mariadbd_options = {});
+  // "testservers.sh env <dir>", for messages.
+  std::string EnvSource() const;
+
+ private:
+  const std::string kind_;
+  const std::filesystem::path dir_;
+  bool started_ = false;  // once: the directory is removed at the end
+};
+
+// A MariaDB of the test's own, started with extra mariadbd options (e.g.
+// "--binlog-row-image=MINIMAL"). "--skip-log-bin" among the options turns binary logging off.
+class ScopedMariaDb : public ScopedServer {
  public:
   explicit ScopedMariaDb(std::vector<std::string> mariadbd_options = {});
-  ~ScopedMariaDb();
-  ScopedMariaDb(const ScopedMariaDb&) = delete;
-  ScopedMariaDb& operator=(const ScopedMariaDb&) = delete;
 
   const MysqlAddress& address() const { return address_; }
   std::string Sql(std::string_view sql, std::string_view database = {}) const {
     return RunMysqlSql(address_, sql, database);
   }
 
-  // A clean shutdown (TERM, wait), as an operator would do.
-  void Stop();
-  // SIGKILL: the server dies mid-work, as in a crash.
-  void Kill();
   // Starts it again on the same data directory and port; `more_options` are added to the ones
   // given at construction. Returns once it answers.
   void Start(const std::vector<std::string>& more_options = {});
 
  private:
-  void ReadAddress();
-
-  std::filesystem::path dir_;
   MysqlAddress address_;
 };
 
-// A ClickHouse of the test's own, like ScopedMariaDb: for restart and kill tests.
-class ScopedClickHouse {
+// A ClickHouse of the test's own: for restart and kill tests.
+class ScopedClickHouse : public ScopedServer {
  public:
   ScopedClickHouse();
-  ~ScopedClickHouse();
-  ScopedClickHouse(const ScopedClickHouse&) = delete;
-  ScopedClickHouse& operator=(const ScopedClickHouse&) = delete;
 
   const ClickHouseAddress& address() const { return address_; }
   std::string Sql(std::string_view sql) const { return RunClickHouseSql(address_, sql); }
 
-  void Stop();   // TERM, wait
-  void Kill();   // SIGKILL
   void Start();  // again, on the same data and ports; returns once it answers
 
  private:
-  void ReadAddress();
-
-  std::filesystem::path dir_;
   ClickHouseAddress address_;
 };
+
+// A ZooKeeper of the test's own (testservers.sh --zookeeper): a standalone server on a free port
+// of 127.0.0.1, tickTime 500 ms (it grants session timeouts of 1 s to 10 s). Its sessions survive
+// a Stop and Start in its data, as over a restart of a real server.
+class ScopedZooKeeper : public ScopedServer {
+ public:
+  ScopedZooKeeper();
+
+  // The connect string, 127.0.0.1:<port> (ha.hosts).
+  const std::string& hosts() const { return hosts_; }
+  int pid() const { return pid_; }
+
+  void Start();  // again, on the same data and port; returns once it answers
+
+ private:
+  std::string hosts_;
+  int pid_ = 0;
+};
+
+// The ZooKeeper every test of this process shares: started by the first call (a few seconds of
+// java), stopped when the process exits. Throws rowbridge::Error when it cannot start (not
+// installed: apt-get install zookeeper); use ROWBRIDGE_REQUIRE_ZOOKEEPER() to skip or fail then.
+ScopedZooKeeper& SharedZooKeeper();
+// Why SharedZooKeeper() cannot start, or "" when it runs (starting it if needed).
+std::string ZooKeeperUnavailable();
 
 }  // namespace rowbridge::testing
 
@@ -195,3 +229,19 @@ class ScopedClickHouse {
   ROWBRIDGE_REQUIRE_SERVER_ENV_(::rowbridge::testing::MissingMysqlEnv(), "MariaDB")
 #define ROWBRIDGE_REQUIRE_CLICKHOUSE() \
   ROWBRIDGE_REQUIRE_SERVER_ENV_(::rowbridge::testing::MissingClickHouseEnv(), "ClickHouse")
+// Starts SharedZooKeeper() if needed; skips the test when it cannot start, or FAILS when
+// ROWBRIDGE_REQUIRE_SERVERS=1.
+#define ROWBRIDGE_REQUIRE_ZOOKEEPER()                                                            \
+  do {                                                                                           \
+    const std::string rowbridge_zk_problem_ = ::rowbridge::testing::ZooKeeperUnavailable();      \
+    if (!rowbridge_zk_problem_.empty()) {                                                        \
+      if (::rowbridge::testing::ServersRequired()) {                                             \
+        GTEST_FAIL() << "\n\n*** ZooKeeper test server NOT AVAILABLE although "                  \
+                        "ROWBRIDGE_REQUIRE_SERVERS=1: "                                          \
+                     << rowbridge_zk_problem_ << " ***\n";                                       \
+      } else {                                                                                   \
+        GTEST_SKIP() << "\n\n*** ZooKeeper test server NOT AVAILABLE (" << rowbridge_zk_problem_ \
+                     << "); this test did NOT run ***\n";                                        \
+      }                                                                                          \
+    }                                                                                            \
+  } while (0)

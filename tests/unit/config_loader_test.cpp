@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <vector>
 
 #include "common/error.h"
 #include "config/effective_config.h"
@@ -200,6 +201,49 @@ TEST(ConfigLoader, HaSectionIsReadAndChecked) {
     const std::string message = e.what();
     EXPECT_NE(message.find("ha.lock"), std::string::npos) << message;
     EXPECT_NE(message.find("ha.lease"), std::string::npos) << message;
+  }
+}
+
+TEST(ConfigLoader, ZooKeeperLockIsReadAndChecked) {
+  const std::string base =
+      "source: {host: h, user: u, server_id: 1}\ntarget: {host: h}\ntables: [{match: a.b}]\n";
+  Config c = ParseConfig(base + "ha: {lock: zookeeper, hosts: \"zk1:2181,zk2:2181\"}\n", "c.yaml",
+                         WithEnv({}));
+  EXPECT_EQ(c.ha.lock, HaLock::kZooKeeper);
+  EXPECT_EQ(c.ha.hosts, "zk1:2181,zk2:2181");
+  EXPECT_EQ(c.ha.path, "/rowbridge");
+  EXPECT_EQ(c.ha.lease, milliseconds(2000));
+  EXPECT_EQ(EffectiveConfigJson(c)["ha"]["hosts"], "zk1:2181,zk2:2181");
+  c = ParseConfig(
+      base + "ha: {lock: zookeeper, hosts: \"[::1]:2181\", path: /jobs/rb, lease: 3s}\n", "c.yaml",
+      WithEnv({}));
+  EXPECT_EQ(c.ha.path, "/jobs/rb");
+  EXPECT_EQ(c.ha.lease, milliseconds(3000));
+
+  // Each bad config and the words its message must hold.
+  const std::vector<std::pair<std::string, std::vector<std::string>>> bad = {
+      {"ha: {lock: zookeeper}", {"c.yaml:4:", "ha.hosts", "is required with ha.lock: zookeeper"}},
+      {"ha: {lock: zookeeper, hosts: \"\"}", {"ha.hosts", "must not be empty"}},
+      {"ha: {lock: zookeeper, hosts: \"zk1:2181,zk2\"}", {"ha.hosts", "\"zk2\"", "not host:port"}},
+      {"ha: {lock: zookeeper, hosts: \"zk1:2181/rb\"}", {"ha.hosts", "put it in ha.path"}},
+      {"ha: {lock: zookeeper, hosts: \"zk1:2181\", path: rb}", {"ha.path", "absolute"}},
+      {"ha: {lock: zookeeper, hosts: \"zk1:2181\", path: /rb/}", {"ha.path", "end with /"}},
+      {"ha: {lock: zookeeper, hosts: \"zk1:2181\", path: /a//b}", {"ha.path", "//"}},
+      {"ha: {lock: source, hosts: \"zk1:2181\"}",
+       {"ha.hosts", "only a ZooKeeper lock has hosts, and ha.lock is source"}},
+      {"ha: {path: /rb}", {"ha.path", "ha.lock is none"}},
+  };
+  for (const auto& [yaml, words] : bad) {
+    try {
+      ParseConfig(base + yaml + "\n", "c.yaml", WithEnv({}));
+      ADD_FAILURE() << "expected an error for " << yaml;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kConfig) << yaml;
+      for (const std::string& word : words) {
+        EXPECT_NE(std::string(e.what()).find(word), std::string::npos)
+            << yaml << " -> " << e.what() << " (missing: " << word << ")";
+      }
+    }
   }
 }
 
