@@ -141,6 +141,44 @@ TEST(MysqlConnection, TlsRequiredAndVerifyCa) {
   }
 }
 
+// caching_sha2_password's full authentication, which a login takes while the server has no hash
+// of the password cached (ALTER USER empties that user's entry): over plain TCP the password goes
+// RSA-encrypted under the public key the server sends on request, over TLS as it is. The next
+// login takes the fast path. A wrong password is refused on either path.
+TEST(MysqlConnection, CachingSha2FullAuthenticationOverTcpAndTlsMySqlOnly) {
+  ROWBRIDGE_REQUIRE_MYSQL();
+  const testing::MysqlAddress server = testing::MysqlFromEnv();
+  if (!server.is_mysql()) GTEST_SKIP() << "caching_sha2_password is MySQL's";
+  auto admin = Connection::Connect(testing::MysqlConnectOptions(server));
+  const std::string user = "rb_sha2_" + std::to_string(::getpid());
+  admin->Execute("DROP USER IF EXISTS '" + user + "'@'%'");
+  admin->Execute("CREATE USER '" + user +
+                 "'@'%' IDENTIFIED WITH caching_sha2_password BY 'S3cret-full-auth'");
+  for (TlsMode mode : {TlsMode::kDisabled, TlsMode::kRequired}) {
+    SCOPED_TRACE(TlsModeName(mode));
+    admin->Execute("ALTER USER '" + user + "'@'%' IDENTIFIED BY 'S3cret-full-auth'");
+    ConnectOptions o = testing::MysqlConnectOptions(server);
+    o.user = user;
+    o.password = "S3cret-full-auth";
+    o.tls.mode = mode;
+    for (int login = 0; login < 2; ++login) {  // full authentication, then the fast path
+      auto c = Connection::Connect(o);
+      EXPECT_EQ(c->tls_active(), mode != TlsMode::kDisabled);
+      EXPECT_EQ(c->auth_plugin(), "caching_sha2_password");
+      EXPECT_EQ(c->QueryValue("SELECT CURRENT_USER()"), user + "@%");
+    }
+    admin->Execute("ALTER USER '" + user + "'@'%' IDENTIFIED BY 'S3cret-full-auth'");
+    o.password = "not-the-password";
+    try {
+      Connection::Connect(o);
+      ADD_FAILURE() << "a wrong password logged in";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.server_code(), 1045) << e.what();
+    }
+  }
+  admin->Execute("DROP USER '" + user + "'@'%'");
+}
+
 // A source port that does not speak MySQL and waits for its client (here ClickHouse's native
 // port) is named within the connect timeout, not after the read timeout.
 TEST(MysqlConnection, APortThatSendsNoGreetingIsNamedWithinTheConnectTimeout) {

@@ -471,6 +471,7 @@ batch:
   max_rows: 100000
   max_bytes: 64MiB
   max_delay: 1s
+  min_interval: 500ms
 memory:
   max_buffered_bytes: 1GiB
 state:
