@@ -476,9 +476,10 @@ std::string ConversionPlan::Incomplete(std::span<const Cell> cells, RowKind kind
   if (missing.empty()) return {};
   return fmt::format(
       "{}: an {} row image lacks column(s) {}: the source logs partial row images "
-      "(binlog_row_image=MINIMAL or NOBLOB), but replica mode writes whole rows; set "
-      "binlog_row_image=FULL on the source (then `rowbridge resnapshot` the table) or use "
-      "changelog mode",
+      "(binlog_row_image=MINIMAL or NOBLOB; MariaDB 11 also leaves generated columns out of "
+      "UPDATEs), but replica mode writes whole rows; set binlog_row_image=FULL on the source, "
+      "or leave generated columns out with the rule's exclude_columns (then `rowbridge "
+      "resnapshot` the table), or use changelog mode",
       table_name_, RowKindName(kind), missing);
 }
 

@@ -61,4 +61,29 @@ class PipelineFixture : public ::testing::Test {
   std::string prefix_;
 };
 
+// A PipelineFixture whose source is a server of the suite's own, started once for the suite with
+// the options `Suite::ServerOptions()` returns (server settings the shared server must not change
+// under the suites running beside it). The suite derives from PrivateSourceFixture<Suite>.
+template <typename Suite>
+class PrivateSourceFixture : public PipelineFixture {
+ protected:
+  using PipelineFixture::PipelineFixture;
+
+  static void SetUpTestSuite() {
+    if (!MissingMysqlEnv().empty() || !MissingClickHouseEnv().empty()) return;
+    server_ = new ScopedMariaDb(Suite::ServerOptions());
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override {
+    PipelineFixture::SetUp();
+    if (::testing::Test::IsSkipped()) return;
+    mysql_ = server_->address();
+  }
+
+  static inline ScopedMariaDb* server_ = nullptr;
+};
+
 }  // namespace rowbridge::testing

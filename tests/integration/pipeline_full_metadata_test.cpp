@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "integration/pipeline_fixture.h"
 #include "integration/pipeline_harness.h"
@@ -18,28 +19,19 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class PipelineFullMetadata : public PipelineFixture {
- protected:
-  PipelineFullMetadata() : PipelineFixture("rbfull") {}
+class PipelineFullMetadata : public PrivateSourceFixture<PipelineFullMetadata> {
+ public:
+  static std::vector<std::string> ServerOptions() { return {"--binlog-row-metadata=FULL"}; }
 
-  static void SetUpTestSuite() {
-    if (!MissingMysqlEnv().empty() || !MissingClickHouseEnv().empty()) return;
-    server_ = new ScopedMariaDb({"--binlog-row-metadata=FULL"});
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
+ protected:
+  PipelineFullMetadata() : PrivateSourceFixture("rbfull") {}
+
   void SetUp() override {
-    PipelineFixture::SetUp();
+    PrivateSourceFixture::SetUp();
     if (::testing::Test::IsSkipped()) return;
-    mysql_ = server_->address();
     ASSERT_EQ(Trimmed(RunMysqlSql(mysql_, "SELECT @@global.binlog_row_metadata")), "FULL");
   }
-
-  static ScopedMariaDb* server_;
 };
-ScopedMariaDb* PipelineFullMetadata::server_ = nullptr;
 
 TEST_F(PipelineFullMetadata, EveryTypeStreamsExactlyWithFullTableMaps) {
   TestDir dir("pipeline-full-metadata");
