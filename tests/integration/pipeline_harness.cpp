@@ -284,6 +284,16 @@ std::string RowbridgeProcess::HttpGet(const std::string& path) {
   return result->body;
 }
 
+int RowbridgeProcess::HttpPost(const std::string& path) {
+  const uint16_t port = HttpPort();
+  if (port == 0) return 0;
+  httplib::Client client("127.0.0.1", port);
+  client.set_connection_timeout(2);
+  client.set_read_timeout(5);
+  auto result = client.Post(path, "", "text/plain");
+  return result ? result->status : 0;
+}
+
 std::optional<double> RowbridgeProcess::Metric(const std::string& name) {
   const std::string metrics = HttpGet("/metrics");
   const std::string line = "\n" + name + " ";

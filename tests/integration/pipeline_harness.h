@@ -98,6 +98,8 @@ class RowbridgeProcess {
   std::optional<double> Metric(const std::string& name);
   // The HTTP status of that GET; 0 if it cannot connect.
   int HttpStatus(const std::string& path);
+  // The HTTP status of an empty POST to `path` (an admin command); 0 if it cannot connect.
+  int HttpPost(const std::string& path);
 
   std::string log() const;
   // Runs another rowbridge command (e.g. validate) with this config's environment.
