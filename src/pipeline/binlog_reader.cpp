@@ -24,6 +24,18 @@ using binlog::EventType;
 
 namespace {
 
+mapping::RowKind RowKindOf(binlog::RowsKind kind) {
+  switch (kind) {
+    case binlog::RowsKind::kWrite:
+      return mapping::RowKind::kInsert;
+    case binlog::RowsKind::kUpdate:
+      return mapping::RowKind::kUpdate;
+    case binlog::RowsKind::kDelete:
+      break;
+  }
+  return mapping::RowKind::kDelete;
+}
+
 // The scratch buffers hold a MariaDB compressed event's decompressed bytes until the next such
 // event; one large one (a 100 MB row) is not kept for the rest of the run.
 constexpr size_t kKeptScratchBytes = size_t{4} << 20;
@@ -412,15 +424,16 @@ bool BinlogReader::KeyChanged(const StreamedTable& table,
 std::span<const binlog::Cell> BinlogReader::AfterWithKey(const StreamedTable& table) {
   const std::span<const binlog::Cell> after = cursor_.after();
   if (cursor_.full_images()) return after;
-  bool complete = true;
-  for (uint32_t k : table.key_columns) complete = complete && CellFor(after, k) != nullptr;
-  if (complete) return after;
-  keyed_after_.assign(after.begin(), after.end());
+  bool completed = false;
   for (uint32_t k : table.key_columns) {
     if (CellFor(after, k) != nullptr) continue;
-    if (const binlog::Cell* old = CellFor(cursor_.before(), k)) keyed_after_.push_back(*old);
+    const binlog::Cell* old = CellFor(cursor_.before(), k);
+    if (old == nullptr) continue;
+    if (!completed) keyed_after_.assign(after.begin(), after.end());
+    completed = true;
+    keyed_after_.push_back(*old);
   }
-  return keyed_after_;
+  return completed ? std::span<const binlog::Cell>(keyed_after_) : after;
 }
 
 void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint32_t event_time,
@@ -434,10 +447,7 @@ void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint3
   // of both images: a key change is two rows, in either mode.
   const bool compare_keys = kind == binlog::RowsKind::kUpdate && !table.key_columns.empty();
   if (cursor_.full_images() && !compare_keys && table.plan->Fits(*table.decoded)) {
-    const mapping::RowKind row_kind = kind == binlog::RowsKind::kWrite ? mapping::RowKind::kInsert
-                                      : kind == binlog::RowsKind::kUpdate
-                                          ? mapping::RowKind::kUpdate
-                                          : mapping::RowKind::kDelete;
+    const mapping::RowKind row_kind = RowKindOf(kind);
     while (!cursor_.AtEnd()) {
       const uint64_t version = next_version_++;
       if (target.PresentRows(version) != 0) {
@@ -455,19 +465,19 @@ void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint3
     }
     return;
   }
+  // A replica row replaces the whole previous row: a partial image cannot be written. Which
+  // columns an image has is the event's (its column bitmaps), so the first row tells.
+  bool images_checked = !replica || cursor_.full_images();
   while (cursor_.Next()) {
     const uint64_t version = next_version_++;
     const std::span<const binlog::Cell> after =
         kind == binlog::RowsKind::kUpdate ? AfterWithKey(table) : cursor_.after();
-    if (replica && !cursor_.full_images()) {
-      // A replica row replaces the whole previous row: a partial image cannot be written. The
-      // table stops here (its changes from now on still take their versions).
-      const std::string why =
-          table.plan->Incomplete(kind == binlog::RowsKind::kDelete ? cursor_.before() : after,
-                                 kind == binlog::RowsKind::kWrite    ? mapping::RowKind::kInsert
-                                 : kind == binlog::RowsKind::kUpdate ? mapping::RowKind::kUpdate
-                                                                     : mapping::RowKind::kDelete);
+    if (!images_checked) {
+      images_checked = true;
+      const std::string why = table.plan->Incomplete(
+          kind == binlog::RowsKind::kDelete ? cursor_.before() : after, RowKindOf(kind));
       if (!why.empty()) {
+        // The table stops here; its changes from now on still take their versions.
         lock.unlock();
         ctx_.router->Stop(table, at.ToString(), why);
         lock.lock();

@@ -180,13 +180,6 @@ void Pipeline::BeginRequestedCopy() {
     request = copy_request_;
   }
   if (!request) return;
-  struct Done {
-    Pipeline& p;
-    ~Done() {
-      std::lock_guard lock(p.requests_mutex_);
-      p.copy_request_.reset();
-    }
-  } done{*this};
   const char* what = server::TableActionName(request->action);
   try {
     std::optional<state::Checkpoint> checkpoint = store_->Load();
@@ -202,6 +195,8 @@ void Pipeline::BeginRequestedCopy() {
     spdlog::error("{} of {} not begun: {}", what, request->table, e.what());
     metrics_.errors.WithLabels({what}).Increment();
   }
+  std::lock_guard lock(requests_mutex_);
+  copy_request_.reset();
 }
 
 void Pipeline::ShowStopped(const state::StoppedTable& stopped) {
