@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cli/logging.h"
+#include "cli/recorded_table_command.h"
 #include "common/error.h"
 #include "config/loader.h"
 #include "config/table_matcher.h"
@@ -137,6 +138,7 @@ struct TableRow {
   Json last_flush_at;  // text or null
   Json copy;           // /status's copy object or null
   Json stopped;        // {reason, position, at} or null
+  Json pending;        // {action, requested_at}: a command recorded while `run` was not running
 
   Json ToJson() const {
     return {{"table", table},
@@ -148,7 +150,8 @@ struct TableRow {
             {"rows_streamed", rows_streamed},
             {"last_flush_at", last_flush_at},
             {"copy", copy},
-            {"stopped", stopped}};
+            {"stopped", stopped},
+            {"pending", pending}};
   }
 };
 
@@ -360,6 +363,19 @@ std::vector<TableRow> RowsFromState(const config::Config& config, std::vector<st
         source_name, e.what()));
   }
 
+  if (checkpoint) {
+    for (const state::PendingCommand& command : checkpoint->pending_commands) {
+      const auto [database, table] = split(command.table);
+      TableRow& row = add(database, table);
+      if (row.state.empty()) row.state = "unknown";
+      row.pending = {{"action", command.action}, {"requested_at", command.requested_at}};
+      row.detail += fmt::format(
+          "{}{} pending (recorded {}): `rowbridge run` carries it out once "
+          "its stream runs",
+          row.detail.empty() ? "" : "; ", command.action, command.requested_at);
+    }
+  }
+
   std::vector<TableRow> out;
   for (auto& [label, row] : rows) out.push_back(std::move(row));
   return out;
@@ -484,19 +500,19 @@ void SendTableCommand(server::TableAction action, const CommandFlags& flags) {
   }
   std::string why;
   const std::optional<AdminEndpoint> endpoint = FindAdminEndpoint(config, flags.address, why);
-  if (!endpoint) {
-    Fail(ErrorCode::kNetwork,
-         "`rowbridge {}` needs `rowbridge run` to be running (for now), reached over its admin "
-         "HTTP: {}",
-         action_name, why);
+  HttpAnswer answer;
+  if (endpoint) {
+    answer =
+        CallAdmin(*endpoint, config.http.token, "POST", TableCommandPath(flags.table, action_name));
+    if (!answer.connected)
+      why = fmt::format("nothing answers at {}: {}", endpoint->label, answer.error);
   }
-  const HttpAnswer answer =
-      CallAdmin(*endpoint, config.http.token, "POST", TableCommandPath(flags.table, action_name));
   if (!answer.connected) {
-    Fail(ErrorCode::kNetwork,
-         "`rowbridge {}` needs `rowbridge run` to be running (for now): nothing answers at {} "
-         "({})",
-         action_name, endpoint->label, answer.error);
+    // No `run` reached: the command is recorded for the next one (refused if one is alive).
+    const std::string recorded = RecordTableCommand(config, action, flags.table, why);
+    std::printf("%s %s: %s\n", action_name.c_str(), flags.table.c_str(), recorded.c_str());
+    std::fflush(stdout);
+    return;
   }
   std::string message = answer.body;
   const Json body = Json::parse(answer.body, nullptr, false);
@@ -540,12 +556,15 @@ void RegisterTables(CLI::App& app) {
   cmd->callback([flags] { ListTables(*flags); });
 
   RegisterTableCommand(app, server::TableAction::kResume,
-                       "Ask the running `run` to resume a table (POST /tables/DB.TABLE/resume)");
+                       "Resume a stopped or paused table: asks the running `run` (POST "
+                       "/tables/DB.TABLE/resume), or records it for the next `run`");
   RegisterTableCommand(app, server::TableAction::kPause,
-                       "Ask the running `run` to pause a table (POST /tables/DB.TABLE/pause)");
+                       "Pause a table: asks the running `run` (POST /tables/DB.TABLE/pause), "
+                       "or records it for the next `run`");
   RegisterTableCommand(
       app, server::TableAction::kResnapshot,
-      "Ask the running `run` to copy a table again (POST /tables/DB.TABLE/resnapshot)");
+      "Copy a table again: asks the running `run` (POST /tables/DB.TABLE/resnapshot), or "
+      "records it for the next `run`");
 }
 
 }  // namespace rowbridge::cli

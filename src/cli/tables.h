@@ -7,8 +7,10 @@
 //       checkpoint is still shown).
 //   rowbridge resume|pause|resnapshot -c FILE DB.TABLE [--address HOST:PORT]
 //       POST /tables/DB.TABLE/<action> to the running `run` and print its answer; exit status 0
-//       when it accepted the command. Needs `run` to be running: without it they fail naming the
-//       address they tried.
+//       when it accepted the command. When no `run` answers, the command is checked against the
+//       checkpoint and recorded in the state store for the next `run`, which carries it out once
+//       its stream runs (cli/recorded_table_command.h); refused while a `run` of the job is
+//       alive.
 //
 // Both send "Authorization: Bearer <http.token>" when the config sets a token.
 #pragma once

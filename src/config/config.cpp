@@ -48,6 +48,16 @@ const char* StatementDmlName(StatementDml action) {
   return "?";
 }
 
+const char* OnPurgedName(OnPurged action) {
+  switch (action) {
+    case OnPurged::kStop:
+      return "stop";
+    case OnPurged::kRecopy:
+      return "recopy";
+  }
+  return "?";
+}
+
 const char* CompressionName(Compression compression) {
   switch (compression) {
     case Compression::kAuto:

@@ -53,6 +53,14 @@ struct BinlogRetentionConfig {
 //   kStopRun    stop `rowbridge run` with an error
 enum class StatementDml { kStopTable, kStopRun };
 
+// What `rowbridge run` does when the binlog its checkpoint resumes from was purged from the source
+// (the changes since then can no longer be read).
+//   kStop    stop with an error naming the purged file and the ways on
+//   kRecopy  move the checkpoint to the source's current position and copy every covered table
+//            again alongside the stream, each into a fresh target that takes the old one's place
+//            once complete (snapshot::BeginRecopy)
+enum class OnPurged { kStop, kRecopy };
+
 struct SourceConfig {
   std::string host;  // required
   uint16_t port = 3306;
@@ -66,6 +74,7 @@ struct SourceConfig {
   Duration read_timeout{30000};  // > heartbeat_period
   ReconnectConfig reconnect;
   StatementDml on_statement_dml = StatementDml::kStopTable;
+  OnPurged on_purged_position = OnPurged::kStop;
   BinlogRetentionConfig binlog_retention;
 };
 
@@ -229,6 +238,7 @@ struct Config {
 const char* TlsModeName(TlsMode mode);
 const char* SourceFlavorName(SourceFlavor flavor);
 const char* StatementDmlName(StatementDml action);
+const char* OnPurgedName(OnPurged action);
 const char* CompressionName(Compression compression);
 const char* TableModeName(TableMode mode);
 const char* OutOfRangeName(OutOfRange policy);

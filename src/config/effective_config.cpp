@@ -118,6 +118,7 @@ Json EffectiveConfigJson(const Config& config) {
                      {{"initial_backoff", FormatDuration(s.reconnect.initial_backoff)},
                       {"max_backoff", FormatDuration(s.reconnect.max_backoff)}}},
                     {"on_statement_dml", StatementDmlName(s.on_statement_dml)},
+                    {"on_purged_position", OnPurgedName(s.on_purged_position)},
                     {"binlog_retention",
                      {{"check_interval", FormatDuration(s.binlog_retention.check_interval)},
                       {"warn_below", FormatDuration(s.binlog_retention.warn_below)}}}};

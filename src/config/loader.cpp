@@ -197,6 +197,8 @@ class Loader {
     b.Finish();
     m.Enum("on_statement_dml", s.on_statement_dml,
            {{"stop_table", StatementDml::kStopTable}, {"stop_run", StatementDml::kStopRun}});
+    m.Enum("on_purged_position", s.on_purged_position,
+           {{"stop", OnPurged::kStop}, {"recopy", OnPurged::kRecopy}});
     m.Finish();
   }
 

@@ -64,6 +64,11 @@ bool MysqlVersionAtLeast(std::string_view version, int major, int minor, int pat
   return std::lexicographical_compare(want, want + 3, v, v + 3) || std::equal(want, want + 3, v);
 }
 
+bool LowerCaseTableNames(Connection& connection) {
+  auto rows = connection.QueryRows("SELECT @@lower_case_table_names");
+  return !rows.empty() && !rows[0].empty() && rows[0][0] && *rows[0][0] != "0";
+}
+
 const char* ReplicaHostsStatement(bool mariadb, std::string_view version) {
   // MySQL 8.0.22 named it SHOW REPLICAS and 8.4 removed SHOW SLAVE HOSTS; MariaDB knows the old
   // name in every version (and SHOW REPLICA HOSTS only from 10.5).

@@ -74,6 +74,8 @@ SourceCheckResult RequireSourceReady(Connection& connection, uint32_t our_server
                                      std::chrono::milliseconds stale_session_grace = {});
 
 Flavor DetectFlavor(const Connection& connection);
+// Whether the server compares table names in lower case (@@lower_case_table_names is not 0).
+bool LowerCaseTableNames(Connection& connection);
 
 // True if `version` (a server's VERSION(), e.g. "8.0.36-log") is at least major.minor.patch.
 bool MysqlVersionAtLeast(std::string_view version, int major, int minor, int patch);

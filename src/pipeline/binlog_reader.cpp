@@ -182,9 +182,11 @@ void BinlogReader::Run() {
     }
   } catch (const Error& e) {
     if (!IsStartGone(e)) throw;
+    if (ctx_.start_gone != nullptr) *ctx_.start_gone = true;
     Fail(ErrorCode::kConfig,
          "the source {} no longer has the binlog the checkpoint resumes from ({}; {} says: {}), so "
-         "the changes since then can no longer be read. To go on: `rowbridge run --start-at now "
+         "the changes since then can no longer be read. To go on: `source.on_purged_position: "
+         "recopy` copies every table again alongside the stream, or `rowbridge run --start-at now "
          "--move-checkpoint` streams from now on (the changes in between are missed; `rowbridge "
          "check` lists the differences, `rowbridge resnapshot` copies a table again), or start "
          "over and copy every table again (docs/running.md, \"Starting over\"). Keep binlogs "

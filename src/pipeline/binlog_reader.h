@@ -64,6 +64,9 @@ struct ReaderContext {
   // Set when operator commands wait for the reader (a pause): `do_work` runs them between
   // transactions, at `at`.
   const std::atomic<bool>* work_pending = nullptr;
+  // Set when the source no longer has the binlog the checkpoint resumes from (IsStartGone): the
+  // reader then fails with Error(kConfig), and the pipeline may recopy (on_purged_position).
+  std::atomic<bool>* start_gone = nullptr;
   std::function<void(const schema::BinlogPosition& at)> do_work;
 };
 

@@ -111,6 +111,13 @@ void CheckpointTracker::RemoveStop(const std::string& database, const std::strin
   }
 }
 
+void CheckpointTracker::RemovePendingCommand(const std::string& table) {
+  if (std::erase_if(checkpoint_.pending_commands,
+                    [&](const state::PendingCommand& c) { return c.table == table; }) > 0) {
+    created_targets_changed_ = true;
+  }
+}
+
 void CheckpointTracker::AddTargetRename(state::TargetRename rename) {
   AddCreatedTarget(rename.to);
   checkpoint_.target_renames.push_back(std::move(rename));

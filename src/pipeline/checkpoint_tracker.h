@@ -87,6 +87,9 @@ class CheckpointTracker {
   // A stopped table streams again (its resnapshot was handed over): it leaves stopped_tables at
   // once, and a stop of it not yet in the checkpoint never joins it.
   void RemoveStop(const std::string& database, const std::string& table);
+  // An operator's command recorded while no `run` ran (state::PendingCommand) was carried out or
+  // refused: it leaves the checkpoint at once.
+  void RemovePendingCommand(const std::string& table);
   // A target table about to be renamed (see above); it joins the checkpoint at once.
   void AddTargetRename(state::TargetRename rename);
 

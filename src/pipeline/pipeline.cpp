@@ -10,10 +10,14 @@
 #include "common/retry.h"
 #include "common/write_fence.h"
 #include "config/table_matcher.h"
+#include "endpoints/connection_options.h"
+#include "mysql/connection.h"
+#include "mysql/source_check.h"
 #include "pipeline/copy_alongside.h"
 #include "pipeline/retention_monitor.h"
 #include "pipeline/run_metrics.h"
 #include "pipeline/session.h"
+#include "schema/schema_history.h"
 #include "snapshot/newly_matched.h"
 
 namespace rowbridge::pipeline {
@@ -93,13 +97,8 @@ server::TableCommandResult Pipeline::OnTableCommand(const std::string& database,
 
 server::TableCommandResult Pipeline::RequestPause(const std::string& label,
                                                   const state::Checkpoint& checkpoint) {
-  if (const state::StoppedTable* stopped = checkpoint.FindStopped(label)) {
-    return {409, fmt::format("{} is {} already", label, stopped->paused ? "paused" : "stopped")};
-  }
-  if (!checkpoint.replicated_tables ||
-      !std::binary_search(checkpoint.replicated_tables->begin(),
-                          checkpoint.replicated_tables->end(), label)) {
-    return {409, fmt::format("{} is not streamed yet (its copy has not been handed over)", label)};
+  if (const std::string why = snapshot::PauseRefusal(checkpoint, label); !why.empty()) {
+    return {409, fmt::format("{}: {}", label, why)};
   }
   {
     std::lock_guard lock(requests_mutex_);
@@ -109,6 +108,37 @@ server::TableCommandResult Pipeline::RequestPause(const std::string& label,
   return {202, fmt::format("{} pauses at the next transaction boundary the stream reads "
                            "(`rowbridge resume` continues it from there)",
                            label)};
+}
+
+std::vector<std::string> Pipeline::SubmitPendingCommands(
+    const std::vector<state::PendingCommand>& commands) {
+  std::vector<std::string> refused;
+  for (const state::PendingCommand& command : commands) {
+    {
+      std::lock_guard lock(requests_mutex_);
+      if (std::find(submitted_pending_.begin(), submitted_pending_.end(), command.table) !=
+          submitted_pending_.end()) {
+        continue;
+      }
+      submitted_pending_.push_back(command.table);
+    }
+    const std::optional<server::TableAction> action = server::ParseTableAction(command.action);
+    const size_t dot = command.table.find('.');
+    server::TableCommandResult result{409, "not a table command"};
+    if (action && dot != std::string::npos) {
+      result = OnTableCommand(command.table.substr(0, dot), command.table.substr(dot + 1), *action);
+    }
+    if (result.http_status == 202) {
+      spdlog::info("{} of {} (recorded {} while rowbridge was not running): {}", command.action,
+                   command.table, command.requested_at, result.message);
+      continue;
+    }
+    spdlog::error("{} of {} (recorded {} while rowbridge was not running) refused: {}",
+                  command.action, command.table, command.requested_at, result.message);
+    metrics_.errors.WithLabels({command.action}).Increment();
+    refused.push_back(command.table);
+  }
+  return refused;
 }
 
 Pipeline::ReaderWork Pipeline::TakeReaderWork() {
@@ -181,9 +211,15 @@ void Pipeline::BeginRequestedCopy() {
   }
   if (!request) return;
   const char* what = server::TableActionName(request->action);
+  std::optional<state::Checkpoint> checkpoint;
+  bool was_pending = false;
   try {
-    std::optional<state::Checkpoint> checkpoint = store_->Load();
+    checkpoint = store_->Load();
     if (!checkpoint) Fail(ErrorCode::kInternal, "no checkpoint in {}", store_->Describe());
+    // A command recorded while no `run` ran leaves the checkpoint with the copy it begins.
+    was_pending = std::erase_if(checkpoint->pending_commands, [&](const state::PendingCommand& c) {
+                    return c.table == request->table;
+                  }) > 0;
     if (request->action == server::TableAction::kResume) {
       snapshot::BeginResume(config_, *store_, *checkpoint, request->table);
     } else {
@@ -194,9 +230,41 @@ void Pipeline::BeginRequestedCopy() {
     // The stream goes on as it was; the operator sees why and may ask again.
     spdlog::error("{} of {} not begun: {}", what, request->table, e.what());
     metrics_.errors.WithLabels({what}).Increment();
+    if (was_pending) {
+      if (e.code() == ErrorCode::kInvalidArgument) {
+        // Refused for good: the recorded command is done with.
+        try {
+          store_->Save(*checkpoint);
+          SetLastCheckpoint(*checkpoint);
+        } catch (const Error& save_error) {
+          spdlog::warn("the refused {} of {} stays recorded in {}: {}", what, request->table,
+                       store_->Describe(), save_error.what());
+        }
+      } else {
+        // A fault: the next session hands the recorded command over again.
+        std::lock_guard lock(requests_mutex_);
+        std::erase(submitted_pending_, request->table);
+      }
+    }
   }
   std::lock_guard lock(requests_mutex_);
   copy_request_.reset();
+}
+
+void Pipeline::RecopyAfterPurge() {
+  std::optional<state::Checkpoint> checkpoint = store_->Load();
+  if (!checkpoint) Fail(ErrorCode::kInternal, "no checkpoint in {}", store_->Describe());
+  auto source = mysql::Connection::Connect(endpoints::SourceConnectOptions(config_.source));
+  const mysql::BinlogPosition now = mysql::CurrentBinlogPosition(*source);
+  schema::CatalogOptions options;
+  options.flavor =
+      source->is_mariadb() ? schema::ServerFlavor::kMariadb : schema::ServerFlavor::kMysql;
+  options.lower_case_table_names = mysql::LowerCaseTableNames(*source);
+  // Empty: table columns are read from the source as they are at `now`, as at a first start.
+  snapshot::BeginRecopy(config_, *store_, *checkpoint, now,
+                        schema::SchemaHistory(options).ToJson());
+  SetLastCheckpoint(*checkpoint);
+  metrics_.errors.WithLabels({"binlog_purged"}).Increment();
 }
 
 void Pipeline::ShowStopped(const state::StoppedTable& stopped) {
@@ -253,6 +321,19 @@ void Pipeline::Run() {
       return;
     } catch (const Error& e) {
       metrics_.errors.WithLabels({ErrorCodeName(e.code())}).Increment();
+      if (start_gone_.exchange(false) &&
+          config_.source.on_purged_position == config::OnPurged::kRecopy && !stop_requested_) {
+        try {
+          RecopyAfterPurge();
+          continue;
+        } catch (const Error& recopy) {
+          const std::string what =
+              fmt::format("{}; on_purged_position: recopy failed: {}", e.what(), recopy.what());
+          status_.SetState(server::PipelineState::kFailed, what);
+          spdlog::error("replication stopped: {}", what);
+          throw Error(recopy.code(), what);
+        }
+      }
       if (!e.IsTransient()) {
         status_.SetState(server::PipelineState::kFailed, e.what());
         spdlog::error("replication stopped: {}", e.what());

@@ -100,10 +100,19 @@ class Pipeline {
   // Between sessions: records the copy asked for (resnapshot, resume), if any, in the stored
   // checkpoint.
   void BeginRequestedCopy();
+  // on_purged_position: recopy, after the reader found the checkpoint's binlog purged: moves the
+  // checkpoint to the source's end and records the copy of every table (snapshot::BeginRecopy).
+  void RecopyAfterPurge();
   server::TableCommandResult RequestCopy(server::TableAction action, const std::string& label,
                                          const state::Checkpoint& checkpoint);
   server::TableCommandResult RequestPause(const std::string& label,
                                           const state::Checkpoint& checkpoint);
+  // Once the stream runs: hands the commands recorded while no `run` ran to OnTableCommand, as if
+  // they came over HTTP. Returns the tables whose command was refused (it is logged); they leave
+  // the checkpoint. An accepted one leaves it when it is carried out (the pause in the
+  // checkpoint, the copy recorded by BeginRequestedCopy).
+  std::vector<std::string> SubmitPendingCommands(
+      const std::vector<state::PendingCommand>& commands);
   // A copy alongside that failed for good: its tables are given up for this process.
   struct AbandonedCopy {
     state::TableCopy copy;
@@ -142,9 +151,14 @@ class Pipeline {
   std::mutex requests_mutex_;
   std::optional<CopyRequest> copy_request_;
   std::vector<std::string> pauses_;
+  // Tables whose command recorded while no `run` ran (state::PendingCommand) this process has
+  // handed to OnTableCommand: once per process, though it stays in the checkpoint until done.
+  std::vector<std::string> submitted_pending_;
   std::optional<AbandonedCopy> abandoned_;
   std::vector<std::string> abandoned_tables_;  // tables matched later, held back until exit
   std::atomic<bool> reader_work_pending_{false};
+  // The reader found the checkpoint's binlog purged (ReaderContext::start_gone).
+  std::atomic<bool> start_gone_{false};
   std::mutex stop_mutex_;
   std::condition_variable stop_cv_;
   uint64_t session_ = 0;

@@ -202,8 +202,7 @@ void Pipeline::Session::CheckSource() {
       first_position_ = p_.options_.start_at ? mysql::ResolveStartAt(*admin_, *p_.options_.start_at)
                                              : mysql::CurrentBinlogPosition(*admin_);
     }
-    auto rows = admin_->QueryRows("SELECT @@lower_case_table_names");
-    lower_case_table_names_ = !rows.empty() && !rows[0].empty() && rows[0][0] && *rows[0][0] != "0";
+    lower_case_table_names_ = mysql::LowerCaseTableNames(*admin_);
   });
 }
 
@@ -588,10 +587,22 @@ void Pipeline::Session::DoReaderWork(const schema::BinlogPosition& at) {
     {
       std::lock_guard lock(buffers_.mutex());
       tracker_->AddStopNow(*paused);
+      const state::PendingCommand* pending = tracker_->checkpoint().FindPending(label);
+      if (pending != nullptr && pending->action == "pause") tracker_->RemovePendingCommand(label);
     }
     SaveNow();
     p_.ShowStopped(*paused);
   }
+}
+
+void Pipeline::Session::SubmitPendingCommands(const std::vector<state::PendingCommand>& pending) {
+  const std::vector<std::string> refused = p_.SubmitPendingCommands(pending);
+  if (refused.empty()) return;
+  {
+    std::lock_guard lock(buffers_.mutex());
+    for (const std::string& table : refused) tracker_->RemovePendingCommand(table);
+  }
+  SaveNow();
 }
 
 void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
@@ -678,6 +689,7 @@ void Pipeline::Session::Stream() {
   reader_context.take_over = [this](const HandOverDesk::Offer& offer,
                                     const schema::BinlogPosition& at) { TakeOver(offer, at); };
   reader_context.work_pending = &p.reader_work_pending_;
+  reader_context.start_gone = &p.start_gone_;
   reader_context.do_work = [this](const schema::BinlogPosition& at) { DoReaderWork(at); };
   BinlogReader reader(reader_context);
   WriterPool writers(p.config_.target.writers, endpoints::TargetClientOptions(p.config_.target),
@@ -697,8 +709,10 @@ void Pipeline::Session::Stream() {
     const SteadyTime due = buffers_.SealDue(now);
     if (!running && reader.connected()) {
       running = true;
+      std::vector<state::PendingCommand> pending = tracker_->checkpoint().pending_commands;
       lock.unlock();
       p.status_.SetState(server::PipelineState::kRunning);
+      if (!pending.empty()) SubmitPendingCommands(pending);
       lock.lock();
     }
     RefreshLag(reader, now);

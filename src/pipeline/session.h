@@ -80,6 +80,9 @@ class Pipeline::Session {
   void ResumeTables(const HandOverDesk::Offer& offer, const schema::BinlogPosition& at);
   // The reader's thread, at `at` between transactions: the pauses asked for, a copy given up.
   void DoReaderWork(const schema::BinlogPosition& at);
+  // Once the stream runs: the commands recorded while no `run` ran go to the pipeline; the
+  // refused ones leave the checkpoint (saved at once).
+  void SubmitPendingCommands(const std::vector<state::PendingCommand>& pending);
   // A copy alongside failed for good: it leaves the checkpoint (saved at once), its tables
   // matched later stay held back and show stopped; the stream goes on.
   void Abandon(const Pipeline::AbandonedCopy& abandoned);

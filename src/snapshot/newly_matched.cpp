@@ -176,6 +176,102 @@ void BeginResnapshot(const config::Config& config, state::StateStore& store,
       table, fresh.database, fresh.table, target.database, target.table, checkpoint.next_version);
 }
 
+std::string PauseRefusal(const state::Checkpoint& checkpoint, const std::string& table) {
+  if (const state::StoppedTable* stopped = checkpoint.FindStopped(table)) {
+    return stopped->paused ? "it is paused already" : "it is stopped already";
+  }
+  if (!checkpoint.replicated_tables ||
+      !std::binary_search(checkpoint.replicated_tables->begin(),
+                          checkpoint.replicated_tables->end(), table)) {
+    return "it is not streamed yet (its copy has not been handed over)";
+  }
+  return "";
+}
+
+void BeginRecopy(const config::Config& config, state::StateStore& store,
+                 state::Checkpoint& checkpoint, const mysql::BinlogPosition& now,
+                 std::string schema_history) {
+  std::set<std::string> covered;
+  if (checkpoint.replicated_tables) {
+    covered.insert(checkpoint.replicated_tables->begin(), checkpoint.replicated_tables->end());
+  }
+  for (const state::StoppedTable& t : checkpoint.stopped_tables) {
+    covered.insert(t.database + "." + t.table);
+  }
+  if (checkpoint.table_copy) {
+    covered.insert(checkpoint.table_copy->tables.begin(), checkpoint.table_copy->tables.end());
+  }
+  config::TableMatcher matcher(config.tables);
+  std::vector<std::string> tables;
+  std::vector<std::string> fresh_targets;
+  std::vector<std::string> refused;
+  for (const std::string& label : covered) {
+    const config::QualifiedName name = SplitLabel(label);
+    const int rule = matcher.Match(name.database, name.table);
+    if (rule == config::TableMatcher::kNoRule) {
+      refused.push_back(label + " (no rule matches it any more)");
+      continue;
+    }
+    if (!config.tables[static_cast<size_t>(rule)].create_table) {
+      refused.push_back(label + " (its rule says create_table: false)");
+      continue;
+    }
+    const config::QualifiedName target =
+        config::ExpandTarget(config.tables[static_cast<size_t>(rule)].target,
+                             config.target.database, name.database, name.table);
+    const config::QualifiedName fresh = FreshTargetName(target);
+    tables.push_back(label);
+    fresh_targets.push_back(fresh.database + "." + fresh.table);
+  }
+  if (!refused.empty()) {
+    Fail(ErrorCode::kConfig,
+         "on_purged_position: recopy cannot copy every table again into a fresh target: {}",
+         Joined(refused));
+  }
+  // Left by an earlier resnapshot or recopy that never finished: their rows are of another copy.
+  tables::TargetCatalog catalog(endpoints::TargetClientOptions(config.target));
+  for (const std::string& fresh : fresh_targets) {
+    const config::QualifiedName name = SplitLabel(fresh);
+    catalog.Execute("DROP TABLE IF EXISTS " +
+                    clickhouse::QuoteQualified(name.database, name.table));
+  }
+  const std::string purged = checkpoint.Describe();
+  checkpoint.file = now.file;
+  checkpoint.position = now.position;
+  if (checkpoint.gtid_flavor == state::GtidFlavor::kMariadb || !now.mariadb_gtids.empty()) {
+    checkpoint.gtid_flavor = state::GtidFlavor::kMariadb;
+    checkpoint.gtid = now.mariadb_gtids.ToString();
+  } else if (!now.mysql_gtids.empty()) {
+    checkpoint.gtid_flavor = state::GtidFlavor::kMysql;
+    checkpoint.gtid = now.mysql_gtids.ToString();
+  } else {
+    checkpoint.gtid_flavor = state::GtidFlavor::kNone;
+    checkpoint.gtid.clear();
+  }
+  checkpoint.schema_history = std::move(schema_history);
+  // Positions before `now`: no replay goes back there any more.
+  checkpoint.table_starts.clear();
+  checkpoint.target_renames.clear();
+  checkpoint.replicated_tables = std::vector<std::string>(covered.begin(), covered.end());
+  checkpoint.table_copy.reset();
+  if (tables.empty()) {
+    store.Save(checkpoint);
+    spdlog::warn(
+        "on_purged_position: recopy: the checkpoint was at {}, which the source purged; "
+        "no table was replicated yet, and the stream now starts at {}",
+        purged, checkpoint.Describe());
+    return;
+  }
+  RecordCopy(store, checkpoint,
+             state::TableCopy{checkpoint.next_version, tables, fresh_targets, {}});
+  spdlog::warn(
+      "on_purged_position: recopy: the checkpoint was at {}, which the source purged; the stream "
+      "now starts at {} and every table is copied again alongside it into a fresh target that "
+      "takes the old one's place once complete ({}; versions from {} on). The old targets keep "
+      "their rows, and get the changes from now on, until then",
+      purged, checkpoint.Describe(), Joined(tables), checkpoint.table_copy->version_base);
+}
+
 std::string ResumeRefusal(const state::Checkpoint& checkpoint, const std::string& table) {
   if (checkpoint.table_copy) {
     return fmt::format("a copy of {} runs already; try again once it is done",

@@ -32,6 +32,7 @@
 
 #include "config/config.h"
 #include "config/target_template.h"
+#include "mysql/source_check.h"
 #include "server/metrics.h"
 #include "server/status.h"
 #include "snapshot/snapshot_state.h"
@@ -70,6 +71,9 @@ config::QualifiedName FreshTargetName(const config::QualifiedName& target);
 std::string ResnapshotRefusal(const config::Config& config, const state::Checkpoint& checkpoint,
                               const std::string& table);
 
+// Why `table` cannot be paused now; empty when it can: streamed, and neither stopped nor paused.
+std::string PauseRefusal(const state::Checkpoint& checkpoint, const std::string& table);
+
 // Why stopped or paused `table` cannot be resumed now; empty when it can.
 std::string ResumeRefusal(const state::Checkpoint& checkpoint, const std::string& table);
 
@@ -89,5 +93,17 @@ void BeginResume(const config::Config& config, state::StateStore& store,
 // Throws Error(kInvalidArgument) with ResnapshotRefusal's reason.
 void BeginResnapshot(const config::Config& config, state::StateStore& store,
                      state::Checkpoint& checkpoint, const std::string& table);
+
+// `source.on_purged_position: recopy`: `checkpoint` resumes from a binlog the source purged. It is
+// moved to `now` (the source's current end; `schema_history` is the history valid there), and
+// every table it covers (streamed, stopped or paused, or being copied) is copied again alongside
+// the stream in one copy, each into a fresh target that takes the old one's place once complete,
+// as a resnapshot does; stopped and paused tables stream again from then. The stream meanwhile
+// writes their changes from `now` on into the old targets, which readers keep seeing until the
+// hand-over. Saved at once. Throws Error(kConfig), before changing anything, when a covered table
+// cannot be copied so (its rule says create_table: false, or no rule matches it any more).
+void BeginRecopy(const config::Config& config, state::StateStore& store,
+                 state::Checkpoint& checkpoint, const mysql::BinlogPosition& now,
+                 std::string schema_history);
 
 }  // namespace rowbridge::snapshot

@@ -48,6 +48,13 @@ const StoppedTable* Checkpoint::FindStopped(std::string_view label) const {
   return nullptr;
 }
 
+const PendingCommand* Checkpoint::FindPending(std::string_view label) const {
+  for (const PendingCommand& c : pending_commands) {
+    if (c.table == label) return &c;
+  }
+  return nullptr;
+}
+
 std::string Checkpoint::ToJson() const {
   nlohmann::ordered_json j;
   j["file"] = file;
@@ -84,6 +91,14 @@ std::string Checkpoint::ToJson() const {
           {{"from", r.from}, {"to", r.to}, {"file", r.file}, {"position", r.position}});
     }
     j["target_renames"] = std::move(renames);
+  }
+  if (!pending_commands.empty()) {
+    auto commands = nlohmann::ordered_json::array();
+    for (const PendingCommand& c : pending_commands) {
+      commands.push_back(
+          {{"table", c.table}, {"action", c.action}, {"requested_at", c.requested_at}});
+    }
+    j["pending_commands"] = std::move(commands);
   }
   if (table_copy) {
     j["table_copy"] = {{"version_base", table_copy->version_base}, {"tables", table_copy->tables}};
@@ -140,6 +155,13 @@ Checkpoint Checkpoint::FromJson(std::string_view text, std::string_view origin) 
         c.target_renames.push_back({r.at("from").get<std::string>(), r.at("to").get<std::string>(),
                                     r.at("file").get<std::string>(),
                                     r.at("position").get<uint64_t>()});
+      }
+    }
+    if (j.contains("pending_commands")) {
+      for (const auto& p : j.at("pending_commands")) {
+        c.pending_commands.push_back({p.at("table").get<std::string>(),
+                                      p.at("action").get<std::string>(),
+                                      p.value("requested_at", std::string())});
       }
     }
     if (j.contains("table_copy")) {

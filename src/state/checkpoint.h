@@ -96,6 +96,17 @@ struct TableCopy {
   bool operator==(const TableCopy&) const = default;
 };
 
+// A table command (`rowbridge pause|resume|resnapshot`) given while no `run` was running: kept in
+// the checkpoint until the next `run` has carried it out (or refused it), because only a running
+// stream knows where the table's rows in ClickHouse end (a process killed with -9 may have written
+// past its last checkpoint).
+struct PendingCommand {
+  std::string table;         // db.table
+  std::string action;        // "pause", "resume" or "resnapshot"
+  std::string requested_at;  // UTC, ISO 8601; for people
+  bool operator==(const PendingCommand&) const = default;
+};
+
 // "copy of tables matched later", "resnapshot", "resume": for messages.
 const char* TableCopyKindName(TableCopy::Kind kind);
 
@@ -119,9 +130,13 @@ struct Checkpoint {
   std::optional<TableCopy> table_copy;
   // In the order the renames were made (a chain a -> b, b -> c follows that order).
   std::vector<TargetRename> target_renames;
+  // In the order they were given.
+  std::vector<PendingCommand> pending_commands;
 
   // The stopped (or paused) table "db.table"; nullptr when it is not stopped.
   const StoppedTable* FindStopped(std::string_view label) const;
+  // The pending command for `label` ("db.table"), if any (there is at most one per table).
+  const PendingCommand* FindPending(std::string_view label) const;
 
   // "mysql-bin.000003:1234" (+ " gtid 0-1-42" when known).
   std::string Describe() const;

@@ -1,6 +1,7 @@
 // `rowbridge tables` and `rowbridge resume|pause|resnapshot` on real servers: offline from the
 // state store and the source (a fresh state, after a run with a stopped table, with the source
-// unreachable), and from a running `run` over its admin HTTP (with a token).
+// unreachable; commands recorded for the next `run`), and from a running `run` over its admin
+// HTTP (with a token).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -222,18 +223,126 @@ TEST_F(TablesCommandTest, FromTheRunningProcessWithItsToken) {
   EXPECT_NE(refused.err.find("refused GET /status (401)"), std::string::npos) << refused.err;
 
   ASSERT_EQ(rb.Terminate(), 0);
-  // Not running: the commands say they need `run` and name the address they tried.
+  // Not running: the command is recorded for the next `run`, naming the address it tried.
   CliResult resume =
       rb.RunCommandLine({"resume", "-c", rb.config_path().string(), source_db_ + ".a"});
-  EXPECT_NE(resume.exit_code, 0);
-  EXPECT_NE(resume.err.find("needs `rowbridge run` to be running"), std::string::npos)
-      << resume.err;
-  EXPECT_NE(resume.err.find("nothing answers at " + address), std::string::npos) << resume.err;
-  // `tables` falls back to the checkpoint.
+  EXPECT_EQ(resume.exit_code, 0) << resume.out << resume.err;
+  EXPECT_NE(resume.out.find("resume " + source_db_ + ".a: recorded in ClickHouse table"),
+            std::string::npos)
+      << resume.out;
+  EXPECT_NE(resume.out.find("nothing answers at " + address), std::string::npos) << resume.out;
+  // `tables` falls back to the checkpoint, and shows the command pending.
   tables = TablesJson(rb, json);
   EXPECT_NE(json.err.find("nothing answers at " + address), std::string::npos) << json.err;
   EXPECT_EQ(tables[source_db_ + ".a"]["state"], "paused");
+  EXPECT_EQ(tables[source_db_ + ".a"]["pending"]["action"], "resume");
   EXPECT_EQ(tables[source_db_ + ".b"]["state"], "streaming");
+  EXPECT_TRUE(tables[source_db_ + ".b"]["pending"].is_null());
+}
+
+// pause, resume and resnapshot given while no `run` runs: checked against the checkpoint as `run`
+// would check them, recorded in the state store, refused while a `run` of the job is alive (its
+// admin HTTP not reachable), and carried out by the next `run` once its stream runs.
+TEST_F(TablesCommandTest, CommandsGivenWhileRunIsNotRunningAreCarriedOutAtItsStart) {
+  TestDir dir("tables-recorded");
+  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
+  Sql("CREATE TABLE a (id INT PRIMARY KEY, v INT); CREATE TABLE b (id INT PRIMARY KEY, v INT); "
+      "CREATE TABLE x (id INT PRIMARY KEY); "
+      "INSERT INTO a VALUES (1, 1), (2, 2); INSERT INTO b VALUES (1, 1), (2, 2);");
+  PipelineConfig config = TablesConfig();
+  config.snapshot = true;
+  RowbridgeProcess rb(dir.path(), config);
+  auto command = [&](const std::string& action, const std::string& table) {
+    return rb.RunCommandLine({action, "-c", rb.config_path().string(), source_db_ + "." + table});
+  };
+  auto same = [&](const std::string& table) {
+    return MysqlRows(mysql_, source_db_, table, {{"id"}, {"v"}}, "id") ==
+           ReplicaRows(ch_, target_db_, table, {{"id"}, {"v"}}, "id");
+  };
+  auto pending = [&] {
+    std::optional<state::Checkpoint> c = rb.SavedCheckpoint();
+    return c ? c->pending_commands.size() : size_t{99};
+  };
+  StartAndWaitForCheckpoint(rb);
+  rb.WaitCaughtUp();
+  ASSERT_TRUE(same("a") && same("b"));
+  // Alive, with its admin HTTP on a port not known here: not recorded.
+  CliResult live = command("pause", "a");
+  EXPECT_NE(live.exit_code, 0) << live.out << live.err;
+  EXPECT_NE(live.err.find("a `rowbridge run` of this job is alive"), std::string::npos) << live.err;
+  ASSERT_EQ(rb.Terminate(), 0);
+
+  CliResult pause = command("pause", "a");
+  ASSERT_EQ(pause.exit_code, 0) << pause.out << pause.err;
+  EXPECT_NE(pause.out.find("recorded in"), std::string::npos) << pause.out;
+  // One command per table; a table no rule matches; a resume of a streaming table.
+  CliResult second = command("resnapshot", "a");
+  EXPECT_NE(second.exit_code, 0);
+  EXPECT_NE(second.err.find("its pause (recorded "), std::string::npos) << second.err;
+  CliResult unmatched = command("pause", "x");
+  EXPECT_NE(unmatched.exit_code, 0);
+  EXPECT_NE(unmatched.err.find("no rule of the configuration matches it"), std::string::npos)
+      << unmatched.err;
+  CliResult streaming = command("resume", "b");
+  EXPECT_NE(streaming.exit_code, 0);
+  EXPECT_NE(streaming.err.find("it is neither stopped nor paused"), std::string::npos)
+      << streaming.err;
+  CliResult json;
+  std::map<std::string, Json> tables = TablesJson(rb, json);
+  EXPECT_EQ(tables[source_db_ + ".a"]["pending"]["action"], "pause") << json.out;
+
+  // The next run pauses a as soon as its stream runs.
+  rb.Start();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        std::optional<state::Checkpoint> c = rb.SavedCheckpoint();
+        return c && c->pending_commands.empty() && c->FindStopped(source_db_ + ".a") != nullptr;
+      },
+      60s))
+      << rb.log();
+  Sql("INSERT INTO a VALUES (3, 3); INSERT INTO b VALUES (3, 3);");
+  rb.WaitCaughtUp();
+  EXPECT_EQ(Ch("SELECT count() FROM " + Target("a") + " FINAL WHERE _is_deleted = 0"), "2");
+  EXPECT_TRUE(same("b"));
+  ASSERT_EQ(rb.Terminate(), 0);
+
+  // A resume, and a resnapshot refused beside it (one copy at a time).
+  CliResult resume = command("resume", "a");
+  ASSERT_EQ(resume.exit_code, 0) << resume.out << resume.err;
+  CliResult busy = command("resnapshot", "b");
+  EXPECT_NE(busy.exit_code, 0);
+  EXPECT_NE(busy.err.find("one copy runs at a time"), std::string::npos) << busy.err;
+  rb.Start();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        std::optional<state::Checkpoint> c = rb.SavedCheckpoint();
+        return c && c->pending_commands.empty() && c->stopped_tables.empty() && !c->table_copy;
+      },
+      90s))
+      << rb.log();
+  rb.WaitCaughtUp();
+  EXPECT_TRUE(same("a")) << MysqlRows(mysql_, source_db_, "a", {{"id"}, {"v"}}, "id");
+  ASSERT_EQ(rb.Terminate(), 0);
+
+  // A resnapshot puts right a target that lost rows behind rowbridge's back.
+  DeleteTargetRows("b", "id = 1");
+  ASSERT_FALSE(same("b"));
+  CliResult resnapshot = command("resnapshot", "b");
+  ASSERT_EQ(resnapshot.exit_code, 0) << resnapshot.out << resnapshot.err;
+  EXPECT_EQ(pending(), 1u);
+  rb.Start();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        std::optional<state::Checkpoint> c = rb.SavedCheckpoint();
+        return c && c->pending_commands.empty() && !c->table_copy && same("b");
+      },
+      90s))
+      << rb.log();
+  Sql("INSERT INTO b VALUES (4, 4);");
+  rb.WaitCaughtUp();
+  EXPECT_TRUE(same("a"));
+  EXPECT_TRUE(same("b"));
+  EXPECT_EQ(rb.Terminate(), 0);
 }
 
 // A writer that does not finish: the lag at the table's last flush says nothing (there was none),

@@ -48,6 +48,7 @@ TEST(ConfigLoader, FillsEveryDefault) {
   EXPECT_EQ(c.source.server_id, 7u);
   EXPECT_EQ(c.source.flavor, SourceFlavor::kAuto);
   EXPECT_EQ(c.source.on_statement_dml, StatementDml::kStopTable);
+  EXPECT_EQ(c.source.on_purged_position, OnPurged::kStop);
   EXPECT_EQ(c.source.binlog_retention.check_interval, milliseconds(60000));
   EXPECT_EQ(c.source.binlog_retention.warn_below, milliseconds(6 * 3600 * 1000));
   EXPECT_EQ(c.source.tls.mode, TlsMode::kPreferred);
@@ -113,6 +114,7 @@ TEST(ConfigLoader, ReadsEveryKey) {
   EXPECT_EQ(c.source.binlog_retention.check_interval, milliseconds(30000));
   EXPECT_EQ(c.source.binlog_retention.warn_below, milliseconds(2 * 86400 * 1000));
   EXPECT_EQ(c.source.on_statement_dml, StatementDml::kStopRun);
+  EXPECT_EQ(c.source.on_purged_position, OnPurged::kRecopy);
   EXPECT_EQ(c.target.port, 9440);  // from the ${CH_PORT:-9440} default
   EXPECT_EQ(c.target.password, "");
   EXPECT_EQ(c.target.tls.mode, TlsMode::kVerifyCa);
@@ -435,6 +437,7 @@ TEST(ConfigEffective, RendersTheMinimalConfigExactly) {
     initial_backoff: 1s
     max_backoff: 1m
   on_statement_dml: stop_table
+  on_purged_position: stop
   binlog_retention:
     check_interval: 1m
     warn_below: 6h

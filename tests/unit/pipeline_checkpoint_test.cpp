@@ -65,6 +65,7 @@ TEST(PipelineCheckpoint, CheckpointsOfOlderVersionsStayLoadable) {
   EXPECT_TRUE(c.table_starts.empty());
   EXPECT_FALSE(c.table_copy.has_value());
   EXPECT_TRUE(c.target_renames.empty());
+  EXPECT_TRUE(c.pending_commands.empty());
   EXPECT_EQ(c.next_version, 3u);
 }
 
@@ -76,8 +77,13 @@ TEST(PipelineCheckpoint, CarriesReplicatedTablesAndTableCopies) {
   c.table_copy = state::TableCopy{1000, {"shop.c"}, {"ch.c_rowbridge_fresh"}, {}};
   c.stopped_tables.push_back({"shop", "p", "mysql-bin.000004:200", "paused by the operator", true});
   c.target_renames.push_back({"ch.logs", "ch.events_log", "mysql-bin.000004", 120});
+  c.pending_commands.push_back({"shop.q", "pause", "2026-12-03T11:00:00Z"});
+  c.pending_commands.push_back({"shop.a", "resnapshot", "2026-12-03T11:00:01Z"});
   const state::Checkpoint back = state::Checkpoint::FromJson(c.ToJson(), "test");
   EXPECT_EQ(back, c);
+  ASSERT_NE(back.FindPending("shop.a"), nullptr);
+  EXPECT_EQ(back.FindPending("shop.a")->action, "resnapshot");
+  EXPECT_EQ(back.FindPending("shop.b"), nullptr);
   c.replicated_tables = std::vector<std::string>{};  // an empty list is not "unknown"
   EXPECT_TRUE(state::Checkpoint::FromJson(c.ToJson(), "test").replicated_tables.has_value());
 }
