@@ -206,5 +206,27 @@ void BM_ReadSeedBlock(benchmark::State& state) {
 }
 BENCHMARK(BM_ReadSeedBlock)->Unit(benchmark::kMicrosecond);
 
+// A LowCardinality(String) column of `state.range(0)` rows that are all distinct (a user's
+// LowCardinality target fed with high-cardinality values, e.g. order ids): the dictionary grows
+// with every row, so its cost per new entry must stay constant.
+void BM_FillLowCardinalityAllDistinct(benchmark::State& state) {
+  const auto n = static_cast<size_t>(state.range(0));
+  std::vector<std::string> values;
+  values.reserve(n);
+  for (size_t i = 0; i < n; ++i) values.push_back("order-" + std::to_string(i * 7919));
+  ColumnLowCardinalityString column(false);
+  for (auto _ : state) {
+    column.Clear();
+    for (const std::string& v : values) column.Append(v);
+    benchmark::DoNotOptimize(column.Size());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
+}
+BENCHMARK(BM_FillLowCardinalityAllDistinct)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(100000)
+    ->Unit(benchmark::kMillisecond);
+
 }  // namespace
 }  // namespace rowbridge::clickhouse

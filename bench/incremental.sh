@@ -8,11 +8,17 @@
 # and writes a time series (CSV) and a PNG chart of throughput, lag, CPU and RSS over time.
 #
 #   bench/incremental.sh [--seconds N] [--tables N] [--conn N] [--batchsize N] [--interval MS]
-#                        [--max-string N] [--sample-ms MS] [--build DIR] [--out DIR] [--smoke] [--keep]
+#                        [--max-string N] [--sample-ms MS] [--copy-rows N] [--copy-at S]
+#                        [--build DIR] [--out DIR] [--smoke] [--keep]
 #     --seconds N    how long the load runs (default 60)
 #     --tables N     seed tables written and replicated (default 3)
 #     --conn, --batchsize, --interval, --max-string   loadgen per table (default 2, 1000, 100 ms, 32)
 #     --sample-ms    sampling period of the time series (default 200)
+#     --copy-rows N  also a seed table of N rows (binlog_field_test_big, its own replica target,
+#                    copied at the first start, not written by the load), copied again alongside
+#                    the stream (`POST /tables/.../resnapshot`) --copy-at seconds into the load
+#                    (default 10): the results add the copy's time and rate, and the other tables'
+#                    lag while it ran (issue 17's online copy)
 #     --build DIR    where rowbridge and rowbridge-loadgen are (default build/rel, a Release build)
 #     --out DIR      where incremental.csv, .png and -results.md go (default: the work
 #                    directory, which is then kept unless --smoke)
@@ -35,6 +41,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 seconds=60 tables=3 conn=2 batchsize=1000 interval=100 max_string=32 sample_ms=200
+copy_rows=0 copy_at=10
 build="$BENCH_ROOT/build/rel" out="" smoke=0 keep=0
 while (($#)); do
   case "$1" in
@@ -44,6 +51,8 @@ while (($#)); do
     --batchsize) batchsize="$2"; shift 2 ;;
     --interval) interval="$2"; shift 2 ;;
     --sample-ms) sample_ms="$2"; shift 2 ;;
+    --copy-rows) copy_rows="$2"; shift 2 ;;
+    --copy-at) copy_at="$2"; shift 2 ;;
     *) bench_common_option "$@"; shift "$BENCH_SHIFT" ;;
   esac
 done
@@ -62,6 +71,18 @@ bench_say "starting MariaDB and ClickHouse"
 bench_start_servers "$work"
 bench_create_seed_tables "$tables"
 for ((t = 1; t <= tables; t++)); do bench_create_seed_ch_table "bifrost_test.binlog_field_test_$t"; done
+big_rule=""
+if ((copy_rows > 0)); then
+  bench_sql -e "CREATE TABLE bifrost_test.binlog_field_test_big LIKE bifrost_test.binlog_field_test_1"
+  bench_say "filling binlog_field_test_big with $copy_rows rows"
+  bench_loadgen -table binlog_field_test_big -conn 2 -batchsize 1000 -time_interval 0 \
+    -count "$copy_rows" --seed 99 --max-string "$max_string" >"$work/loadgen_big.log" 2>&1 ||
+    { cat "$work/loadgen_big.log" >&2; bench_die "rowbridge-loadgen failed to fill the big table"; }
+  # Before the seed tables' rule, which would match it too.
+  big_rule="  - match: bifrost_test.binlog_field_test_big
+    mode: replica
+    conversion: {on_out_of_range: clamp}"
+fi
 
 port="$(bench_free_port)"
 config="$work/rowbridge.yaml"
@@ -69,6 +90,7 @@ config="$work/rowbridge.yaml"
   bench_config_head "$work/state" "$port" 4801
   cat <<EOF
 tables:
+$big_rule
   # The seed's own ClickHouse tables, as they are: one appended row per change.
   - match: bifrost_test.binlog_field_test_*
     target: "bifrost_test.{table}"
@@ -82,6 +104,15 @@ EOF
 log="$work/rowbridge.log"
 bench_say "rowbridge run -c $config (admin port $port)"
 bench_rowbridge_run "$config" "$log" "$port"
+if ((copy_rows > 0)); then
+  bench_say "waiting for the first start's copy of binlog_field_test_big"
+  for ((i = 0; i < 1800; i++)); do
+    grep -q "reading the binlog of" "$log" && break
+    bench_rowbridge_alive_or_die "$log" "$port"
+    sleep 0.5
+  done
+  grep -q "reading the binlog of" "$log" || bench_die "the first start's copy did not end in 15 minutes"
+fi
 
 count_sql="SELECT 0"
 for ((t = 1; t <= tables; t++)); do count_sql+=" + (SELECT COUNT(*) FROM bifrost_test.binlog_field_test_$t)"; done
@@ -106,10 +137,23 @@ for ((t = 1; t <= tables; t++)); do
   BENCH_PIDS+=("$!")
 done
 
-t_load1="" deadline="" caught=0
+t_load1="" deadline="" caught=0 t_copy0="" t_copy1=""
 while :; do
   sleep 0.5
   bench_rowbridge_alive_or_die "$log" "$port"
+  if ((copy_rows > 0)) && [[ -z "$t_copy0" ]] &&
+    awk -v a="$t_load0" -v b="$(bench_now)" -v c="$copy_at" 'BEGIN {exit !(b - a >= c)}'; then
+    t_copy0="$(bench_now)"
+    answer="$(BENCH_MYSQL_PASSWORD="$ROWBRIDGE_TEST_MYSQL_PASSWORD" "$BENCH_BUILD/rowbridge" \
+      resnapshot -c "$config" bifrost_test.binlog_field_test_big 2>&1)" ||
+      bench_die "the resnapshot was refused: $answer"
+    bench_say "$answer"
+  fi
+  if [[ -n "$t_copy0" && -z "$t_copy1" ]] &&
+    grep -q "resnapshot of bifrost_test.binlog_field_test_big handed over" "$log"; then
+    t_copy1="$(bench_now)"
+    bench_say "the copy was handed over after $(awk -v a="$t_copy0" -v b="$t_copy1" 'BEGIN {printf "%.1f", b - a}') s"
+  fi
   kill -0 "$sampler_pid" 2>/dev/null || bench_die "the sampler exited"
   if [[ -z "$t_load1" ]]; then
     running=0
@@ -125,7 +169,10 @@ while :; do
     fi
   else
     read -r _ _ replicated _ < <(tail -n 1 "$raw")
-    if ((${replicated%.*} >= source_final)); then caught=1; break; fi
+    if ((${replicated%.*} >= source_final)) && [[ "$copy_rows" == 0 || -n "$t_copy1" ]]; then
+      caught=1
+      break
+    fi
     ((SECONDS < deadline)) || { tail -n 20 "$log" >&2; bench_die "rowbridge did not catch up: $replicated of $source_final rows"; }
   fi
 done
@@ -209,6 +256,26 @@ BEGIN {
   printf "| rowbridge RSS 2 s after catching up (idle), MiB | %.0f |\n", idle / 1024
   if (rows <= 0) exit 1
 }' | tee "$results"
+if ((copy_rows > 0)); then
+  # The streamed tables' lag from the resnapshot's request to its hand-over, against the rest of
+  # the load.
+  c0="$(awk -v a="$t_load0" -v b="$t_copy0" 'BEGIN {printf "%.3f", b - a}')"
+  c1="$(awk -v a="$t_load0" -v b="$t_copy1" 'BEGIN {printf "%.3f", b - a}')"
+  window_lag() {  # window_lag in|out: rows lags of the samples inside/outside [c0, c1] of the load
+    awk -F, -v end="$load_s" -v c0="$c0" -v c1="$c1" -v side="$1" 'NR > 1 && $1 >= 0 && $1 <= end {
+      inside = $1 >= c0 && $1 <= c1
+      if ((side == "in") == inside) print $7 }' "$csv"
+  }
+  awk -v rows="$copy_rows" -v c0="$c0" -v c1="$c1" \
+    -v i50="$(window_lag in | bench_percentile 50)" -v i99="$(window_lag in | bench_percentile 99)" \
+    -v imax="$(window_lag in | bench_percentile 100)" -v o50="$(window_lag out | bench_percentile 50)" \
+    -v o99="$(window_lag out | bench_percentile 99)" -v omax="$(window_lag out | bench_percentile 100)" '
+  BEGIN {
+    printf "| online copy: rows, seconds (request -> hand-over), rows/s | %d, %.1f, %.0f |\n", rows, c1 - c0, rows / (c1 - c0)
+    printf "| the streamed tables lag p50 / p99 / max during the copy, s (rows) | %.2f / %.2f / %.2f |\n", i50, i99, imax
+    printf "| the streamed tables lag p50 / p99 / max outside it, s (rows) | %.2f / %.2f / %.2f |\n", o50, o99, omax
+  }' | tee -a "$results"
+fi
 
 png="$out/incremental.png"
 gnuplot <<EOF || bench_die "gnuplot failed"

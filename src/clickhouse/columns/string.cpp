@@ -44,7 +44,9 @@ size_t ReadRecord(const ByteBuffer& wire, size_t pos, uint64_t& length) {
 }  // namespace
 
 void ColumnString::IndexRows() const {
-  ends_.reserve(rows_);
+  // Grown geometrically: a LowCardinality dictionary reads its newest entry after each append,
+  // and an exact reserve would copy the whole index every time (quadratic in the entries).
+  if (ends_.capacity() < rows_) ends_.reserve(std::max<size_t>(rows_, ends_.capacity() * 2));
   size_t pos = ends_.empty() ? 0 : ends_.back();
   while (ends_.size() < rows_) {
     uint64_t length = 0;
