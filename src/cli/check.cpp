@@ -3,6 +3,8 @@
 // differs, 2 on any error.
 #include "cli/check.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -12,12 +14,14 @@
 #include "cli/logging.h"
 #include "common/error.h"
 #include "config/loader.h"
+#include "config/units.h"
 
 namespace rowbridge::cli {
 
 void RegisterCheck(CLI::App& app) {
   struct Args {
     std::string config;
+    std::string give_up_after = "2m";
     check::CheckOptions options;
   };
   auto args = std::make_shared<Args>();
@@ -33,9 +37,16 @@ void RegisterCheck(CLI::App& app) {
   cmd->add_option("--max-listed", args->options.max_listed, "differing keys listed per table");
   cmd->add_option("--table", args->options.only_tables,
                   "check only this source table (db.table); repeatable");
+  cmd->add_option("--give-up-after", args->give_up_after,
+                  "how long a transient error (a server down or busy, the network) is retried, "
+                  "per table, before it counts as an error (a duration: 30s, 2m; 0 = at once)")
+      ->capture_default_str();
   cmd->callback([args] {
     check::CheckOutcome outcome;
     try {
+      // 0 means at once here; RetryPolicy reads 0 as "no bound".
+      args->options.retry.max_elapsed = std::max(config::ParseDuration(args->give_up_after),
+                                                 std::chrono::milliseconds(1));
       const config::Config config = config::LoadConfigFile(args->config);
       // Its report goes to stdout; what it logs (retries, warnings) goes to stderr as `run`
       // logs, in the configured format.

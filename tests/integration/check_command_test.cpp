@@ -197,8 +197,10 @@ class CheckCommandTest : public ::testing::Test {
     return path;
   }
 
-  CommandResult Check(const std::string& config) {
-    return RunCommand({ROWBRIDGE_BINARY, "check", "-c", config, "--chunk-rows", "700"});
+  CommandResult Check(const std::string& config, const std::vector<std::string>& more = {}) {
+    std::vector<std::string> args = {ROWBRIDGE_BINARY, "check", "-c", config, "--chunk-rows", "700"};
+    args.insert(args.end(), more.begin(), more.end());
+    return RunCommand(args);
   }
 
   ClickHouseAddress ch_address_;
@@ -356,9 +358,15 @@ TEST_F(CheckCommandTest, EqualTablesPassAndChangedMissingExtraRowsAreListedByKey
 TEST_F(CheckCommandTest, UnreachableTargetIsAnErrorWithStatusTwo) {
   source_->Sql(fmt::format("CREATE DATABASE {0}; CREATE TABLE {0}.t (id INT PRIMARY KEY)", db_));
   // A port nothing listens on: the ClickHouse HTTP port speaks another protocol, use port 1.
-  CommandResult r = Check(WriteConfig(1));
+  // Retried for 3 s (--give-up-after; 2 minutes by default), then an error.
+  CommandResult r = Check(WriteConfig(1), {"--give-up-after", "3s"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.out.find("check: error:"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("retrying"), std::string::npos) << r.err;
+  // Not a duration: refused before anything is read.
+  CommandResult bad = Check(WriteConfig(1), {"--give-up-after", "soon"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
+  EXPECT_NE(bad.out.find("check: error:"), std::string::npos) << bad.out;
 }
 
 }  // namespace
