@@ -45,8 +45,8 @@ void RegisterCheck(CLI::App& app) {
     check::CheckOutcome outcome;
     try {
       // 0 means at once here; RetryPolicy reads 0 as "no bound".
-      args->options.retry.max_elapsed = std::max(config::ParseDuration(args->give_up_after),
-                                                 std::chrono::milliseconds(1));
+      args->options.retry.max_elapsed =
+          std::max(config::ParseDuration(args->give_up_after), std::chrono::milliseconds(1));
       const config::Config config = config::LoadConfigFile(args->config);
       // Its report goes to stdout; what it logs (retries, warnings) goes to stderr as `run`
       // logs, in the configured format.

@@ -198,7 +198,8 @@ class CheckCommandTest : public ::testing::Test {
   }
 
   CommandResult Check(const std::string& config, const std::vector<std::string>& more = {}) {
-    std::vector<std::string> args = {ROWBRIDGE_BINARY, "check", "-c", config, "--chunk-rows", "700"};
+    std::vector<std::string> args = {ROWBRIDGE_BINARY, "check",        "-c",
+                                     config,           "--chunk-rows", "700"};
     args.insert(args.end(), more.begin(), more.end());
     return RunCommand(args);
   }
