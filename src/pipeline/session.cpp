@@ -9,12 +9,15 @@
 #include <thread>
 
 #include "common/log_fields.h"
+#include "config/table_matcher.h"
 #include "endpoints/connection_options.h"
 #include "pipeline/binlog_reader.h"
 #include "pipeline/copy_alongside.h"
 #include "pipeline/run_metrics.h"
 #include "pipeline/writer_pool.h"
 #include "snapshot/newly_matched.h"
+#include "tables/replay_window.h"
+#include "tables/source_schema.h"
 
 namespace rowbridge::pipeline {
 
@@ -223,6 +226,35 @@ void Pipeline::Session::OpenSchemaHistory() {
   history_.emplace(options);
 }
 
+std::set<tables::SourceTableName> Pipeline::Session::UncoveredCreatedInReplay() {
+  if (!checkpoint_->replicated_tables) return {};
+  std::set<std::string> covered(checkpoint_->replicated_tables->begin(),
+                                checkpoint_->replicated_tables->end());
+  for (const state::StoppedTable& s : checkpoint_->stopped_tables) {
+    covered.insert(s.database + "." + s.table);
+  }
+  std::set<tables::SourceTableName> uncovered;
+  config::TableMatcher matcher(p_.config_.tables);
+  return OnSource([&] {
+    for (const tables::SourceTableName& name : tables::ListSourceTables(*admin_)) {
+      if (matcher.Match(name.database, name.table) == config::TableMatcher::kNoRule) continue;
+      if (covered.count(name.ToString()) == 0) uncovered.insert(name);
+    }
+    // The window is only read when it can matter: usually every matched table is covered.
+    if (uncovered.empty()) return uncovered;
+    std::set<tables::SourceTableName> created =
+        tables::TablesCreatedSince(*admin_, checkpoint_->file, checkpoint_->position);
+    std::erase_if(created, [&](const auto& name) { return uncovered.count(name) == 0; });
+    for (const auto& name : created) {
+      spdlog::info(
+          "{} is created again by the binlog the stream replays from {}: it is streamed "
+          "from its creation on",
+          name.ToString(), checkpoint_->Describe());
+    }
+    return created;
+  });
+}
+
 RouterContext Pipeline::Session::MakeRouterContext() {
   Pipeline& p = p_;
   RouterContext rc;
@@ -273,6 +305,7 @@ RouterContext Pipeline::Session::MakeRouterContext() {
       rc.table_starts[name] = {t.file, t.position};
       if (t.counted) rc.counted_starts.insert(name);
     }
+    rc.created_in_replay = UncoveredCreatedInReplay();
   }
   rc.on_replicated = [this](const std::string& label) {
     {

@@ -62,6 +62,9 @@ class Pipeline::Session {
   auto OnSource(F&& step) -> decltype(step());
 
   RouterContext MakeRouterContext();
+  // Matched tables the checkpoint does not cover that the binlog after it creates
+  // (RouterContext::created_in_replay).
+  std::set<tables::SourceTableName> UncoveredCreatedInReplay();
   state::Checkpoint FirstCheckpoint();
   // The ticker's wake-up: refreshes the lag and the buffered bytes (buffers' mutex held).
   void RefreshLag(const BinlogReader& reader, SteadyTime now);

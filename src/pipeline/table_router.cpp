@@ -135,7 +135,8 @@ void TableRouter::Prepare(mysql::Connection& source, std::vector<std::string>& p
   for (const tables::SourceTableName& name : names) {
     const int rule = ctx_.resolver->Match(name);
     if (rule == config::TableMatcher::kNoRule) continue;
-    if (tables_.count(name) != 0) continue;  // stopped earlier
+    if (tables_.count(name) != 0) continue;                 // stopped earlier
+    if (ctx_.created_in_replay.count(name) != 0) continue;  // the replay creates it
     if (RenamedToLater(ctx_.resolver->TargetLabel(name, rule), ctx_.start)) {
       // Renamed from another table after the checkpoint: the name is not the table's yet where
       // the stream starts (its columns are not seeded there), and its target may not have been

@@ -165,6 +165,10 @@ struct RouterContext {
       on_default_not_carried;
   // Tables copied after the stream began, and the position their stream starts at.
   std::map<tables::SourceTableName, schema::BinlogPosition> table_starts;
+  // Matched source tables the checkpoint does not cover that statements after `start` create
+  // (tables/replay_window.h): the stream meets their creation again, so Prepare gives them no
+  // columns at `start`, where they do not exist yet.
+  std::set<tables::SourceTableName> created_in_replay;
   // Those of them copied again by a resnapshot (state::TableStart::fresh_target).
   std::set<tables::SourceTableName> counted_starts;
   // Called (buffer lock NOT held) when a table joins the stream mid-way (created under a matched

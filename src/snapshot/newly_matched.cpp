@@ -15,6 +15,7 @@
 #include "schema/schema_history.h"
 #include "snapshot/snapshot_runner.h"
 #include "snapshot/snapshot_state.h"
+#include "tables/replay_window.h"
 #include "tables/source_schema.h"
 #include "tables/target_tables.h"
 
@@ -73,6 +74,14 @@ bool BeginCopy(const config::Config& config, state::StateStore& store,
          config::ExpandTarget(r.target, config.target.database, name.database, name.table)});
     if (covered.count(name.ToString()) == 0) fresh.push_back(name.ToString());
   }
+  if (fresh.empty()) return false;
+  // Created between the checkpoint and now: the stream's, whose replay meets their creation.
+  const std::set<tables::SourceTableName> replayed =
+      tables::TablesCreatedSince(*source, checkpoint.file, checkpoint.position);
+  std::erase_if(fresh, [&](const std::string& label) {
+    const config::QualifiedName name = SplitLabel(label);
+    return replayed.count({name.database, name.table}) != 0;
+  });
   if (fresh.empty()) return false;
   std::sort(fresh.begin(), fresh.end());
 
