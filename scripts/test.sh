@@ -173,7 +173,10 @@ CHROOTS_PID=""
 SOURCE_DIR=""
 run_flavor() {
   local flavor="$1" rc=0
-  # Tests of ClickHouse alone ran with the first flavor; they do not talk to a source.
+  # Tests of ClickHouse alone ran with the first flavor; they do not talk to a source
+  # (ScopedClickHouseCluster.* is the cluster's own smoke test). The cluster pipeline tests
+  # (PipelineCluster*, a cluster of three ClickHouse nodes per test process) do, so they run with
+  # every flavor.
   local clickhouse_only='^ClickHouse|^PrivateClickHouse|^ScopedClickHouse'
   local -a selection=(-L integration)
   case "$flavor" in

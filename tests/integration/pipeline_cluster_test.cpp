@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -97,15 +98,16 @@ class PipelineClusterTest : public PipelineFixture {
   ScopedCluster* cluster_ = nullptr;
 };
 
-// Writes the workload into the source from a thread of its own until stopped.
+// Writes into the source from a thread of its own until stopped: write(0), write(1), ...,
+// `pause` apart.
 class Writer {
  public:
-  Writer(const MysqlAddress& mysql, Workload& workload) {
-    thread_ = std::thread([this, &mysql, &workload] {
+  Writer(std::function<void(int)> write, std::chrono::milliseconds pause) {
+    thread_ = std::thread([this, write = std::move(write), pause] {
       try {
         for (int i = 0; running_; ++i) {
-          RunMysqlSql(mysql, i % 5 == 4 ? workload.BigTransaction(80) : workload.Next(15));
-          std::this_thread::sleep_for(100ms);
+          write(i);
+          std::this_thread::sleep_for(pause);
         }
       } catch (const Error& e) {
         error_ = e.what();
@@ -146,7 +148,11 @@ TEST_F(PipelineClusterTest, WorkloadThroughAKillNineAndAReplicaRestart) {
   rb.WaitCaughtUp(120s);
   const uint64_t events_before = workload.changes("events");
 
-  Writer writer(mysql_, workload);
+  Writer writer(
+      [&](int i) {
+        RunMysqlSql(mysql_, i % 5 == 4 ? workload.BigTransaction(80) : workload.Next(15));
+      },
+      100ms);
   std::this_thread::sleep_for(2s);
   rb.Kill();
   rb.Start();
@@ -197,32 +203,23 @@ TEST_F(PipelineClusterTest, AltersDuringWritesStopNoTable) {
   RowbridgeProcess rb(dir.path(), config);
   StartAndWaitForCheckpoint(rb);
 
-  std::atomic<bool> writing{true};
-  std::string writer_error;
-  std::thread writer([&] {
-    try {
-      for (int i = 1; writing; ++i) {
-        // Names only the key and v, which every ALTER below leaves.
+  // Names only the key and v, which every ALTER below leaves.
+  Writer writer(
+      [&](int i) {
         Sql(
             fmt::format("INSERT INTO r (id, v) VALUES ({0}, {0}); INSERT INTO c (id, v) VALUES "
                         "({0}, {0}); UPDATE r SET v = v + 1 WHERE id = {1}; UPDATE c SET v = v + 1 "
                         "WHERE id = {1}; DELETE FROM r WHERE id = {2}",
-                        i, (i + 1) / 2, i - 5));
-        std::this_thread::sleep_for(30ms);
-      }
-    } catch (const Error& e) {
-      writer_error = e.what();
-    }
-  });
+                        i + 1, (i + 2) / 2, i - 4));
+      },
+      30ms);
   for (const char* alter : {"ADD COLUMN w INT DEFAULT 7", "MODIFY v BIGINT", "DROP COLUMN s",
                             "CHANGE d d2 INT", "ADD COLUMN t VARCHAR(10) DEFAULT 'x' AFTER id"}) {
     std::this_thread::sleep_for(700ms);
     Sql(fmt::format("ALTER TABLE r {0}; ALTER TABLE c {0};", alter));
   }
   std::this_thread::sleep_for(700ms);
-  writing = false;
-  writer.join();
-  ASSERT_EQ(writer_error, "");
+  ASSERT_EQ(writer.Stop(), "");
   Sql("UPDATE r SET d2 = id WHERE id % 3 = 0; UPDATE c SET d2 = id WHERE id % 3 = 0;");
   rb.WaitCaughtUp(120s);
   EXPECT_EQ(rb.SavedCheckpoint()->stopped_tables.size(), 0u) << rb.log();
