@@ -88,10 +88,10 @@ class PipelineClusterTest : public PipelineFixture {
     EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
   }
 
-  // The two replicas of shard 2 hold the same rows of `table`.
+  // The two replicas of shard 2 hold the same rows (keys and versions) of `table`.
   void ExpectReplicasEqual(const std::string& table) {
-    const std::string sql =
-        fmt::format("SELECT count(), sum(cityHash64(*)) FROM `{}`.`{}_local`", target_db_, table);
+    const std::string sql = fmt::format(
+        "SELECT count(), sum(cityHash64(id, _version)) FROM `{}`.`{}_local`", target_db_, table);
     EXPECT_EQ(cluster_->Sql(1, sql), cluster_->Sql(2, sql)) << table;
   }
 
@@ -260,6 +260,24 @@ TEST_F(PipelineClusterTest, AltersDuringWritesStopNoTable) {
             MysqlRows(mysql_, source_db_, "c", columns, "id"));
   ExpectReplicasEqual("r");
   ExpectReplicasEqual("c");
+  // The order: a dropped column left every Distributed table before the local tables, an added
+  // one reached the local tables first.
+  const std::string log = rb.log();
+  auto at = [&](const std::string& line) {
+    const size_t found = log.find(line);
+    EXPECT_NE(found, std::string::npos) << line << "\n" << log;
+    return found;
+  };
+  const std::string on_cluster =
+      fmt::format("ALTER TABLE `{}`.`r_local` ON CLUSTER `{}` ", target_db_, cluster_->name());
+  const size_t drop_data = at(on_cluster + "DROP COLUMN `s`");
+  const size_t add_data = at(on_cluster + "ADD COLUMN `w`");
+  for (size_t n = 0; n < cluster_->size(); ++n) {
+    const std::string on_host =
+        fmt::format("on 127.0.0.1:{}: ALTER TABLE `{}`.`r` ", cluster_->node(n).port, target_db_);
+    EXPECT_LT(at(on_host + "DROP COLUMN `s`"), drop_data) << "node " << n + 1;
+    EXPECT_GT(at(on_host + "ADD COLUMN `w`"), add_data) << "node " << n + 1;
+  }
   ExpectCheckEqual(rb);
   EXPECT_EQ(rb.Terminate(), 0) << rb.log();
 }
