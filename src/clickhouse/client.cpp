@@ -268,6 +268,12 @@ void Client::SendQuery(std::string_view sql, const QueryOptions& options) {
   const CompressionMethod method = options.compression.value_or(options_.compression);
   query_compressed_ = method != CompressionMethod::kNone;
   const QuerySettings* settings = &options.settings;
+  QuerySettings with_defaults;
+  if (!options_.settings.empty()) {
+    with_defaults = options_.settings;
+    with_defaults.Apply(options.settings);
+    settings = &with_defaults;
+  }
   QuerySettings with_compression;
   if (query_compressed_) {
     if (codec_ == nullptr || codec_->method() != method ||
@@ -276,11 +282,11 @@ void Client::SendQuery(std::string_view sql, const QueryOptions& options) {
     }
     // The server compresses what it sends with network_compression_method; what we send it
     // decodes by the method byte of each frame. Unless the caller chose, ask for our method.
-    if (options.settings.Find("network_compression_method") == nullptr) {
-      with_compression = options.settings;
+    if (settings->Find("network_compression_method") == nullptr) {
+      with_compression = *settings;
       with_compression.SetText("network_compression_method", CompressionMethodName(method));
       if (method == CompressionMethod::kZstd &&
-          options.settings.Find("network_zstd_compression_level") == nullptr) {
+          settings->Find("network_zstd_compression_level") == nullptr) {
         with_compression.SetInt("network_zstd_compression_level", options_.zstd_level);
       }
       settings = &with_compression;

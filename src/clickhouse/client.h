@@ -52,6 +52,9 @@ struct ClientOptions {
   CompressionMethod compression = CompressionMethod::kLz4;
   int zstd_level = 1;
   FrameLimits frame_limits;
+  // Sent with every query (a query's own settings of the same name win), e.g. what a cluster
+  // target needs of every statement (endpoints/connection_options.h).
+  QuerySettings settings;
 };
 
 // What the server said about itself in its Hello.

@@ -45,6 +45,11 @@ QuerySettings& QuerySettings::SetInt(std::string_view name, int64_t value) {
   return *this;
 }
 
+QuerySettings& QuerySettings::Apply(const QuerySettings& other) {
+  for (const Entry& e : other.entries_) Slot(e.name) = e;
+  return *this;
+}
+
 QuerySettings& QuerySettings::SetText(std::string_view name, std::string_view value) {
   Entry& e = Slot(name);
   e.kind = Kind::kText;

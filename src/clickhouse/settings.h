@@ -37,6 +37,8 @@ class QuerySettings {
   QuerySettings& SetUInt(std::string_view name, uint64_t value);
   QuerySettings& SetInt(std::string_view name, int64_t value);
   QuerySettings& SetText(std::string_view name, std::string_view value);
+  // Every entry of `other`, replacing the entries of the same name here.
+  QuerySettings& Apply(const QuerySettings& other);
 
   const std::vector<Entry>& entries() const { return entries_; }
   bool empty() const { return entries_.empty(); }

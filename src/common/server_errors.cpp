@@ -51,7 +51,11 @@ constexpr std::array kClickHouse = {
     TransientServerError{241, "MEMORY_LIMIT_EXCEEDED"},
     TransientServerError{242, "TABLE_IS_READ_ONLY"},
     TransientServerError{252, "TOO_MANY_PARTS"},
+    // A shard none of whose replicas answers (Distributed insert, ON CLUSTER): one restarting.
+    TransientServerError{279, "ALL_CONNECTION_TRIES_FAILED"},
     TransientServerError{285, "TOO_FEW_LIVE_REPLICAS"},
+    // An insert_quorum insert (the cluster's state table) while the previous one still waits.
+    TransientServerError{286, "UNSATISFIED_QUORUM_FOR_PREVIOUS_WRITE"},
     TransientServerError{319, "UNKNOWN_STATUS_OF_INSERT"},
     TransientServerError{394, "QUERY_WAS_CANCELLED"},
     TransientServerError{425, "SYSTEM_ERROR"},

@@ -78,7 +78,20 @@ clickhouse::ClientOptions TargetClientOptions(const config::TargetConfig& target
   o.tcp.write_timeout = target.query_timeout;
   o.tls = ToTlsOptions(target.tls);
   o.compression = TargetCompression(target);
+  o.settings = ClusterQuerySettings(target);
   return o;
+}
+
+clickhouse::QuerySettings ClusterQuerySettings(const config::TargetConfig& target) {
+  clickhouse::QuerySettings s;
+  if (target.cluster.empty()) return s;
+  const auto timeout = std::chrono::duration_cast<std::chrono::seconds>(target.query_timeout);
+  s.SetUInt("insert_distributed_sync", 1);
+  s.SetText("load_balancing", "in_order");
+  s.SetUInt("max_replica_delay_for_distributed_queries", 2);
+  s.SetText("distributed_product_mode", "local");
+  s.SetInt("distributed_ddl_task_timeout", std::max<int64_t>(1, timeout.count() / 2));
+  return s;
 }
 
 clickhouse::CompressionMethod TargetCompression(const config::TargetConfig& target) {

@@ -165,6 +165,26 @@ std::vector<std::string> CreateTableStatements(std::string_view database, std::s
   return statements;
 }
 
+std::vector<std::string> DropTableStatements(std::string_view database, std::string_view table,
+                                             const DdlOptions& options) {
+  std::vector<std::string> statements{
+      "DROP TABLE IF EXISTS " + clickhouse::QuoteQualified(database, table) + OnCluster(options)};
+  if (!options.cluster.empty()) {
+    statements.push_back(
+        "DROP TABLE IF EXISTS " +
+        clickhouse::QuoteQualified(database, std::string(table) + options.local_suffix) +
+        OnCluster(options));
+  }
+  return statements;
+}
+
+std::string TruncateTableStatement(std::string_view database, std::string_view table,
+                                   const DdlOptions& options) {
+  const std::string data =
+      options.cluster.empty() ? std::string(table) : std::string(table) + options.local_suffix;
+  return "TRUNCATE TABLE " + clickhouse::QuoteQualified(database, data) + OnCluster(options);
+}
+
 std::string FinalSelectQuery(std::string_view database, std::string_view table,
                              const std::vector<std::string>& columns,
                              std::string_view is_deleted_column) {

@@ -61,6 +61,15 @@ std::vector<std::string> CreateTableStatements(std::string_view database, std::s
                                                const DdlOptions& options,
                                                const clickhouse::ServerFeatures& features);
 
+// "DROP TABLE IF EXISTS" of a table CreateTableStatements made: one statement, or with a cluster
+// the Distributed table's and then the data tables', ON CLUSTER.
+std::vector<std::string> DropTableStatements(std::string_view database, std::string_view table,
+                                             const DdlOptions& options);
+// "TRUNCATE TABLE" of its rows (with a cluster: of the data tables, ON CLUSTER; a Distributed
+// table holds none).
+std::string TruncateTableStatement(std::string_view database, std::string_view table,
+                                   const DdlOptions& options);
+
 // The target columns the CREATE TABLE makes (for building a ConversionPlan without asking the
 // server), meta columns included.
 std::vector<TargetColumn> CreatedColumns(std::span<const binlog::ColumnDef> columns,

@@ -641,6 +641,12 @@ void TableRouter::Reconcile(StreamedTable& table, const std::vector<binlog::Colu
         });
 }
 
+mapping::DdlOptions TableRouter::ClusterDdlOptions() const {
+  mapping::DdlOptions options;
+  options.cluster = ctx_.config->target.cluster;
+  return options;
+}
+
 void TableRouter::ExecuteOnTarget(const std::string& sql) {
   RetryOptions retry;
   retry.policy = ctx_.ddl_retry;
@@ -651,16 +657,11 @@ void TableRouter::ExecuteOnTarget(const std::string& sql) {
 void TableRouter::ReconcileOnce(StreamedTable& table, const std::vector<binlog::ColumnDef>* before,
                                 const std::vector<binlog::ColumnDef>& after,
                                 const std::vector<std::pair<std::string, std::string>>& renames) {
-  if (!ctx_.config->target.cluster.empty()) {
-    Fail(ErrorCode::kUnsupported,
-         "{}: schema changes are not applied to clustered target tables ({}); alter {} by hand "
-         "and restart",
-         table.name.ToString(), ctx_.config->target.cluster, table.target->label);
-  }
   LogFields fields;
   fields.Table(table.name.database, table.name.table);
   TargetAlter alter(table.name.ToString(), *table.target, *table.rule, KeyNames(table),
-                    *ctx_.targets, *ctx_.resolver, [&](const std::string& column) {
+                    *ctx_.targets, *ctx_.resolver, ctx_.config->target.cluster,
+                    [&](const std::string& column) {
                       if (ctx_.on_default_not_carried)
                         ctx_.on_default_not_carried(table.name, column);
                     });
@@ -750,8 +751,10 @@ void TableRouter::OnDropped(const tables::SourceTableName& name, const std::stri
   } else if (table.target != nullptr && table.rule->drop_table == config::DropTable::kDrop &&
              ctx_.resolver->AppliesSchemaChanges(table)) {
     try {
-      ExecuteOnTarget("DROP TABLE IF EXISTS " +
-                      clickhouse::QuoteQualified(table.target->database, table.target->table));
+      for (const std::string& sql : mapping::DropTableStatements(
+               table.target->database, table.target->table, ClusterDdlOptions())) {
+        ExecuteOnTarget(sql);
+      }
       spdlog::info("{} dropped at {}: dropped its target table {}", name.ToString(), where,
                    table.target->label);
       ctx_.resolver->Retire(*table.target);
@@ -1017,8 +1020,8 @@ void TableRouter::OnTruncated(StreamedTable& table, const std::string& where) {
     return;
   }
   try {
-    ExecuteOnTarget("TRUNCATE TABLE " +
-                    clickhouse::QuoteQualified(table.target->database, table.target->table));
+    ExecuteOnTarget(mapping::TruncateTableStatement(table.target->database, table.target->table,
+                                                    ClusterDdlOptions()));
   } catch (const Error& e) {
     if (e.IsTransient()) throw;
     StopForSchema(table, where, fmt::format("TRUNCATE at {}: {}", where, e.what()));

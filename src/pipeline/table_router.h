@@ -64,6 +64,7 @@
 #include "common/retry.h"
 #include "config/config.h"
 #include "mapping/conversion_plan.h"
+#include "mapping/ddl.h"
 #include "mapping/out_of_range.h"
 #include "mysql/connection.h"
 #include "pipeline/batch_buffers.h"
@@ -333,6 +334,8 @@ class TableRouter {
   // Runs one idempotent statement (DROP TABLE IF EXISTS, TRUNCATE) on the target, retried like
   // Reconcile's.
   void ExecuteOnTarget(const std::string& sql);
+  // DdlOptions naming target.cluster, for the DROP and TRUNCATE statements of a target table.
+  mapping::DdlOptions ClusterDdlOptions() const;
   // The table leaves the router (dropped or renamed away); it is kept alive for pending batches.
   void Retire(const tables::SourceTableName& name);
   void StopForSchema(StreamedTable& table, const std::string& position, const std::string& reason);

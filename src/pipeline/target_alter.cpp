@@ -9,12 +9,15 @@
 
 #include "clickhouse/sql_quote.h"
 #include "mapping/column_default.h"
+#include "mapping/ddl.h"
 #include "mapping/type_mapping.h"
 #include "schema/schema_history.h"
 
 namespace rowbridge::pipeline {
 
 namespace {
+
+using Order = tables::ClusterAlter::Order;
 
 const binlog::ColumnDef* FindSourceColumn(const std::vector<binlog::ColumnDef>& columns,
                                           const std::string& name) {
@@ -35,6 +38,7 @@ const mapping::TargetColumn* FindTargetColumn(const std::vector<mapping::TargetC
 TargetAlter::TargetAlter(std::string source, tables::TargetTable& target,
                          const config::TableRule& rule, std::vector<std::string> key,
                          tables::TargetCatalog& targets, tables::TableResolver& resolver,
+                         const std::string& cluster,
                          std::function<void(const std::string&)> on_default_not_carried)
     : source_(std::move(source)),
       target_(target),
@@ -43,7 +47,9 @@ TargetAlter::TargetAlter(std::string source, tables::TargetTable& target,
       targets_(targets),
       resolver_(resolver),
       quoted_(clickhouse::QuoteQualified(target.database, target.table)),
-      on_default_not_carried_(std::move(on_default_not_carried)) {}
+      on_default_not_carried_(std::move(on_default_not_carried)) {
+  if (!cluster.empty()) cluster_.emplace(targets, cluster, mapping::DdlOptions{}.local_suffix);
+}
 
 void TargetAlter::Apply(const SourceColumnChange& change) {
   RenameColumns(change);
@@ -67,9 +73,15 @@ std::string TargetAlter::TypeOf(const binlog::ColumnDef& column) const {
   return TargetTypeOf(column).name;
 }
 
-void TargetAlter::Run(const std::string& sql) {
-  spdlog::info("{}: {}", source_, sql);
-  targets_.Execute(sql);
+void TargetAlter::Run(const std::string& action, tables::ClusterAlter::Order order,
+                      const std::optional<tables::ColumnState>& leaves) {
+  if (cluster_) {
+    cluster_->Run(target_, action, order, leaves);
+  } else {
+    const std::string sql = "ALTER TABLE " + quoted_ + " " + action;
+    spdlog::info("{}: {}", source_, sql);
+    targets_.Execute(sql);
+  }
   resolver_.RereadColumns(target_);
 }
 
@@ -89,16 +101,17 @@ void TargetAlter::RenameColumns(const SourceColumnChange& change) {
            source_, from, to);
     }
     if (rename_supported) {
-      Run(fmt::format("ALTER TABLE {} RENAME COLUMN {} TO {}", quoted_,
-                      clickhouse::QuoteIdentifier(from), clickhouse::QuoteIdentifier(to)));
+      Run(fmt::format("RENAME COLUMN {} TO {}", clickhouse::QuoteIdentifier(from),
+                      clickhouse::QuoteIdentifier(to)),
+          Order::kDistributedFirst, tables::ColumnState{from, false, ""});
     } else {
       // No RENAME COLUMN before 20.4: the new column is added and filled from the old one by a
       // mutation; the old column stays (its rows written after the rename get its default).
-      Run(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", quoted_, clickhouse::QuoteIdentifier(to),
-                      TypeOf(*now)));
-      Run(fmt::format("ALTER TABLE {} UPDATE {} = CAST({} AS {}) WHERE 1", quoted_,
-                      clickhouse::QuoteIdentifier(to), clickhouse::QuoteIdentifier(from),
-                      TypeOf(*now)));
+      Run(fmt::format("ADD COLUMN {} {}", clickhouse::QuoteIdentifier(to), TypeOf(*now)),
+          Order::kDataFirst, tables::ColumnState{to, true, ""});
+      Run(fmt::format("UPDATE {} = CAST({} AS {}) WHERE 1", clickhouse::QuoteIdentifier(to),
+                      clickhouse::QuoteIdentifier(from), TypeOf(*now)),
+          Order::kDataOnly);
     }
   }
 }
@@ -119,8 +132,8 @@ void TargetAlter::DropColumns(const SourceColumnChange& change) {
            "in ClickHouse",
            source_, old.name);
     }
-    Run(fmt::format("ALTER TABLE {} DROP COLUMN {}", quoted_,
-                    clickhouse::QuoteIdentifier(old.name)));
+    Run(fmt::format("DROP COLUMN {}", clickhouse::QuoteIdentifier(old.name)),
+        Order::kDistributedFirst, tables::ColumnState{old.name, false, ""});
   }
 }
 
@@ -132,8 +145,9 @@ void TargetAlter::AddOrRetypeColumns(const SourceColumnChange& change) {
       // The source fills its existing rows with the column's default without row events; the
       // same default does that in ClickHouse.
       const clickhouse::TypeDesc type = TargetTypeOf(c);
-      Run(fmt::format("ALTER TABLE {} ADD COLUMN {} {}{}", quoted_,
-                      clickhouse::QuoteIdentifier(c.name), type.name, AddedDefault(c, type)));
+      Run(fmt::format("ADD COLUMN {} {}{}", clickhouse::QuoteIdentifier(c.name), type.name,
+                      AddedDefault(c, type)),
+          Order::kDataFirst, tables::ColumnState{c.name, true, ""});
       continue;
     }
     // Only a source type change changes the target's type: a target column of another type the
@@ -153,9 +167,9 @@ void TargetAlter::AddOrRetypeColumns(const SourceColumnChange& change) {
     // NULL). MySQL materialized them at the ADD, so the ADD-time default stays.
     const std::string kept_default =
         targets_.DefaultExpression(target_.database, target_.table, c.name);
-    Run(fmt::format("ALTER TABLE {} MODIFY COLUMN {} {}{}", quoted_,
-                    clickhouse::QuoteIdentifier(c.name), wanted,
-                    kept_default.empty() ? "" : " DEFAULT " + kept_default));
+    Run(fmt::format("MODIFY COLUMN {} {}{}", clickhouse::QuoteIdentifier(c.name), wanted,
+                    kept_default.empty() ? "" : " DEFAULT " + kept_default),
+        Order::kDataFirst, tables::ColumnState{c.name, true, wanted});
   }
 }
 
@@ -216,26 +230,38 @@ void TargetAlter::FollowDefaults(const SourceColumnChange& change) {
     MaterializeColumn(c.name);
     const std::string column = clickhouse::QuoteIdentifier(c.name);
     if (wanted.expression) {
-      Run(fmt::format("ALTER TABLE {} MODIFY COLUMN {} DEFAULT {}", quoted_, column,
-                      *wanted.expression));
+      Run(fmt::format("MODIFY COLUMN {} DEFAULT {}", column, *wanted.expression),
+          Order::kDataFirst);
     } else if (targets_.features().HasModifyColumnRemove()) {
-      Run(fmt::format("ALTER TABLE {} MODIFY COLUMN {} REMOVE DEFAULT", quoted_, column));
+      Run(fmt::format("MODIFY COLUMN {} REMOVE DEFAULT", column), Order::kDataFirst);
     } else {
       // Before REMOVE: a MODIFY with the type and no DEFAULT leaves the column without one.
-      Run(fmt::format("ALTER TABLE {} MODIFY COLUMN {} {}", quoted_, column, type));
+      Run(fmt::format("MODIFY COLUMN {} {}", column, type), Order::kDataFirst);
     }
   }
 }
 
+uint64_t TargetAlter::PartsWithoutColumn(const std::string& column) {
+  if (!cluster_) return targets_.PartsWithoutColumn(target_.database, target_.table, column);
+  return cluster_->SumOverHosts(tables::TargetCatalog::PartsWithoutColumnSql(
+      target_.database, cluster_->DataTable(target_), column));
+}
+
+uint64_t TargetAlter::PendingMutations() {
+  if (!cluster_) return targets_.PendingMutations(target_.database, target_.table);
+  return cluster_->SumOverHosts(
+      tables::TargetCatalog::PendingMutationsSql(target_.database, cluster_->DataTable(target_)));
+}
+
 void TargetAlter::MaterializeColumn(const std::string& column) {
-  if (targets_.PartsWithoutColumn(target_.database, target_.table, column) == 0) return;
+  if (PartsWithoutColumn(column) == 0) return;
   // An UPDATE of the column to itself reads it (the DEFAULT, where a part lacks it) and writes
   // it into every part; ClickHouse runs it in the background, so it is waited for.
   const std::string quoted_column = clickhouse::QuoteIdentifier(column);
-  Run(fmt::format("ALTER TABLE {} UPDATE {} = {} WHERE 1", quoted_, quoted_column, quoted_column));
+  Run(fmt::format("UPDATE {} = {} WHERE 1", quoted_column, quoted_column), Order::kDataOnly);
   using namespace std::chrono_literals;
   const auto deadline = std::chrono::steady_clock::now() + 10min;
-  while (targets_.PendingMutations(target_.database, target_.table) > 0) {
+  while (PendingMutations() > 0) {
     if (std::chrono::steady_clock::now() > deadline) {
       Fail(ErrorCode::kTimeout,
            "{}: the mutation writing column {} of {} into its older parts (before its DEFAULT "

@@ -7,9 +7,12 @@
 // need it, so applying the same change twice (a retry after a cut connection) sends nothing twice.
 // A change ClickHouse cannot make (a key column renamed, dropped or retyped) throws
 // Error(kUnsupported) before any statement of its step.
+// With a cluster (target.cluster) each statement runs on the local Replicated tables ON CLUSTER
+// and on every host's Distributed table, in the order tables/cluster_alter.h gives.
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +20,7 @@
 #include "binlog/table_map.h"
 #include "clickhouse/type_name.h"
 #include "config/config.h"
+#include "tables/cluster_alter.h"
 #include "tables/table_resolver.h"
 #include "tables/target_tables.h"
 
@@ -30,12 +34,12 @@ struct SourceColumnChange {
 
 class TargetAlter {
  public:
-  // `key`: the target's key (ORDER BY) columns; `source` names the source table in messages.
-  // `on_default_not_carried` (optional) is called with the column's name when a source
-  // default is not carried.
+  // `key`: the target's key (ORDER BY) columns; `source` names the source table in messages;
+  // `cluster`: target.cluster ("" for one server). `on_default_not_carried` (optional) is called
+  // with the column's name when a source default is not carried.
   TargetAlter(std::string source, tables::TargetTable& target, const config::TableRule& rule,
               std::vector<std::string> key, tables::TargetCatalog& targets,
-              tables::TableResolver& resolver,
+              tables::TableResolver& resolver, const std::string& cluster = {},
               std::function<void(const std::string&)> on_default_not_carried = {});
 
   void Apply(const SourceColumnChange& change);
@@ -54,12 +58,18 @@ class TargetAlter {
   void ReportDefault(const binlog::ColumnDef& column, const std::string& why);
   // Writes the column's values into the parts that lack it and waits for the mutation.
   void MaterializeColumn(const std::string& column);
+  // The target's parts without `column` / unfinished mutations (on a cluster: of its data
+  // tables, summed over every host).
+  uint64_t PartsWithoutColumn(const std::string& column);
+  uint64_t PendingMutations();
 
   bool IsKey(const std::string& name) const;
   clickhouse::TypeDesc TargetTypeOf(const binlog::ColumnDef& column) const;
   std::string TypeOf(const binlog::ColumnDef& column) const;
-  // Runs one ALTER and reads the target's columns again.
-  void Run(const std::string& sql);
+  // Runs `ALTER TABLE <target> <action>` (on a cluster: ClusterAlter::Run with `order`, and
+  // `leaves` to skip what is done already), then reads the target's columns again.
+  void Run(const std::string& action, tables::ClusterAlter::Order order,
+           const std::optional<tables::ColumnState>& leaves = std::nullopt);
 
   std::string source_;
   tables::TargetTable& target_;
@@ -69,6 +79,7 @@ class TargetAlter {
   tables::TableResolver& resolver_;
   std::string quoted_;  // the target's qualified name
   std::function<void(const std::string&)> on_default_not_carried_;
+  std::optional<tables::ClusterAlter> cluster_;
 };
 
 }  // namespace rowbridge::pipeline

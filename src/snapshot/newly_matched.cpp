@@ -146,6 +146,12 @@ std::string ResnapshotRefusal(const config::Config& config, const state::Checkpo
   if (!config.tables[static_cast<size_t>(rule)].create_table) {
     return "its rule says create_table: false, and a resnapshot copies into a table it creates";
   }
+  if (!config.target.cluster.empty()) {
+    // The copy's table takes the old one's place by RENAME TABLE on one host; a cluster's
+    // Distributed and local tables on every host are not swapped that way.
+    return "target.cluster is set, and a resnapshot cannot swap a cluster's tables yet "
+           "(docs/running.md, \"Clusters and high availability\")";
+  }
   if (checkpoint.table_copy) {
     return fmt::format("a copy of {} runs already; try again once it is done",
                        Joined(checkpoint.table_copy->tables));

@@ -17,6 +17,7 @@
 #include "common/error.h"
 #include "common/write_fence.h"
 #include "endpoints/connection_options.h"
+#include "state/state_store.h"
 
 namespace rowbridge::snapshot {
 
@@ -316,6 +317,14 @@ std::unique_ptr<SnapshotStateStore> MakeSnapshotStateStore(const config::Config&
   if (auto dot = table.find('.'); dot != std::string::npos) {
     database = table.substr(0, dot);
     table = table.substr(dot + 1);
+  }
+  if (!config.target.cluster.empty()) {
+    // On a cluster the state table is one replicated table on every node, which the checkpoint
+    // store makes (its Load makes the table, with retries); the CREATE of this store would make
+    // a local table on target.host if it came first (`rowbridge snapshot` before any `run`).
+    state::ClickHouseStateStore(endpoints::TargetClientOptions(config.target), database, table, job,
+                                config.target.cluster)
+        .Load();
   }
   return std::make_unique<ClickHouseStore>(endpoints::TargetClientOptions(config.target), database,
                                            table, job);

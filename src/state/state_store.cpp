@@ -11,6 +11,7 @@
 
 #include "clickhouse/columns/numeric.h"
 #include "clickhouse/columns/string.h"
+#include "clickhouse/select_number.h"
 #include "clickhouse/sql_quote.h"
 #include "common/error.h"
 #include "common/write_fence.h"
@@ -106,11 +107,12 @@ void FileStateStore::Save(const Checkpoint& checkpoint) {
 // ---- ClickHouse ----
 
 ClickHouseStateStore::ClickHouseStateStore(clickhouse::ClientOptions options, std::string database,
-                                           std::string table, std::string job)
+                                           std::string table, std::string job, std::string cluster)
     : options_(std::move(options)),
       database_(std::move(database)),
       table_(std::move(table)),
-      job_(std::move(job)) {}
+      job_(std::move(job)),
+      cluster_(std::move(cluster)) {}
 
 std::string ClickHouseStateStore::Describe() const {
   return fmt::format("ClickHouse table {}.{} (job {})", database_, table_, job_);
@@ -127,12 +129,51 @@ clickhouse::Client& ClickHouseStateStore::client() {
 
 void ClickHouseStateStore::EnsureTable() {
   if (table_checked_) return;
-  client().Execute("CREATE DATABASE IF NOT EXISTS " + clickhouse::QuoteIdentifier(database_));
+  const std::string on_cluster =
+      cluster_.empty() ? "" : " ON CLUSTER " + clickhouse::QuoteIdentifier(cluster_);
+  std::string engine = "ReplacingMergeTree(seq)";
+  if (!cluster_.empty()) {
+    // One replication group over the whole cluster (no {shard} in the path): every host keeps
+    // every checkpoint. {shard}-{replica} is unique even where replica names repeat per shard.
+    engine = fmt::format(
+        "ReplicatedReplacingMergeTree({}, '{{shard}}-{{replica}}', seq)",
+        clickhouse::QuoteString("/clickhouse/rowbridge_state/" + database_ + "/" + table_));
+    const uint64_t hosts = clickhouse::SelectUInt64(
+        client(), fmt::format("SELECT toUInt64(count()) FROM system.clusters WHERE cluster = {}",
+                              clickhouse::QuoteString(cluster_)));
+    if (hosts == 0) {
+      Fail(ErrorCode::kConfig,
+           "target.cluster is {}, but ClickHouse at {} has no such cluster in system.clusters "
+           "(remote_servers in its configuration)",
+           cluster_, client().peer());
+    }
+    if (hosts >= 2) {
+      save_options_.settings.SetUInt("insert_quorum", 2);
+      // Below the connection's read timeout, so the server's answer comes first.
+      save_options_.settings.SetUInt("insert_quorum_timeout",
+                                     static_cast<uint64_t>(options_.tcp.read_timeout.count() / 2));
+    }
+  }
+  if (!cluster_.empty() && TableExists()) {
+    // ON CLUSTER waits for every host: a start while one is down must not wait for it in vain.
+    table_checked_ = true;
+    return;
+  }
+  client().Execute("CREATE DATABASE IF NOT EXISTS " + clickhouse::QuoteIdentifier(database_) +
+                   on_cluster);
   client().Execute(fmt::format(
-      "CREATE TABLE IF NOT EXISTS {} (job String, checkpoint String, saved_at DateTime, seq "
-      "UInt64) ENGINE = ReplacingMergeTree(seq) ORDER BY job",
-      clickhouse::QuoteQualified(database_, table_)));
+      "CREATE TABLE IF NOT EXISTS {}{} (job String, checkpoint String, saved_at DateTime, seq "
+      "UInt64) ENGINE = {} ORDER BY job",
+      clickhouse::QuoteQualified(database_, table_), on_cluster, engine));
   table_checked_ = true;
+}
+
+bool ClickHouseStateStore::TableExists() {
+  return clickhouse::SelectUInt64(
+             client(),
+             fmt::format("SELECT toUInt64(count()) FROM system.tables WHERE "
+                         "database = {} AND name = {}",
+                         clickhouse::QuoteString(database_), clickhouse::QuoteString(table_))) > 0;
 }
 
 RetryPolicy StateStoreRetryPolicy() {
@@ -190,7 +231,8 @@ void ClickHouseStateStore::SaveOnce(const Checkpoint& checkpoint, uint64_t seq) 
   client().Execute(
       fmt::format("INSERT INTO {} (job, checkpoint, saved_at, seq) SELECT {}, {}, now(), {}",
                   clickhouse::QuoteQualified(database_, table_), clickhouse::QuoteString(job_),
-                  clickhouse::QuoteString(checkpoint.ToJson()), seq));
+                  clickhouse::QuoteString(checkpoint.ToJson()), seq),
+      save_options_);
 }
 
 std::unique_ptr<StateStore> MakeStateStore(const config::Config& config) {
@@ -205,7 +247,7 @@ std::unique_ptr<StateStore> MakeStateStore(const config::Config& config) {
     table = table.substr(dot + 1);
   }
   return std::make_unique<ClickHouseStateStore>(endpoints::TargetClientOptions(config.target),
-                                                database, table, job);
+                                                database, table, job, config.target.cluster);
 }
 
 }  // namespace rowbridge::state

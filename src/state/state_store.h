@@ -4,6 +4,13 @@
 //                         `<target database>.rowbridge_state` (or state.table), a
 //                         ReplacingMergeTree(seq) ordered by job, read with FINAL. The table is
 //                         created if missing. Every save inserts a row with a larger seq.
+//                         With target.cluster the table is made ON CLUSTER as one
+//                         ReplicatedReplacingMergeTree whose replicas are every host of the
+//                         cluster (ZooKeeper path /clickhouse/rowbridge_state/<db>/<table>,
+//                         replica '{shard}-{replica}'), so each host holds every checkpoint and
+//                         any of them can be target.host; a save waits for two of them
+//                         (insert_quorum=2, when the cluster has two hosts or more), so that
+//                         losing any one host loses no saved checkpoint.
 //   FileStateStore        (state.store: file) `<state.path>/rowbridge-<job>.checkpoint.json`,
 //                         replaced atomically: written to a temporary file, fsynced, renamed over
 //                         the old one, and the directory fsynced, so a crash leaves either the old
@@ -57,8 +64,9 @@ RetryPolicy StateStoreRetryPolicy();
 class ClickHouseStateStore : public StateStore {
  public:
   // Uses its own connection, opened on first use (and again after a failure).
+  // `cluster`: target.cluster ("" for one server).
   ClickHouseStateStore(clickhouse::ClientOptions options, std::string database, std::string table,
-                       std::string job);
+                       std::string job, std::string cluster = {});
   // Creates the state table if it does not exist.
   void EnsureTable();
   std::optional<Checkpoint> Load() override;
@@ -68,6 +76,7 @@ class ClickHouseStateStore : public StateStore {
  private:
   clickhouse::Client& client();
   std::optional<Checkpoint> LoadOnce();
+  bool TableExists();  // on the connected host
   void SaveOnce(const Checkpoint& checkpoint, uint64_t seq);
   RetryOptions RetryOptionsForStore();
 
@@ -75,6 +84,8 @@ class ClickHouseStateStore : public StateStore {
   std::string database_;
   std::string table_;
   std::string job_;
+  std::string cluster_;
+  clickhouse::QueryOptions save_options_;  // insert_quorum on a cluster
   std::unique_ptr<clickhouse::Client> client_;
   uint64_t last_seq_ = 0;
   bool table_checked_ = false;

@@ -7,6 +7,7 @@
 
 #include "clickhouse/columns/numeric.h"
 #include "clickhouse/columns/string.h"
+#include "clickhouse/select_number.h"
 #include "clickhouse/sql_quote.h"
 #include "common/error.h"
 
@@ -121,12 +122,7 @@ std::vector<std::string> TargetCatalog::WriteRestrictions() {
 }
 
 uint64_t TargetCatalog::SelectNumber(const std::string& sql) {
-  uint64_t number = 0;
-  client().Select(sql, [&](clickhouse::Block& block) {
-    if (block.RowCount() > 0) number = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0)).At(0);
-    return true;
-  });
-  return number;
+  return clickhouse::SelectUInt64(client(), sql);
 }
 
 uint64_t TargetCatalog::RowCount(const std::string& database, const std::string& table) {
@@ -134,22 +130,33 @@ uint64_t TargetCatalog::RowCount(const std::string& database, const std::string&
       fmt::format("SELECT toUInt64(count()) FROM {}", clickhouse::QuoteQualified(database, table)));
 }
 
-uint64_t TargetCatalog::PartsWithoutColumn(const std::string& database, const std::string& table,
-                                           const std::string& column) {
+std::string TargetCatalog::PartsWithoutColumnSql(const std::string& database,
+                                                 const std::string& table,
+                                                 const std::string& column) {
   const std::string where =
       fmt::format("database = {} AND table = {} AND active", clickhouse::QuoteString(database),
                   clickhouse::QuoteString(table));
-  return SelectNumber(fmt::format(
+  return fmt::format(
       "SELECT toUInt64(count()) FROM system.parts WHERE {0} AND name NOT IN (SELECT name FROM "
       "system.parts_columns WHERE {0} AND column = {1})",
-      where, clickhouse::QuoteString(column)));
+      where, clickhouse::QuoteString(column));
+}
+
+uint64_t TargetCatalog::PartsWithoutColumn(const std::string& database, const std::string& table,
+                                           const std::string& column) {
+  return SelectNumber(PartsWithoutColumnSql(database, table, column));
+}
+
+std::string TargetCatalog::PendingMutationsSql(const std::string& database,
+                                               const std::string& table) {
+  return fmt::format(
+      "SELECT toUInt64(count()) FROM system.mutations WHERE database = {} AND table = {} AND "
+      "is_done = 0",
+      clickhouse::QuoteString(database), clickhouse::QuoteString(table));
 }
 
 uint64_t TargetCatalog::PendingMutations(const std::string& database, const std::string& table) {
-  return SelectNumber(fmt::format(
-      "SELECT toUInt64(count()) FROM system.mutations WHERE database = {} AND table = {} AND "
-      "is_done = 0",
-      clickhouse::QuoteString(database), clickhouse::QuoteString(table)));
+  return SelectNumber(PendingMutationsSql(database, table));
 }
 
 uint64_t TargetCatalog::MaxVersion(const std::string& database, const std::string& table,

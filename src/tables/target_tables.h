@@ -35,6 +35,7 @@ class TargetCatalog {
 
   // The admin connection (connected on first use, reconnected after a failure).
   clickhouse::Client& client();
+  const clickhouse::ClientOptions& options() const { return options_; }
   const clickhouse::ServerFeatures& features();
 
   // The writable and non-writable columns of db.table (system.columns, in table order), or
@@ -62,6 +63,10 @@ class TargetCatalog {
                               const std::string& column);
   // How many mutations of the table have not finished.
   uint64_t PendingMutations(const std::string& database, const std::string& table);
+  // The queries of the two above (one UInt64), for running them on other hosts of a cluster.
+  static std::string PartsWithoutColumnSql(const std::string& database, const std::string& table,
+                                           const std::string& column);
+  static std::string PendingMutationsSql(const std::string& database, const std::string& table);
   // Every version >= `from` in the table, ascending, with repeats.
   std::vector<uint64_t> VersionsFrom(const std::string& database, const std::string& table,
                                      const std::string& version_column, uint64_t from);

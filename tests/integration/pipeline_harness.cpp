@@ -408,10 +408,10 @@ std::string ChangelogLatestRows(const ClickHouseAddress& ch, const std::string& 
                                 const std::string& version_column) {
   const std::string t = "`" + database + "`.`" + table + "`";
   return RunClickHouseSql(ch, "SELECT substring(" + ClickHouseConcat(columns) + ", 2) FROM " + t +
-                                  " WHERE (`" + key + "`, `" + version_column + "`) IN (SELECT `" +
-                                  key + "`, max(`" + version_column + "`) FROM " + t +
-                                  " GROUP BY `" + key + "`) AND `" + event_type_column +
-                                  "` != 'delete' ORDER BY `" + key + "`");
+                                  " WHERE (`" + key + "`, `" + version_column +
+                                  "`) GLOBAL IN (SELECT `" + key + "`, max(`" + version_column +
+                                  "`) FROM " + t + " GROUP BY `" + key + "`) AND `" +
+                                  event_type_column + "` != 'delete' ORDER BY `" + key + "`");
 }
 
 }  // namespace rowbridge::testing

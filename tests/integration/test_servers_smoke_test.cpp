@@ -311,5 +311,44 @@ TEST(ScopedClickHouse, KeepsItsDataAndPortsAcrossRestartAndCrash) {
             "[1,2]\n");
 }
 
+// testservers.sh --cluster: two shards, the second with two replicas, macros per node, ON CLUSTER
+// DDL through ZooKeeper, replication between the replicas, and a node that stops and comes back
+// on its data and ports.
+TEST(ScopedClickHouseCluster, ShardsReplicateAndANodeComesBack) {
+  ScopedCluster cluster;
+  ASSERT_EQ(cluster.size(), 3u);
+  EXPECT_EQ(cluster.Sql(0,
+                        "SELECT shard_num, replica_num, port FROM system.clusters WHERE cluster "
+                        "= '" +
+                            cluster.name() + "' ORDER BY shard_num, replica_num"),
+            "1\t1\t" + std::to_string(cluster.node(0).port) + "\n2\t1\t" +
+                std::to_string(cluster.node(1).port) + "\n2\t2\t" +
+                std::to_string(cluster.node(2).port) + "\n");
+  for (size_t n = 0; n < 3; ++n) {
+    EXPECT_EQ(cluster.Sql(n, "SELECT substitution FROM system.macros ORDER BY macro"),
+              std::string(n == 0   ? "node1\n01\n"
+                          : n == 1 ? "node2\n02\n"
+                                   : "node3\n02\n"));
+  }
+  const std::string on = " ON CLUSTER " + cluster.name();
+  cluster.Sql(0, "CREATE DATABASE smoke" + on + ";" + "CREATE TABLE smoke.t_local" + on +
+                     " (id UInt32) ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/smoke/"
+                     "t_local', '{replica}') ORDER BY id;" +
+                     "CREATE TABLE smoke.t" + on + " AS smoke.t_local ENGINE = Distributed(" +
+                     cluster.name() + ", smoke, t_local, id)");
+  cluster.Sql(0, "SET insert_distributed_sync = 1; INSERT INTO smoke.t VALUES (1), (2), (3), (4)");
+  EXPECT_EQ(cluster.Sql(0, "SELECT count() FROM smoke.t_local"), "2\n");
+  cluster.Sql(2, "SYSTEM SYNC REPLICA smoke.t_local");
+  EXPECT_EQ(cluster.Sql(2, "SELECT groupArray(id) FROM (SELECT id FROM smoke.t_local ORDER BY id)"),
+            "[1,3]\n");
+  cluster.StopNode(1);
+  EXPECT_THROW(cluster.Sql(1, "SELECT 1"), Error);
+  cluster.Sql(0, "SET insert_distributed_sync = 1; INSERT INTO smoke.t VALUES (5)");
+  cluster.Start();
+  cluster.Sql(1, "SYSTEM SYNC REPLICA smoke.t_local");
+  EXPECT_EQ(cluster.Sql(1, "SELECT groupArray(id) FROM (SELECT id FROM smoke.t_local ORDER BY id)"),
+            "[1,3,5]\n");
+}
+
 }  // namespace
 }  // namespace rowbridge::testing

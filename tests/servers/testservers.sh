@@ -8,7 +8,7 @@
 #
 # As a command:
 #   testservers.sh start [--source=FLAVOR] [--mariadb-opt=OPT]... [--no-mariadb]
-#                        [--no-clickhouse] [--zookeeper] [--owner-pid=PID] DIR
+#                        [--no-clickhouse] [--zookeeper] [--cluster] [--owner-pid=PID] DIR
 #       Starts the servers and returns once each answers `SELECT 1`. Starting again on a DIR whose
 #       servers were stopped restarts them on the same data and ports (for restart tests); extra
 #       --mariadb-opt options of the first start are kept and new ones are appended. With
@@ -24,8 +24,13 @@
 #       --zookeeper (or ROWBRIDGE_TEST_ZK=1) also starts a standalone ZooKeeper (Debian's
 #       zookeeper package, run with java) for the ha tests: tickTime 500 ms, so that sessions of
 #       1 s to 10 s are granted, and no admin server.
-#   testservers.sh stop [--kill] [--only=mariadb|clickhouse|zookeeper] [--remove] DIR
-#       TERM, wait, then KILL. --kill sends KILL at once (crash tests). --remove deletes DIR after.
+#       --cluster also starts a ClickHouse cluster for the cluster tests: a ZooKeeper (as above)
+#       and three clickhouse-server 18.16 nodes forming the cluster `rowbridge_test`, shard 1 =
+#       node1, shard 2 = node2 + node3 (internal_replication), macros {shard} and {replica}. A
+#       second start on the DIR starts the nodes that do not run (after stop --only=cluster-nodeN).
+#   testservers.sh stop [--kill] [--only=mariadb|clickhouse|zookeeper|cluster|cluster-nodeN] [--remove] DIR
+#       TERM, wait, then KILL. --only=cluster stops the cluster's nodes and its ZooKeeper,
+#       --only=cluster-node2 that node alone. --kill sends KILL at once (crash tests). --remove deletes DIR after.
 #   testservers.sh env DIR      prints `export ROWBRIDGE_TEST_...=...` lines, for eval.
 #   testservers.sh mariadb DIR [ARGS]...       the mariadb client, connected as root.
 #   testservers.sh clickhouse DIR [ARGS]...    clickhouse-client, connected.
@@ -51,6 +56,8 @@
 #   ROWBRIDGE_TEST_CH_READONLY_USER                    a read-only ClickHouse user, no password
 #   ROWBRIDGE_TEST_CH_PID
 #   ROWBRIDGE_TEST_ZK_HOSTS/PID                        127.0.0.1:port of ZooKeeper (--zookeeper)
+#   ROWBRIDGE_TEST_CLUSTER_NAME                        the cluster's name (--cluster)
+#   ROWBRIDGE_TEST_CLUSTER_NODE<n>_PORT/HTTP_PORT/PID  node n (1..3): native and HTTP ports, pid
 
 # The servers live in /usr/sbin, which is not on a normal user's PATH on Debian.
 case ":$PATH:" in
@@ -490,7 +497,7 @@ _ts_start_mariadb() {
 # ClickHouse
 
 _ts_write_clickhouse_config() {
-  local c="$1" tcp="$2" http="$3" authpw="$4" tls="$5"
+  local c="$1" tcp="$2" http="$3" authpw="$4" tls="$5" extra="${6:-}"
   cat >"$c/config.xml" <<EOF
 <?xml version="1.0"?>
 <!-- A throwaway ClickHouse for rowbridge tests; written by tests/servers/testservers.sh. -->
@@ -530,6 +537,7 @@ _ts_write_clickhouse_config() {
   <mark_cache_size>268435456</mark_cache_size>
   <uncompressed_cache_size>268435456</uncompressed_cache_size>
   <mlock_executable>false</mlock_executable>
+$extra
 </yandex>
 EOF
   cat >"$c/users.xml" <<EOF
@@ -707,6 +715,131 @@ _ts_try_zookeeper() {
   _ts_wait_zookeeper "$z" "$(cat "$z/pid")"
 }
 
+
+# ---------------------------------------------------------------------------------------------
+# ClickHouse cluster (--cluster)
+#
+# Three clickhouse-server processes in DIR/cluster/node1..3 and the ZooKeeper of DIR/zookeeper,
+# forming the cluster `rowbridge_test`: shard 1 is node1 alone, shard 2 is node2 and node3
+# (internal_replication true: a Distributed table writes a row to one replica, the Replicated
+# table copies it). Macros per node: shard (01, 02) and replica (node1..3, unique in the whole
+# cluster). Every node listens on 127.0.0.1 only, with its own native, HTTP and interserver
+# ports; ON CLUSTER DDL goes through ZooKeeper (/clickhouse/task_queue/ddl).
+
+_TS_CLUSTER_NAME=rowbridge_test
+_TS_CLUSTER_NODES=(1 2 3)
+_ts_cluster_shard() { if (($1 == 1)); then echo 01; else echo 02; fi; }
+
+_ts_cluster_node_ok() {
+  [[ "$(clickhouse-client --host 127.0.0.1 --port "$(cat "$1/port")" -q 'SELECT 1' 2>/dev/null)" == 1 ]]
+}
+
+_ts_wait_cluster_node() {
+  _ts_wait_server "clickhouse-server $(basename "$1")" "$2" "Address already in use" \
+    _ts_cluster_node_ok "$1" "$1/stdout.log" "$1/log/clickhouse-server.err.log"
+}
+
+# The XML every node adds to the single server's config: the cluster, ZooKeeper, its macros.
+_ts_cluster_extra_config() {
+  local cl="$1" node="$2" zk_port="$3" n
+  echo "  <interserver_http_port>$(cat "$cl/node$node/interserver_port")</interserver_http_port>"
+  echo "  <interserver_http_host>127.0.0.1</interserver_http_host>"
+  echo "  <remote_servers><$_TS_CLUSTER_NAME>"
+  echo "    <shard><internal_replication>true</internal_replication>"
+  echo "      <replica><host>127.0.0.1</host><port>$(cat "$cl/node1/port")</port></replica></shard>"
+  echo "    <shard><internal_replication>true</internal_replication>"
+  for n in 2 3; do
+    echo "      <replica><host>127.0.0.1</host><port>$(cat "$cl/node$n/port")</port></replica>"
+  done
+  echo "    </shard>"
+  echo "  </$_TS_CLUSTER_NAME></remote_servers>"
+  echo "  <zookeeper><node><host>127.0.0.1</host><port>$zk_port</port></node>"
+  echo "    <session_timeout_ms>10000</session_timeout_ms></zookeeper>"
+  echo "  <macros><shard>$(_ts_cluster_shard "$node")</shard><replica>node$node</replica></macros>"
+  echo "  <distributed_ddl><path>/clickhouse/task_queue/ddl</path></distributed_ddl>"
+}
+
+# One try at a new cluster: free ports for every node, configs, launch all, wait for all (see
+# _ts_on_free_ports). A node whose port was taken stops the others, so the next try starts afresh.
+_ts_try_cluster() {
+  local dir="$1" cl="$1/cluster" node rc=0
+  shift
+  local -a taken=("$@")
+  for node in "${_TS_CLUSTER_NODES[@]}"; do
+    local d="$cl/node$node" port
+    mkdir -p "$d"
+    for port in port http_port interserver_port tls_port; do
+      _ts_free_port "${taken[@]}" >"$d/$port"
+      taken+=("$(cat "$d/$port")")
+    done
+  done
+  for node in "${_TS_CLUSTER_NODES[@]}"; do
+    local d="$cl/node$node"
+    _ts_write_clickhouse_config "$d" "$(cat "$d/port")" "$(cat "$d/http_port")" \
+      "$(cat "$cl/auth_password")" "$(cat "$d/tls_port")" \
+      "$(_ts_cluster_extra_config "$cl" "$node" "$(cat "$dir/zookeeper/port")")"
+    _ts_launch_clickhouse "$d"
+  done
+  for node in "${_TS_CLUSTER_NODES[@]}"; do
+    _ts_wait_cluster_node "$cl/node$node" "$(cat "$cl/node$node/pid")" || rc=$?
+    ((rc == 0)) || break
+  done
+  if ((rc != 0)); then
+    for node in "${_TS_CLUSTER_NODES[@]}"; do
+      _ts_stop_pid "clickhouse-server node$node" "$(cat "$cl/node$node/pid")" \
+        "$cl/node$node/config.xml" 1 || true
+    done
+  fi
+  return "$rc"
+}
+
+# Starts the cluster's ZooKeeper and nodes that do not run (all of them the first time; after
+# `stop --only=cluster-nodeN`, that node again on its data and ports).
+_ts_start_cluster() {
+  local dir="$1" cl="$1/cluster" node
+  shift
+  mkdir -p "$cl"
+  if ! _ts_is_ours "$(cat "$dir/zookeeper/pid" 2>/dev/null)" "$dir/zookeeper/zoo.cfg"; then
+    _ts_start_zookeeper "$dir" "$@"
+  fi
+  if [[ ! -f "$cl/initialized" ]]; then
+    [[ -s "$cl/auth_password" ]] || _ts_random_password >"$cl/auth_password"
+    [[ -f "$cl/ssl/server-cert.pem" ]] || _ts_make_certs "$cl/ssl"
+    for node in "${_TS_CLUSTER_NODES[@]}"; do
+      mkdir -p "$cl/node$node"
+      ln -sfn "$cl/ssl" "$cl/node$node/ssl"
+    done
+    _ts_on_free_ports "the ClickHouse cluster" "$cl/node1/config.xml" _ts_try_cluster "$dir" \
+      "$@" "$(cat "$dir/zookeeper/port")"
+    touch "$cl/initialized"
+    return 0
+  fi
+  local -a started=()
+  for node in "${_TS_CLUSTER_NODES[@]}"; do
+    local d="$cl/node$node"
+    _ts_is_ours "$(cat "$d/pid" 2>/dev/null)" "$d/config.xml" && continue
+    _ts_launch_clickhouse "$d"
+    started+=("$node")
+  done
+  for node in "${started[@]}"; do
+    _ts_wait_cluster_node "$cl/node$node" "$(cat "$cl/node$node/pid")" ||
+      _ts_die "clickhouse-server node$node did not restart (config $cl/node$node/config.xml)"
+  done
+}
+
+# Stops the nodes named (1 2 3 by default).
+_ts_stop_cluster() {
+  local dir="$1" kill_now="$2" node rc=0
+  shift 2
+  for node in "$@"; do
+    local d="$dir/cluster/node$node"
+    [[ -f "$d/pid" ]] || continue
+    _ts_stop_pid "clickhouse-server node$node" "$(cat "$d/pid")" "$d/config.xml" "$kill_now" ||
+      rc=1
+  done
+  return "$rc"
+}
+
 # ---------------------------------------------------------------------------------------------
 # Commands
 
@@ -759,6 +892,18 @@ _ts_write_env() {
       printf 'export ROWBRIDGE_TEST_ZK_HOSTS=127.0.0.1:%q\n' "$(cat "$dir/zookeeper/port")"
       printf 'export ROWBRIDGE_TEST_ZK_PID=%q\n' "$(cat "$dir/zookeeper/pid")"
     fi
+    if [[ -f "$dir/cluster/initialized" ]]; then
+      local node
+      printf 'export ROWBRIDGE_TEST_CLUSTER_NAME=%q\n' "$_TS_CLUSTER_NAME"
+      for node in "${_TS_CLUSTER_NODES[@]}"; do
+        printf 'export ROWBRIDGE_TEST_CLUSTER_NODE%s_PORT=%q\n' "$node" \
+          "$(cat "$dir/cluster/node$node/port")"
+        printf 'export ROWBRIDGE_TEST_CLUSTER_NODE%s_HTTP_PORT=%q\n' "$node" \
+          "$(cat "$dir/cluster/node$node/http_port")"
+        printf 'export ROWBRIDGE_TEST_CLUSTER_NODE%s_PID=%q\n' "$node" \
+          "$(cat "$dir/cluster/node$node/pid")"
+      done
+    fi
   } >"$dir/env"
 }
 
@@ -777,7 +922,7 @@ _ts_start_watchdog() {
 
 testservers_start() (
   set -euo pipefail
-  local mariadb=1 clickhouse=1 zookeeper="${ROWBRIDGE_TEST_ZK:-0}" owner="" dir="" arg
+  local mariadb=1 clickhouse=1 zookeeper="${ROWBRIDGE_TEST_ZK:-0}" cluster=0 owner="" dir="" arg
   local flavor="${ROWBRIDGE_TEST_SOURCE:-mariadb}"
   local -a new_opts=()
   for arg in "$@"; do
@@ -787,13 +932,15 @@ testservers_start() (
       --no-mariadb) mariadb=0 ;;
       --no-clickhouse) clickhouse=0 ;;
       --zookeeper) zookeeper=1 ;;
+      --cluster) cluster=1 ;;
       --owner-pid=*) owner="${arg#--owner-pid=}" ;;
       -*) _ts_die "start: unknown option $arg" ;;
       *) [[ -z "$dir" ]] || _ts_die "start: more than one DIR given ($dir, $arg)"; dir="$arg" ;;
     esac
   done
   [[ -n "$dir" ]] || _ts_die "start: DIR is required"
-  ((mariadb || clickhouse || zookeeper)) || _ts_die "start: nothing to start"
+  ((mariadb || clickhouse || zookeeper || cluster)) || _ts_die "start: nothing to start"
+  ((zookeeper && cluster)) && _ts_die "start: --cluster starts its own ZooKeeper; drop --zookeeper"
   _ts_check_flavor "$flavor"
   dir="$(_ts_abs_dir "$dir")"
   rm -f "$dir/stopped"
@@ -817,6 +964,7 @@ testservers_start() (
   ((mariadb)) && started+=(mariadb)
   ((clickhouse)) && started+=(clickhouse)
   ((zookeeper)) && started+=(zookeeper)
+  ((cluster)) && started+=(cluster)
   trap 'rc=$?; if ((rc)); then
           _ts_log "start failed (status $rc); stopping what it started in $dir"
           for kind in "${started[@]}"; do
@@ -852,12 +1000,18 @@ testservers_start() (
     _ts_start_zookeeper "$dir" $(cat "$dir/mariadb/port" "$dir/clickhouse/port" \
       "$dir/clickhouse/http_port" "$dir/clickhouse/tls_port" 2>/dev/null || true)
   fi
+  if ((cluster)); then
+    # shellcheck disable=SC2046  # one port a word
+    _ts_start_cluster "$dir" $(cat "$dir/mariadb/port" "$dir/clickhouse/port" \
+      "$dir/clickhouse/http_port" "$dir/clickhouse/tls_port" 2>/dev/null || true)
+  fi
   _ts_write_env "$dir"
   if [[ -n "$owner" ]]; then _ts_start_watchdog "$dir" "$owner" "$self"; fi
   local what=()
   ((mariadb)) && what+=("$(_ts_flavor "$dir") on 127.0.0.1:$(cat "$dir/mariadb/port")")
   ((clickhouse)) && what+=("ClickHouse on 127.0.0.1:$(cat "$dir/clickhouse/port")")
   ((zookeeper)) && what+=("ZooKeeper on 127.0.0.1:$(cat "$dir/zookeeper/port")")
+  ((cluster)) && what+=("a ClickHouse cluster on 127.0.0.1:$(cat "$dir"/cluster/node*/port | paste -sd,)")
   _ts_log "started ${what[*]} in $((SECONDS - t0))s (dir $dir)"
 )
 
@@ -880,7 +1034,12 @@ testservers_stop() (
     _ts_stop_pid clickhouse-server "$(cat "$dir/clickhouse/pid")" "$dir/clickhouse/config.xml" \
       "$kill_now" || rc=1
   fi
-  if [[ -z "$only" || "$only" == zookeeper ]] && [[ -f "$dir/zookeeper/pid" ]]; then
+  if [[ -z "$only" || "$only" == cluster ]]; then
+    _ts_stop_cluster "$dir" "$kill_now" "${_TS_CLUSTER_NODES[@]}" || rc=1
+  elif [[ "$only" == cluster-node[1-3] ]]; then
+    _ts_stop_cluster "$dir" "$kill_now" "${only#cluster-node}" || rc=1
+  fi
+  if [[ -z "$only" || "$only" == zookeeper || "$only" == cluster ]] && [[ -f "$dir/zookeeper/pid" ]]; then
     _ts_stop_pid zookeeper "$(cat "$dir/zookeeper/pid")" "$dir/zookeeper/zoo.cfg" "$kill_now" ||
       rc=1
   fi

@@ -176,6 +176,7 @@ void StartInDir(const std::filesystem::path& dir, const std::string& kind,
   if (kind != "mariadb") args.push_back("--no-mariadb");
   if (kind != "clickhouse") args.push_back("--no-clickhouse");
   if (kind == "zookeeper") args.push_back("--zookeeper");
+  if (kind == "cluster") args.push_back("--cluster");
   for (const auto& option : mariadbd_options) args.push_back("--mariadb-opt=" + option);
   args.push_back(dir.string());
   try {
@@ -185,6 +186,11 @@ void StartInDir(const std::filesystem::path& dir, const std::string& kind,
     if (kind == "mariadb") logs = {dir / "mariadb" / "install.log", dir / "mariadb" / "error.log"};
     if (kind == "clickhouse")
       logs.push_back(dir / "clickhouse" / "log" / "clickhouse-server.err.log");
+    if (kind == "cluster") {
+      logs = {dir / "zookeeper" / "stdout.log"};
+      for (const char* node : {"node1", "node2", "node3"})
+        logs.push_back(dir / "cluster" / node / "log" / "clickhouse-server.err.log");
+    }
     std::string message = fmt::format("{} failed to start in {}: {}", kind, dir.string(), e.what());
     for (const auto& log : logs) {
       std::string tail = TailOf(log, 25);
@@ -382,6 +388,41 @@ void ScopedZooKeeper::Start() {
   hosts_ = ValueFromEnvFile(env, "ROWBRIDGE_TEST_ZK_HOSTS");
   pid_ = PidFrom(ValueFromEnvFile(env, "ROWBRIDGE_TEST_ZK_PID"));
   if (hosts_.empty()) Fail(ErrorCode::kConfig, "{}: no ZooKeeper", EnvSource());
+}
+
+ScopedCluster::ScopedCluster() : ScopedServer("cluster") {
+  Start();
+}
+
+void ScopedCluster::Start() {
+  const std::string env = Launch();
+  name_ = ValueFromEnvFile(env, "ROWBRIDGE_TEST_CLUSTER_NAME");
+  if (name_.empty()) Fail(ErrorCode::kConfig, "{}: no cluster", EnvSource());
+  nodes_.clear();
+  for (int n = 1; n <= 3; ++n) {
+    const std::string prefix = "ROWBRIDGE_TEST_CLUSTER_NODE" + std::to_string(n);
+    const std::string port = prefix + "_PORT", http_port = prefix + "_HTTP_PORT";
+    ClickHouseAddress a;
+    a.host = "127.0.0.1";
+    a.port = PortFrom(ValueFromEnvFile(env, port), port.c_str());
+    a.http_port = PortFrom(ValueFromEnvFile(env, http_port), http_port.c_str());
+    a.user = "default";
+    a.pid = PidFrom(ValueFromEnvFile(env, prefix + "_PID"));
+    nodes_.push_back(a);
+  }
+}
+
+void ScopedCluster::StopNode(size_t i) {
+  RunScript({"stop", "--only=cluster-node" + std::to_string(i + 1), Dir().string()});
+}
+
+void ScopedCluster::KillNode(size_t i) {
+  RunScript({"stop", "--kill", "--only=cluster-node" + std::to_string(i + 1), Dir().string()});
+}
+
+ScopedCluster& SharedCluster() {
+  static std::unique_ptr<ScopedCluster> cluster = std::make_unique<ScopedCluster>();
+  return *cluster;
 }
 
 namespace {

@@ -138,6 +138,7 @@ class ScopedServer {
   std::string Launch(const std::vector<std::string>& mariadbd_options = {});
   // "testservers.sh env <dir>", for messages.
   std::string EnvSource() const;
+  const std::filesystem::path& Dir() const { return dir_; }
 
  private:
   const std::string kind_;
@@ -195,6 +196,37 @@ class ScopedZooKeeper : public ScopedServer {
   std::string hosts_;
   int pid_ = 0;
 };
+
+// A ClickHouse cluster of the test's own (testservers.sh --cluster): a ZooKeeper and three
+// clickhouse-server nodes on free ports of 127.0.0.1 forming the cluster name(): shard 1 is
+// node(0), shard 2 is node(1) and node(2) (internal_replication, macros {shard} and {replica}).
+class ScopedCluster : public ScopedServer {
+ public:
+  ScopedCluster();
+
+  const std::string& name() const { return name_; }
+  // Node i (0..2): user `default`, no password.
+  const ClickHouseAddress& node(size_t i) const { return nodes_.at(i); }
+  size_t size() const { return nodes_.size(); }
+  std::string Sql(size_t node, std::string_view sql) const {
+    return RunClickHouseSql(nodes_.at(node), sql);
+  }
+
+  // Stops node i cleanly (TERM), or kills it (KILL).
+  void StopNode(size_t i);
+  void KillNode(size_t i);
+  // Starts every node that does not run, on its data and ports; returns once they answer.
+  void Start();
+
+ private:
+  std::string name_;
+  std::vector<ClickHouseAddress> nodes_;
+};
+
+// The cluster every test of this process shares: started by the first call (ZooKeeper's java and
+// three servers, about ten seconds), stopped when the process exits. Throws rowbridge::Error when
+// it cannot start.
+ScopedCluster& SharedCluster();
 
 // The ZooKeeper every test of this process shares: started by the first call (a few seconds of
 // java), stopped when the process exits. Throws rowbridge::Error when it cannot start (not

@@ -46,6 +46,26 @@ TEST(PipelineConnectionOptions, CompressionAutoIsNoneOnlyOnLoopback) {
   }
 }
 
+// Every query to a cluster target carries the settings that make its inserts synchronous and its
+// reads and check queries work over Distributed tables; a single server gets none.
+TEST(PipelineConnectionOptions, ClusterSettingsOnlyWithACluster) {
+  config::TargetConfig target;
+  target.host = "127.0.0.1";
+  EXPECT_TRUE(TargetClientOptions(target).settings.empty());
+  target.cluster = "main";
+  target.query_timeout = std::chrono::seconds(30);
+  const clickhouse::QuerySettings s = TargetClientOptions(target).settings;
+  ASSERT_NE(s.Find("insert_distributed_sync"), nullptr);
+  EXPECT_EQ(s.Find("insert_distributed_sync")->text, "1");
+  ASSERT_NE(s.Find("distributed_product_mode"), nullptr);
+  EXPECT_EQ(s.Find("distributed_product_mode")->text, "local");
+  ASSERT_NE(s.Find("load_balancing"), nullptr);
+  EXPECT_EQ(s.Find("load_balancing")->text, "in_order");
+  ASSERT_NE(s.Find("distributed_ddl_task_timeout"), nullptr);
+  EXPECT_EQ(s.Find("distributed_ddl_task_timeout")->text, "15");  // half of query_timeout
+  EXPECT_EQ(s.Find("distributed_ddl_task_timeout")->kind, clickhouse::QuerySettings::Kind::kInt);
+}
+
 TEST(EndpointsReportHost, OwnsThisProcessUnlessTheJobRunsWithHa) {
   config::Config config;
   const std::string host = SourceReportHost(config);

@@ -198,6 +198,22 @@ TEST(MappingDdl, ClusterReplicatedAndDistributed) {
             "CREATE DATABASE IF NOT EXISTS `shop` ON CLUSTER `main`");
 }
 
+TEST(MappingDdl, DropAndTruncateReachTheLocalTablesOnACluster) {
+  DdlOptions one;
+  EXPECT_EQ(DropTableStatements("shop", "orders", one),
+            std::vector<std::string>{"DROP TABLE IF EXISTS `shop`.`orders`"});
+  EXPECT_EQ(TruncateTableStatement("shop", "orders", one), "TRUNCATE TABLE `shop`.`orders`");
+  DdlOptions cluster;
+  cluster.cluster = "main";
+  // The Distributed table first: nothing inserts through it into a dropped local table.
+  EXPECT_EQ(
+      DropTableStatements("shop", "orders", cluster),
+      (std::vector<std::string>{"DROP TABLE IF EXISTS `shop`.`orders` ON CLUSTER `main`",
+                                "DROP TABLE IF EXISTS `shop`.`orders_local` ON CLUSTER `main`"}));
+  EXPECT_EQ(TruncateTableStatement("shop", "orders", cluster),
+            "TRUNCATE TABLE `shop`.`orders_local` ON CLUSTER `main`");
+}
+
 TEST(MappingDdl, IdentifiersAreQuoted) {
   EXPECT_EQ(clickhouse::QuoteIdentifier("a`b\\c"), "`a\\`b\\\\c`");
   EXPECT_EQ(clickhouse::QuoteString("it's"), "'it\\'s'");

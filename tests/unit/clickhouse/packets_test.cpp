@@ -158,6 +158,20 @@ TEST(ClickHousePackets, SettingsAreBinaryForOldServersAndTextForNew) {
   EXPECT_EQ(ErrorOf([&] { s.SetUInt("a b", 1); }).code(), ErrorCode::kInvalidArgument);
 }
 
+// A connection's default settings under a query's own: the query's value wins, kind and all.
+TEST(ClickHousePackets, AppliedSettingsReplaceByName) {
+  QuerySettings defaults;
+  defaults.SetUInt("insert_distributed_sync", 1).SetText("load_balancing", "in_order");
+  QuerySettings query;
+  query.SetText("insert_distributed_sync", "0").SetInt("lvl", -2);
+  defaults.Apply(query);
+  ASSERT_EQ(defaults.entries().size(), 3u);
+  EXPECT_EQ(defaults.Find("insert_distributed_sync")->text, "0");
+  EXPECT_EQ(defaults.Find("insert_distributed_sync")->kind, QuerySettings::Kind::kText);
+  EXPECT_EQ(defaults.Find("load_balancing")->text, "in_order");
+  EXPECT_EQ(defaults.Find("lvl")->int_value, -2);
+}
+
 TEST(ClickHousePackets, QueryPacketLayoutAt1816AndAtOurRevision) {
   QuerySettings settings;
   settings.SetUInt("max_threads", 2);
