@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "integration/pipeline_fixture.h"
 #include "integration/pipeline_harness.h"
@@ -73,6 +75,53 @@ TEST_F(PipelineServerId, SecondProcessWithOurServerIdIsRefusedAndTheFirstGoesOn)
   EXPECT_EQ(TargetCount(), "20");
   EXPECT_EQ(first.log().find("4052"), std::string::npos) << first.log();
   EXPECT_EQ(first.Terminate(), 0) << first.log();
+}
+
+// Two jobs (in production one per source, as two instances of the systemd template; here two
+// tables of one source, each job with its own server_id and rules) writing into one ClickHouse
+// database share its state table: each job's checkpoint is a row of its own, so neither reads,
+// overwrites or waits for the other's, also when one is killed and comes back.
+TEST_F(PipelineServerId, TwoJobsShareOneStateTableWithoutInterference) {
+  TestDir dir_a("sid-job-a"), dir_b("sid-job-b");
+  RunMysqlSql(mysql_, "CREATE TABLE `" + source_db_ + "`.u (id INT PRIMARY KEY, v INT NOT NULL)");
+  const PipelineConfig other = Config("  - match: " + source_db_ + ".u\n");
+  ASSERT_NE(other.server_id, config_.server_id);
+  RowbridgeProcess a(dir_a.path(), config_);
+  RowbridgeProcess b(dir_b.path(), other);
+  StartAndWaitForCheckpoint(a);
+  StartAndWaitForCheckpoint(b);
+  auto insert_u = [&](int from, int to) {
+    std::string sql = "INSERT INTO `" + source_db_ + "`.u VALUES ";
+    for (int id = from; id < to; ++id)
+      sql += fmt::format("{}({}, {})", id == from ? "" : ",", id, id);
+    RunMysqlSql(mysql_, sql);
+  };
+  Insert(1, 51);
+  insert_u(1, 31);
+  a.WaitCaughtUp(60s);
+  b.WaitCaughtUp(60s);
+  a.Kill();
+  Insert(51, 61);
+  insert_u(31, 41);
+  b.WaitCaughtUp(60s);
+  a.Start();
+  a.WaitCaughtUp(60s);
+  EXPECT_EQ(TargetCount(), "60");
+  EXPECT_EQ(Trimmed(RunClickHouseSql(ch_, "SELECT count() FROM `" + target_db_ + "`.u FINAL")),
+            "40");
+  const std::optional<state::Checkpoint> ca = a.SavedCheckpoint();
+  const std::optional<state::Checkpoint> cb = b.SavedCheckpoint();
+  ASSERT_TRUE(ca && cb);
+  EXPECT_EQ(ca->replicated_tables, std::vector<std::string>{source_db_ + ".t"});
+  EXPECT_EQ(cb->replicated_tables, std::vector<std::string>{source_db_ + ".u"});
+  EXPECT_EQ(Trimmed(RunClickHouseSql(
+                ch_, fmt::format("SELECT uniqExact(job) FROM `{}`.rowbridge_state WHERE job IN "
+                                 "('{}', '{}')",
+                                 target_db_, config_.server_id, other.server_id))),
+            "2");
+  EXPECT_EQ(b.log().find("4052"), std::string::npos) << b.log();
+  EXPECT_EQ(a.Terminate(), 0) << a.log();
+  EXPECT_EQ(b.Terminate(), 0) << b.log();
 }
 
 TEST_F(PipelineServerId, RestartAfterKill9WaitsOutTheDeadSession) {
