@@ -21,6 +21,8 @@ namespace {
 constexpr int32_t kQueryWasCancelledCode = 394;
 // Capacity the block scratch keeps between blocks.
 constexpr size_t kKeptScratchBytes = size_t{4} << 20;
+// min_insert_block_size_rows/bytes of an all_or_nothing INSERT: never reached.
+constexpr uint64_t kSquashEverything = uint64_t{1} << 62;
 
 // Sends what is gathered in `pending` and empties it (keeping its capacity): the one way gathered
 // bytes are flushed, before a piece that goes from where it lies or at the end of a message.
@@ -137,6 +139,7 @@ void Client::Close() {
   connection_.reset();
   state_ = State::kIdle;
   insert_header_ = Block();
+  all_or_nothing_ = packet_open_ = false;
 }
 
 void Client::Reconnect() {
@@ -331,7 +334,12 @@ class Client::SocketSink : public ByteSink {
 };
 
 void Client::SendData(const Block& block) {
-  WriteDataHeader(out_);
+  if (packet_open_) {
+    out_.String("");  // the rest of the Data packet's header: the table name
+    packet_open_ = false;
+  } else {
+    WriteDataHeader(out_);
+  }
   if (query_compressed_) {
     // Each frame goes to the socket as soon as it is made (see FrameStream's drain).
     frames_.Start(*codec_, out_.mutable_data(),
@@ -344,6 +352,10 @@ void Client::SendData(const Block& block) {
   } else {
     SocketSink sink(out_, *connection_);
     WriteBlock(sink, block, server_.negotiated_revision, block_);
+  }
+  if (all_or_nothing_ && block.RowCount() > 0) {
+    out_.VarUInt(static_cast<uint64_t>(ClientPacket::kData));
+    packet_open_ = true;
   }
   Flush();
   // The scratch holds a block's columns that are not in one buffer (arrays, LowCardinality): one
@@ -477,7 +489,15 @@ Block Client::BeginInsert(std::string_view insert_sql, const QueryOptions& optio
   RequireIdle("BeginInsert");
   CheckWriteFence();
   return Guarded([&] {
-    SendQuery(insert_sql, options);
+    if (options.all_or_nothing) {
+      // Every block squashed into one until the end (see QueryOptions::all_or_nothing).
+      QueryOptions squashed = options;
+      squashed.settings.SetUInt("min_insert_block_size_rows", kSquashEverything);
+      squashed.settings.SetUInt("min_insert_block_size_bytes", kSquashEverything);
+      SendQuery(insert_sql, squashed);
+    } else {
+      SendQuery(insert_sql, options);
+    }
     insert_result_ = QueryResult();
     while (true) {
       packets_->Next(packet_);
@@ -486,6 +506,12 @@ Block Client::BeginInsert(std::string_view insert_sql, const QueryOptions& optio
           if (packet_.block.ColumnCount() > 0) {
             insert_header_ = packet_.block.EmptyLike();
             state_ = State::kInserting;
+            if (options.all_or_nothing) {
+              all_or_nothing_ = packet_open_ = true;
+              out_.Clear();
+              out_.VarUInt(static_cast<uint64_t>(ClientPacket::kData));
+              Flush();
+            }
             return std::move(packet_.block);
           }
           // A header without columns: the server runs the statement itself (INSERT ... SELECT,
@@ -566,6 +592,7 @@ QueryResult Client::EndInsert() {
   return Guarded([&] {
     out_.Clear();
     SendData(Block());
+    all_or_nothing_ = false;
     QueryResult result = ReadResult({}, false);
     result.progress.Add(insert_result_.progress);
     insert_header_ = Block();
@@ -575,6 +602,11 @@ QueryResult Client::EndInsert() {
 
 void Client::CancelInsert() {
   if (state_ != State::kInserting) return;
+  if (all_or_nothing_) {
+    // Cancel would end the INSERT as complete; a truncated packet ends it as failed.
+    Close();
+    return;
+  }
   Guarded([&] {
     out_.Clear();
     WriteCancel(out_);

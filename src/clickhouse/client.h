@@ -78,6 +78,14 @@ struct QueryOptions {
   QuerySettings settings;
   // Overrides ClientOptions::compression for this query.
   std::optional<CompressionMethod> compression;
+  // BeginInsert only: the INSERT is written all or nothing, however many blocks it is sent in.
+  // ClickHouse (18.16 at least) writes the blocks it has received when the connection ends
+  // between two packets, so a client that dies between blocks would leave some of them written.
+  // With this set, the connection stands inside a Data packet from BeginInsert to EndInsert (the
+  // type of the next packet is sent right after each block), so the server sees any early end as
+  // a truncated packet and writes nothing; min_insert_block_size_rows/bytes are raised so that
+  // it squashes every block into one and writes none before the end.
+  bool all_or_nothing = false;
 };
 
 // Everything a query reported besides its data blocks.
@@ -139,7 +147,8 @@ class Client {
   void SendBlock(const Block& block);
   QueryResult EndInsert();
   // Abandons an INSERT begun with BeginInsert: sends Cancel and waits for the server to close
-  // the query. No rows sent in this INSERT should be assumed written or not written.
+  // the query. No rows sent in this INSERT should be assumed written or not written. An
+  // all_or_nothing INSERT is abandoned by closing the connection instead: nothing is written.
   void CancelInsert();
   bool inserting() const { return state_ == State::kInserting; }
 
@@ -190,6 +199,8 @@ class Client {
   bool server_error_ = false;  // the error being thrown is a server exception
   bool reconnect_on_next_call_ = false;
   bool query_compressed_ = false;
+  bool all_or_nothing_ = false;  // the INSERT in progress is (QueryOptions::all_or_nothing)
+  bool packet_open_ = false;     // the type of the next Data packet is sent already
   std::unique_ptr<FrameCodec> codec_;
   Block insert_header_;
   QueryResult insert_result_;

@@ -149,6 +149,9 @@ struct SnapshotConfig {
   uint64_t chunk_rows = 100000;
   uint32_t readers = 3;
   uint32_t writers = 6;
+  // Bytes of row data the copy holds at once, over every table it copies (docs/snapshot.md,
+  // "Memory"); reads are sized to it, so the process stays near 100 MB whatever the row width.
+  uint64_t memory_limit = uint64_t{48} << 20;
   // Copy a table with neither a primary key nor a unique key over NOT NULL columns with one
   // SELECT instead of refusing it (docs/snapshot.md, keyless tables: the caveat).
   bool keyless_single_chunk = false;

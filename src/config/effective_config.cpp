@@ -142,6 +142,7 @@ Json EffectiveConfigJson(const Config& config) {
                       {"chunk_rows", config.snapshot.chunk_rows},
                       {"readers", config.snapshot.readers},
                       {"writers", config.snapshot.writers},
+                      {"memory_limit", FormatSize(config.snapshot.memory_limit)},
                       {"keyless_single_chunk", config.snapshot.keyless_single_chunk}};
   root["batch"] = {{"max_rows", config.batch.max_rows},
                    {"max_bytes", FormatSize(config.batch.max_bytes)},

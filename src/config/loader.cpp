@@ -571,6 +571,7 @@ class Loader {
     m.UInt("chunk_rows", s.chunk_rows, 1, 100000000);
     m.UInt("readers", s.readers, 1, 64);
     m.UInt("writers", s.writers, 1, 64);
+    m.Size("memory_limit", s.memory_limit, 1 << 20, 64ULL << 30);
     m.Bool("keyless_single_chunk", s.keyless_single_chunk);
     m.Finish();
   }

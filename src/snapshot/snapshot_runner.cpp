@@ -38,6 +38,7 @@
 #include "snapshot/chunk_sql.h"
 #include "snapshot/key_compare.h"
 #include "snapshot/progress.h"
+#include "snapshot/read_budget.h"
 #include "snapshot/reconcile.h"
 #include "snapshot/row_arena.h"
 #include "state/state_store.h"
@@ -191,11 +192,15 @@ mapping::TargetBlock TakeBlock(CopiedTable& t, const mapping::ConversionPlan& pl
   return plan.NewBlock();
 }
 
+// A table's writer takes its jobs in order: the parts of a unit, each sent as the next block of
+// the unit's INSERT (begun with the first), then its end, which ends the INSERT and records the
+// unit done. A job may be both (the catch-up's one block).
 struct WriteJob {
   CopiedTable* table = nullptr;
-  std::optional<mapping::TargetBlock> block;
-  UnitRecord unit;
-  uint64_t inserted = 0, updated = 0, deleted = 0;
+  std::optional<mapping::TargetBlock> block;  // rows to send, if any
+  bool end = false;
+  UnitRecord unit;  // the end's record; a part's first_version (the INSERT's query id)
+  uint64_t inserted = 0, updated = 0, deleted = 0;  // the end's
   std::promise<void> done;
 };
 
@@ -294,6 +299,13 @@ struct SnapshotRunner::Impl {
     return std::max<uint32_t>(1, readers / std::max<uint32_t>(1, tables.size()));
   }
   std::unique_ptr<mysql::Connection> ChunkConnection() const;
+  // The row packet bytes one read of a table read on `connections` connections may take: the
+  // memory budget shared by the tables copied at once (read_budget.h).
+  uint64_t ReadBytesPerTable(uint32_t connections) const {
+    const uint32_t at_once = std::min<uint32_t>(std::max<uint32_t>(1, config.snapshot.readers),
+                                                static_cast<uint32_t>(tables.size()));
+    return ReadBytes(config.snapshot.memory_limit, at_once, connections);
+  }
   std::future<void> Submit(std::unique_ptr<WriteJob> job);
   void Finish(CopiedTable& t, const UnitRecord& unit, uint64_t inserted, uint64_t updated,
               uint64_t deleted);
@@ -618,7 +630,9 @@ std::future<void> SnapshotRunner::Impl::Submit(std::unique_ptr<WriteJob> job) {
 }
 
 void SnapshotRunner::Impl::Writer(uint32_t number) {
-  std::unique_ptr<clickhouse::Client> client;
+  // A connection per table with a unit open (tables that share this writer may each have one);
+  // dropping one with its INSERT open writes nothing of it (all_or_nothing).
+  std::map<const CopiedTable*, std::unique_ptr<clickhouse::Client>> clients;
   uint64_t n = 0;
   for (;;) {
     std::unique_ptr<WriteJob> job;
@@ -636,34 +650,43 @@ void SnapshotRunner::Impl::Writer(uint32_t number) {
       job = std::move(*mine);
       queue.erase(mine);
     }
+    CopiedTable& table = *job->table;
     try {
       if (error) Fail(ErrorCode::kInternal, "the copy is stopping after an error");
+      std::unique_ptr<clickhouse::Client>& client = clients[&table];
       if (!client)
         client =
             std::make_unique<clickhouse::Client>(endpoints::TargetClientOptions(config.target));
-      clickhouse::QueryOptions qo;
-      qo.query_id = fmt::format("{}{}-{}-{}", insert_prefix,
-                                std::hash<std::thread::id>{}(std::this_thread::get_id()) % 100000,
-                                n++, job->unit.first_version);
-      client->BeginInsert(job->table->insert_sql, qo);
-      client->SendBlock(job->block->block());
-      client->EndInsert();
-      Finish(*job->table, job->unit, job->inserted, job->updated, job->deleted);
-      job->block->Clear();
-      {
-        std::lock_guard lock(job->table->mutex);
-        job->table->spare_blocks.push_back(std::move(*job->block));
+      if (job->block && job->block->rows() > 0) {
+        if (!client->inserting()) {
+          clickhouse::QueryOptions qo;
+          qo.query_id =
+              fmt::format("{}{}-{}-{}", insert_prefix,
+                          std::hash<std::thread::id>{}(std::this_thread::get_id()) % 100000, n++,
+                          job->unit.first_version);
+          qo.all_or_nothing = true;
+          client->BeginInsert(table.insert_sql, qo);
+        }
+        client->SendBlock(job->block->block());
+        job->block->Clear();
+        std::lock_guard lock(table.mutex);
+        table.spare_blocks.push_back(std::move(*job->block));
+        job->block.reset();
       }
-      job->block.reset();
+      if (job->end) {
+        if (client->inserting()) client->EndInsert();
+        Finish(table, job->unit, job->inserted, job->updated, job->deleted);
+        if (clients.size() > 1) clients.erase(&table);
+      }
       job->done.set_value();
     } catch (const Error& e) {
-      client.reset();
+      clients.erase(&table);
       SetError(e);
       job->done.set_exception(std::current_exception());
     } catch (...) {
-      client.reset();
-      SetError(CurrentExceptionAsError(
-          fmt::format("snapshot writer thread writing {}", job->table->label)));
+      clients.erase(&table);
+      SetError(
+          CurrentExceptionAsError(fmt::format("snapshot writer thread writing {}", table.label)));
       job->done.set_exception(std::current_exception());
     }
   }
@@ -701,7 +724,8 @@ struct FetchedChunk {
   BinaryRows rows;                               // the binary-protocol row packets
   std::vector<mysql::ColumnDefinition> columns;  // of the result set, to read them again
   std::vector<mapping::WireColumn> wire;         // how the server sent them
-  BinlogPoint low, high;  // the SELECT saw the table at a point in [low, high]
+  BinlogPoint low, high;   // the SELECT saw the table at a point in [low, high]
+  bool ends_unit = false;  // the last read of a unit, as dispatched
   std::future<void> done;
 };
 
@@ -778,15 +802,19 @@ std::unique_ptr<mysql::Connection> SnapshotRunner::Impl::ChunkConnection() const
   return sql;
 }
 
-// The copy of one table, chunk by chunk. Each unit is one chunk read at a known binlog point and
-// the table's binlog window up to that point reconciled into it, written as one block with its
-// own versions and recorded in flight while it is written.
+// The copy of one table, read by read, in units. A read is one chunk SELECT at a known binlog
+// point, sized to the memory budget (read_budget.h), with the table's binlog window up to that
+// point reconciled into it; its rows become one block, a part of the current unit. A unit is one
+// INSERT: its parts are sent as they are made (all or nothing: clickhouse::QueryOptions), and it
+// ends after snapshot.chunk_rows rows read, or kMaxUnitBytes, or the table's last read. Only then
+// is it recorded in flight and its INSERT ended, so the progress moves by whole units as before,
+// while what the copy holds is a read or two.
 //
-// With one reader per table the chunk's rows go straight from the result set into the block
+// With one connection per table the rows go straight from the result set into the block
 // (converted while the source sends the rest), and are kept as their row packets only to build
-// the block again in the rare case the binlog window changed rows of this very chunk. With
-// several, chunk ends are found ahead (a scan of the key index) and the next chunks are read on
-// their own connections meanwhile; each block is then built from the kept packets, in key order.
+// the block again in the rare case the binlog window changed rows of that very read. With several,
+// read ends are found ahead (a scan of the key index) and the next reads run on their own
+// connections meanwhile; each block is then built from the kept packets, in key order.
 class SnapshotRunner::Impl::TableCopy {
  public:
   TableCopy(Impl& impl, CopiedTable& t, uint32_t reader, const TableProgress& cursor)
@@ -801,42 +829,66 @@ class SnapshotRunner::Impl::TableCopy {
         text_plan_(PlansFor(t, plans_)),
         limit_(std::max<uint64_t>(1, impl.config.snapshot.chunk_rows)),
         fetchers_(t.key.empty() ? 1 : impl.ReadersPerTable()),
+        sizer_(impl.ReadBytesPerTable(fetchers_), limit_),
         next_lo_(cursor.last_key),
         lo_storage_(t.key.size()),
         hi_storage_(t.key.size()) {}
 
   void Run() {
-    for (;;) {
-      if (impl_.stopping()) break;
-      Unit u = NewUnit();
-      if (fetchers_ > 1) {
-        TakeReadAhead(u);
-      } else {
-        ReadChunk(u);
+    bool last = false;
+    while (!last && !impl_.stopping()) {
+      Unit u;
+      u.first_seq = u.seq = cursor_.next_seq;
+      // The unit's reads; a stop ends the unit early, whole.
+      for (bool more = true; more;) {
+        Read r = NewRead(u);
+        if (fetchers_ > 1) {
+          TakeReadAhead(r);
+        } else {
+          ReadChunk(u, r);
+        }
+        ReconcileWindow(r);
+        FillPart(u, r);
+        SendPart(u, r);
+        if (r.fetched) spare_chunks_.push_back(std::move(r.fetched));
+        u.last = r.last;
+        more = !r.last && !impl_.stopping() && u.bytes < kMaxUnitBytes &&
+               (fetchers_ > 1 ? !r.ends_unit : u.chunk_rows < limit_);
       }
-      ReconcileWindow(u);
-      FillBlock(u);
-      // The previous unit must be written (and recorded) before this one is recorded in flight.
-      if (previous_.valid()) previous_.get();
-      if (impl_.stopping()) break;
-      Write(u);
-      if (u.last) break;
+      EndUnit(u);
+      last = u.last;
     }
+    if (part_sent_.valid()) part_sent_.get();
     if (previous_.valid()) previous_.get();
   }
 
  private:
-  // One chunk on its way to ClickHouse.
+  // One unit: one INSERT, the rows of one or more reads.
   struct Unit {
-    std::unique_ptr<WriteJob> job;
-    uint64_t seq = 0;            // the next version's offset in the table's band
-    uint64_t chunk_version = 0;  // the chunk's rows share it
-    BinlogPoint low, high;       // the chunk was read at a point in [low, high]
+    uint64_t first_seq = 0;   // the first version's offset in the table's band
+    uint64_t seq = 0;         // the next one's
+    uint64_t chunk_rows = 0;  // rows read
+    uint64_t rows = 0;        // rows sent
+    uint64_t bytes = 0;       // row packet bytes read
+    uint64_t inserted = 0, updated = 0, deleted = 0;
+    std::vector<std::string> last_key;  // of the last read that has one
     bool last = false;
-    bool streamed = false;  // the chunk's rows went into the block as they came
-    UnitRecord record;
+  };
+  // One read: a chunk SELECT, and the part of the unit it makes.
+  struct Read {
+    std::unique_ptr<WriteJob> part;  // its block
+    uint64_t chunk_version = 0;      // the read's rows share it
+    uint64_t asked = 0;              // rows the SELECT asked for (0: all, a keyless table)
+    uint64_t rows = 0;               // rows it returned
+    uint64_t bytes = 0;              // their packet bytes
+    uint64_t sent = 0;               // rows of a keyless table sent while it was still read
+    BinlogPoint low, high;           // the read saw the table at a point in [low, high]
+    bool last = false;               // the table's last read
+    bool ends_unit = false;          // read ahead: the unit's last read, as dispatched
+    bool streamed = false;           // its rows went into the block as they came
+    std::vector<std::string> last_key;
     std::unique_ptr<FetchedChunk> fetched;  // read ahead
-    BinaryRows* rows = nullptr;             // the chunk's row packets
+    BinaryRows* packets = nullptr;          // the read's row packets
     const std::vector<mysql::ColumnDefinition>* columns = nullptr;
   };
 
@@ -869,26 +921,26 @@ class SnapshotRunner::Impl::TableCopy {
     };
   }
 
-  // Versions of the unit: the chunk's rows share the first; the emitted window changes follow,
-  // one each. The two touch disjoint keys (the window's at or below lo, the chunk's above), so
-  // only the order among each key's changes matters, and that is binlog order.
-  Unit NewUnit() {
-    Unit u;
-    u.job = std::make_unique<WriteJob>();
-    u.job->table = &t_;
-    u.job->block.emplace(TakeBlock(t_, text_plan_));
-    u.seq = cursor_.next_seq;
-    u.chunk_version = t_.base + u.seq;
-    u.rows = &chunk_;
-    u.columns = &chunk_columns_;
+  // Versions of a read: its rows share the first; the emitted window changes follow, one each.
+  // The two touch disjoint keys (the window's at or below lo, the read's above), so only the
+  // order among each key's changes matters, and that is binlog order.
+  Read NewRead(const Unit& u) {
+    Read r;
+    r.part = std::make_unique<WriteJob>();
+    r.part->table = &t_;
+    r.part->block.emplace(TakeBlock(t_, text_plan_));
+    r.chunk_version = t_.base + u.seq;
+    r.packets = &chunk_;
+    r.columns = &chunk_columns_;
     lo_.clear();
     hi_.clear();
-    return u;
+    return r;
   }
 
-  // Finds the next chunk's end and starts reading it on a connection of its own. Read chunks are
-  // recycled: their row buffers keep their capacity, so a copy does not touch fresh pages (page
-  // faults were a tenth of the copy's CPU) for every chunk.
+  // Finds the next read's end and starts it on a connection of its own. Reads are recycled:
+  // their row buffers keep their capacity, so a copy does not touch fresh pages (page faults
+  // were a tenth of the copy's CPU) for every read. Reads are cut so that units have limit_ rows
+  // as dispatched.
   void ReadAhead() {
     std::unique_ptr<FetchedChunk> f;
     if (spare_chunks_.empty()) {
@@ -903,7 +955,11 @@ class SnapshotRunner::Impl::TableCopy {
     std::vector<Cell> lo_cells = KeyCells(t_, f->lo, storage);
     std::string where =
         lo_cells.empty() ? "" : AfterKeyCondition(t_.key_quoted, lo_cells, t_.collations);
-    FindChunkEnd(where, f->hi);
+    const uint64_t rows = std::min(sizer_.NextRows(), limit_ - dispatched_unit_rows_);
+    dispatched_unit_rows_ += rows;
+    f->ends_unit = dispatched_unit_rows_ >= limit_;
+    if (f->ends_unit) dispatched_unit_rows_ = 0;
+    FindChunkEnd(where, rows, f->hi);
     std::vector<std::string> hi_text(t_.key.size());
     std::vector<Cell> hi_cells = KeyCells(t_, f->hi, hi_text);
     if (!hi_cells.empty()) {
@@ -923,11 +979,11 @@ class SnapshotRunner::Impl::TableCopy {
     fetching_.push_back(std::move(f));
   }
 
-  // The key of the chunk's last row, `limit_` rows on from `where`; empty if fewer are left.
-  void FindChunkEnd(const std::string& where, std::vector<std::string>& hi) {
+  // The key of the read's last row, `rows` rows on from `where`; empty if fewer are left.
+  void FindChunkEnd(const std::string& where, uint64_t rows, std::vector<std::string>& hi) {
     const std::string query = "SELECT " + t_.key_select_list + " FROM " + t_.chunk_from +
                               (where.empty() ? "" : " WHERE " + where) + t_.order_by +
-                              " LIMIT 1 OFFSET " + std::to_string(limit_ - 1);
+                              " LIMIT 1 OFFSET " + std::to_string(rows - 1);
     mysql::ResultSet rs = sql_->Query(query);
     while (rs.Next()) {
       std::array<uint8_t, mapping::kTextCellBufferSize> buffer;
@@ -941,74 +997,99 @@ class SnapshotRunner::Impl::TableCopy {
     }
   }
 
-  // The oldest chunk read ahead, once it is in; more are started to keep fetchers_ in flight.
-  void TakeReadAhead(Unit& u) {
+  // The oldest read ahead, once it is in; more are started to keep fetchers_ in flight.
+  void TakeReadAhead(Read& r) {
     while (!all_dispatched_ && fetching_.size() < fetchers_) ReadAhead();
-    u.fetched = std::move(fetching_.front());
+    r.fetched = std::move(fetching_.front());
     fetching_.pop_front();
-    u.fetched->done.get();
-    u.rows = &u.fetched->rows;
-    u.columns = &u.fetched->columns;
-    encoder_.Bind(u.fetched->wire);
-    u.low = u.fetched->low;
-    u.high = u.fetched->high;
-    lo_ = KeyCells(t_, u.fetched->lo, lo_storage_);
-    hi_ = KeyCells(t_, u.fetched->hi, hi_storage_);
-    u.record.last_key = u.fetched->hi;
-    u.last = u.fetched->hi.empty();
+    r.fetched->done.get();
+    r.packets = &r.fetched->rows;
+    r.columns = &r.fetched->columns;
+    r.rows = r.packets->size();
+    r.bytes = r.packets->bytes();
+    sizer_.Measured(r.rows, r.bytes);
+    encoder_.Bind(r.fetched->wire);
+    r.low = r.fetched->low;
+    r.high = r.fetched->high;
+    lo_ = KeyCells(t_, r.fetched->lo, lo_storage_);
+    hi_ = KeyCells(t_, r.fetched->hi, hi_storage_);
+    r.last_key = r.fetched->hi;
+    r.last = r.fetched->hi.empty();
+    r.ends_unit = r.fetched->ends_unit;
   }
 
-  // The next chunk, after the last key emitted, read on this thread's connection straight into
-  // the block.
-  void ReadChunk(Unit& u) {
+  // The next read, after the last key read, on this thread's connection straight into the block.
+  // A read whose packets pass twice its bytes (rows wider than the ones measured before them) is
+  // cut at that row: the rest of its rows are drained unused, and read by the next read. A
+  // keyless table is one SELECT: its rows are sent in parts of the read's bytes as they come.
+  void ReadChunk(Unit& u, Read& r) {
+    const bool keyed = !t_.key.empty();
     lo_ = KeyCells(t_, cursor_.last_key, lo_storage_);
     std::string query = "SELECT " + t_.select_list + " FROM " + t_.chunk_from;
     if (!lo_.empty()) query += " WHERE " + AfterKeyCondition(t_.key_quoted, lo_, t_.collations);
-    if (!t_.key.empty()) query += t_.order_by + " LIMIT " + std::to_string(limit_);
+    if (keyed) {
+      r.asked = std::min(sizer_.NextRows(), limit_ - u.chunk_rows);
+      query += t_.order_by + " LIMIT " + std::to_string(r.asked);
+    }
+    const uint64_t cut_at = 2 * sizer_.read_bytes();
 
-    u.low = cursor_.high;
+    r.low = cursor_.high;
     chunk_.Clear();
     if (t_.exact_snapshot) {
-      u.high = BeginExactSnapshot(*sql_);
+      r.high = BeginExactSnapshot(*sql_);
     } else {
-      if (u.low.empty()) u.low = PointOf(mysql::CurrentBinlogPosition(*sql_));
+      if (r.low.empty()) r.low = PointOf(mysql::CurrentBinlogPosition(*sql_));
       sql_->Execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
     }
+    bool cut = false;
     {
       mysql::PreparedStatement statement = mysql::PreparedStatement::Prepare(*sql_, query);
       mysql::BinaryResultSet rs = statement.Execute();
       encoder_.Bind(WireColumns(t_, rs));
       chunk_columns_ = rs.columns();
+      uint64_t part_bytes = 0;
       while (rs.Next()) {
-        chunk_.Add(rs.row());
-        text_plan_.AppendRow(encoder_.EncodeRow(rs), *u.job->block,
-                             {mapping::RowKind::kInsert, u.chunk_version});
+        if (cut) continue;
+        const std::string_view packet = rs.row();
+        ++r.rows;
+        r.bytes += packet.size();
+        if (keyed) chunk_.Add(packet);
+        text_plan_.AppendRow(encoder_.EncodeRow(rs), *r.part->block,
+                             {mapping::RowKind::kInsert, r.chunk_version});
+        if (keyed) {
+          cut = chunk_.bytes() >= cut_at;
+        } else if ((part_bytes += packet.size()) >= sizer_.read_bytes()) {
+          r.sent += r.part->block->rows();
+          SendPart(u, r);
+          r.part->block.emplace(TakeBlock(t_, text_plan_));
+          part_bytes = 0;
+        }
       }
     }
-    u.streamed = true;
+    r.streamed = true;
     sql_->Execute("COMMIT");
-    if (!t_.exact_snapshot) u.high = PointOf(mysql::CurrentBinlogPosition(*sql_));
-    u.last = t_.key.empty() || chunk_.size() < limit_;
-    if (!u.last) {
+    if (!t_.exact_snapshot) r.high = PointOf(mysql::CurrentBinlogPosition(*sql_));
+    if (keyed) sizer_.Measured(r.rows, r.bytes);
+    r.last = !keyed || (!cut && r.rows < r.asked);
+    if (!r.last) {
       chunk_.Get(chunk_.size() - 1, chunk_columns_, t_.label, fields_);
       std::span<const Cell> row = encoder_.Encode(fields_);
-      for (size_t i = 0; i < t_.key.size(); ++i)
-        u.record.last_key.push_back(CellHex(row[t_.key[i]]));
-      hi_ = KeyCells(t_, u.record.last_key, hi_storage_);
+      for (size_t i = 0; i < t_.key.size(); ++i) r.last_key.push_back(CellHex(row[t_.key[i]]));
+      hi_ = KeyCells(t_, r.last_key, hi_storage_);
     }
   }
 
-  // The table's binlog changes up to the chunk's reading, judged against its key range.
-  void ReconcileWindow(Unit& u) {
-    if (u.low.empty()) u.low = u.high;  // the first chunk on MariaDB: exact, nothing before it
-    // The window runs from where the previous unit ended. A chunk read in parallel may have been
-    // read before that point: the changes between its reading and that point are applied to its
-    // own keys first (the rest of them were judged with the previous chunks).
-    const BinlogPoint from = cursor_.high.empty() ? u.low : cursor_.high;
+  // The table's binlog changes up to the read, judged against its key range.
+  void ReconcileWindow(Read& r) {
+    if (r.low.empty()) r.low = r.high;  // the first read on MariaDB: exact, nothing before it
+    // The window runs from where the previous read ended. A read made in parallel may have been
+    // made before that point: the changes between its reading and that point are applied to its
+    // own keys first (the rest of them were judged with the previous reads).
+    const BinlogPoint from = cursor_.high.empty() ? r.low : cursor_.high;
     earlier_.clear();
-    if (u.low < from) window_.Read(u.low, from, earlier_rows_, earlier_);
-    if (u.high < from) u.high = from;
-    window_.Read(from, u.high, window_rows_, changes_);
+    if (r.low < from) window_.Read(r.low, from, earlier_rows_, earlier_);
+    if (r.high < from) r.high = from;
+    window_.Read(from, r.high, window_rows_, changes_);
     if (t_.key.empty() && !changes_.empty() && !t_.exact_snapshot) {
       spdlog::warn(
           "snapshot {}: {} changes during the copy of this keyless table are not "
@@ -1020,51 +1101,82 @@ class SnapshotRunner::Impl::TableCopy {
     reconciler_.ReconcileWindow(earlier_, changes_, bounds, emitted_);
   }
 
-  // The block: the chunk's rows (unless already in it), then the emitted window changes, each
-  // with its version; the unit's record.
-  void FillBlock(Unit& u) {
-    WriteJob& job = *u.job;
+  // The read's part: its rows (unless already in the block), then the emitted window changes,
+  // each with its version; the unit's counts.
+  void FillPart(Unit& u, Read& r) {
+    WriteJob& job = *r.part;
     const size_t column_count = t_.text_columns.size();
-    if (!u.streamed || reconciler_.TouchesChunk()) {
-      // Built from the kept row packets, leaving out the rows the window replaced or removed and
-      // adding what it left.
+    if (!r.streamed || reconciler_.TouchesChunk()) {
+      // A keyless table's one read has no window of its own (it starts the table's binlog
+      // window), so nothing ever touches it; its packets are not kept.
+      if (r.sent > 0 || (t_.key.empty() && r.streamed))
+        Fail(ErrorCode::kInternal, "{}: a keyless table's read was touched by its window",
+             t_.label);
+      // Built from the kept row packets, leaving out the rows the window replaced or removed
+      // and adding what it left.
       job.block->Clear();
-      for (size_t r = 0; r < u.rows->size(); ++r) {
-        u.rows->Get(r, *u.columns, t_.label, fields_);
+      for (size_t i = 0; i < r.packets->size(); ++i) {
+        r.packets->Get(i, *r.columns, t_.label, fields_);
         std::span<const Cell> row = encoder_.Encode(fields_);
         if (!reconciler_.Replaced(row))
-          text_plan_.AppendRow(row, *job.block, {mapping::RowKind::kInsert, u.chunk_version});
+          text_plan_.AppendRow(row, *job.block, {mapping::RowKind::kInsert, r.chunk_version});
       }
       window_left_.clear();
       reconciler_.AppendWindowRows(window_left_);
       for (const Emitted& e : window_left_)
         plans_.For(e.row, column_count)
-            .AppendRow(e.row, *job.block, {mapping::RowKind::kInsert, u.chunk_version});
+            .AppendRow(e.row, *job.block, {mapping::RowKind::kInsert, r.chunk_version});
     }
-    job.inserted = job.block->rows();
-    if (job.inserted > 0) ++u.seq;
+    const uint64_t chunk_out = r.sent + job.block->rows();
+    u.inserted += chunk_out;
+    if (chunk_out > 0) ++u.seq;
     for (const Emitted& e : emitted_) {
-      (e.kind == mapping::RowKind::kInsert   ? job.inserted
-       : e.kind == mapping::RowKind::kUpdate ? job.updated
-                                             : job.deleted)++;
+      (e.kind == mapping::RowKind::kInsert   ? u.inserted
+       : e.kind == mapping::RowKind::kUpdate ? u.updated
+                                             : u.deleted)++;
       plans_.For(e.row, column_count).AppendRow(e.row, *job.block, {e.kind, t_.base + u.seq++});
     }
-    UnitRecord& record = u.record;
-    record.first_version = t_.base + cursor_.next_seq;
-    if (u.seq - cursor_.next_seq >= kTableBand)
+    if (u.seq - u.first_seq >= kTableBand)
       Fail(ErrorCode::kInternal, "{}: the table's version band is used up", t_.label);
-    record.last_version = t_.base + u.seq - 1;
-    record.rows = job.block->rows();
-    record.chunk_rows = u.rows->size();
-    record.high = u.high;
-    record.last = u.last;
-    job.unit = record;
+    u.chunk_rows += r.rows;
+    u.bytes += r.bytes;
+    // The next read starts after this one, its window where this one's ended.
+    cursor_.next_seq = u.seq;
+    cursor_.high = r.high;
+    if (!r.last_key.empty()) cursor_.last_key = u.last_key = r.last_key;
   }
 
-  // Records the unit in flight and hands it to the table's writer (an empty one is done at once);
-  // the cursor moves on as if it were written, and the writer confirms it.
-  void Write(Unit& u) {
-    const UnitRecord& record = u.record;
+  // Hands the read's block (if it has rows) to the table's writer as the next part of the unit's
+  // INSERT, once the part before it is sent: a table holds the block being sent and the one being
+  // built, no more.
+  void SendPart(Unit& u, Read& r) {
+    WriteJob& job = *r.part;
+    if (job.block->rows() == 0) {
+      std::lock_guard lock(t_.mutex);
+      t_.spare_blocks.push_back(std::move(*job.block));
+      job.block.reset();
+      return;
+    }
+    if (part_sent_.valid()) part_sent_.get();
+    u.rows += job.block->rows();
+    job.unit.first_version = t_.base + u.first_seq;
+    part_sent_ = impl_.Submit(std::move(r.part));
+    r.part = std::make_unique<WriteJob>();
+    r.part->table = &t_;
+  }
+
+  // Records the unit in flight and has its writer end its INSERT (an empty unit is done at once);
+  // the writer then confirms it. The previous unit is confirmed first: one unit in flight.
+  void EndUnit(Unit& u) {
+    if (previous_.valid()) previous_.get();
+    UnitRecord record;
+    record.first_version = t_.base + u.first_seq;
+    record.last_version = t_.base + u.seq - 1;
+    record.rows = u.rows;
+    record.chunk_rows = u.chunk_rows;
+    record.high = cursor_.high;
+    record.last = u.last;
+    record.last_key = u.last_key;
     if (record.rows == 0) {
       impl_.Finish(t_, record, 0, 0, 0);
     } else {
@@ -1074,18 +1186,21 @@ class SnapshotRunner::Impl::TableCopy {
         impl_.store->SaveTable(t_.progress);
       }
       if (impl_.options.before_insert) impl_.options.before_insert(t_.label, cursor_.chunks_done);
-      previous_ = impl_.Submit(std::move(u.job));
+      auto end = std::make_unique<WriteJob>();
+      end->table = &t_;
+      end->end = true;
+      end->unit = record;
+      end->inserted = u.inserted;
+      end->updated = u.updated;
+      end->deleted = u.deleted;
+      previous_ = impl_.Submit(std::move(end));
     }
-    if (u.fetched) spare_chunks_.push_back(std::move(u.fetched));
-    cursor_.next_seq = u.seq;
     cursor_.chunks_done += 1;
-    cursor_.high = u.high;
-    if (!record.last_key.empty()) cursor_.last_key = record.last_key;
   }
 
   Impl& impl_;
   CopiedTable& t_;
-  TableProgress cursor_;  // where the next unit starts
+  TableProgress cursor_;  // where the next read starts
   std::unique_ptr<mysql::Connection> sql_;
   std::map<std::string, KeyCollation> collation_of_;
   BinlogWindow window_;
@@ -1093,8 +1208,9 @@ class SnapshotRunner::Impl::TableCopy {
   mapping::BinaryRowEncoder encoder_;
   Plans plans_;
   mapping::ConversionPlan& text_plan_;
-  const uint64_t limit_;  // rows per chunk
+  const uint64_t limit_;  // rows per unit
   const uint32_t fetchers_;
+  ReadSizer sizer_;
 
   // Read-ahead (fetchers_ > 1).
   std::vector<std::unique_ptr<mysql::Connection>> fetch_connections_;
@@ -1103,8 +1219,9 @@ class SnapshotRunner::Impl::TableCopy {
   std::vector<std::string> next_lo_;
   bool all_dispatched_ = false;
   uint64_t dispatched_ = 0;
+  uint64_t dispatched_unit_rows_ = 0;  // rows dispatched for the unit being dispatched
 
-  // Reused from unit to unit.
+  // Reused from read to read.
   BinaryRows chunk_;
   std::vector<mysql::ColumnDefinition> chunk_columns_;
   RowArena window_rows_, earlier_rows_;
@@ -1113,7 +1230,8 @@ class SnapshotRunner::Impl::TableCopy {
   std::vector<std::optional<std::string_view>> fields_;
   std::vector<std::string> lo_storage_, hi_storage_;
   std::vector<Cell> lo_, hi_;
-  std::future<void> previous_;
+  std::future<void> part_sent_;  // the last part handed to the writer
+  std::future<void> previous_;   // the last unit's end
 };
 
 void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
@@ -1127,9 +1245,9 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
   }
   if (cursor.state == "copied" || cursor.state == "done") return;
   spdlog::info(
-      "snapshot {}: copying{} (chunks of {} rows, key {})", t.label,
+      "snapshot {}: copying{} (INSERTs of {} rows, reads of at most {} KiB, key {})", t.label,
       cursor.chunks_done ? fmt::format(" from chunk {}", cursor.chunks_done + 1) : "",
-      config.snapshot.chunk_rows,
+      config.snapshot.chunk_rows, ReadBytesPerTable(t.key.empty() ? 1 : ReadersPerTable()) >> 10,
       t.key.empty() ? "none: one chunk" : fmt::format("({})", fmt::join(t.key_quoted, ", ")));
   TableCopy(*this, t, reader, cursor).Run();
 }
@@ -1181,6 +1299,7 @@ void SnapshotRunner::Impl::CatchUp(CopiedTable& t, const BinlogPoint& end, uint3
       unit.last_version = t.base + seq - 1;
       unit.rows = job->block->rows();
       job->unit = unit;
+      job->end = true;
       {
         std::lock_guard lock(t.mutex);
         t.progress.in_flight = unit;

@@ -10,11 +10,12 @@
 //   2. load the progress (snapshot_state.h), or start a new copy: the version band begins above
 //      every version the targets hold; settle units a crash left in flight;
 //   3. `readers` threads copy tables, one table per thread at a time, chunk after chunk: each chunk
-//      is SELECTed (text protocol, keyset pagination) at a known binlog position, reconciled with
-//      the table's binlog window (reconcile.h) and handed to the table's ClickHouse writer as one
-//      INSERT block; the next chunk is read while the previous one is written. With fewer tables
-//      than readers, a table's next chunks are also read ahead on readers/tables connections
-//      (chunk ends found by a key-index scan);
+//      is SELECTed (binary protocol, keyset pagination, sized to snapshot.memory_limit in bytes:
+//      read_budget.h) at a known binlog position, reconciled with the table's binlog window
+//      (reconcile.h) and handed to the table's ClickHouse writer as the next block of the unit's
+//      INSERT (all or nothing; a unit is snapshot.chunk_rows rows); the next chunk is read while
+//      the previous one is sent. With fewer tables than readers, a table's next chunks are also
+//      read ahead on readers/tables connections (chunk ends found by a key-index scan);
 //   4. when every table is copied, each one is brought to one common position E by applying its
 //      window up to E: the copy then equals the source as of E, and the stream continues at E with
 //      versions from version_base + 2^48.
@@ -77,7 +78,8 @@ struct SnapshotOptions {
   // Tests: called before a copied table's changes up to the final position E are applied (once
   // per table and attempt).
   std::function<void(const std::string& table)> before_catch_up;
-  // Tests: called after each unit's in-flight record is saved, before its INSERT is sent.
+  // Tests: called after each unit's in-flight record is saved, before its INSERT is ended (its
+  // blocks are sent; none is written before the end).
   std::function<void(const std::string& table, uint64_t chunk)> before_insert;
 };
 

@@ -2,10 +2,14 @@
 // rowbridge-loadgen), text-protocol rows equal to binlog rows, kill -9 and resume, a million rows.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <thread>
@@ -452,6 +456,73 @@ TEST_F(SnapshotTest, KillNineMidCopyResumesWithoutDuplicates) {
   const std::vector<ColumnCompare> columns = {{"id"}, {"v", Compare::kHex}};
   EXPECT_EQ(ChangelogLatestRows(ch_, db_, "big", columns, "id", "_event_type", "_version"),
             MysqlRows(mysql_, db_, "big", columns, "id"));
+}
+
+// Peak resident memory, in MiB, of `rowbridge snapshot -c config` run to its end (wait4's
+// ru_maxrss: the VmHWM of that process). ASan's quarantine is off, as in pipeline_memory_test.
+double SnapshotPeakMiB(const std::string& config, const std::filesystem::path& log) {
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  std::vector<std::string> env_text;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::string_view(*e).rfind("ASAN_OPTIONS=", 0) != 0) env_text.emplace_back(*e);
+  }
+  env_text.push_back(std::string("ASAN_OPTIONS=") + (asan ? asan : "") +
+                     (asan && *asan ? ":" : "") + "quarantine_size_mb=0");
+  std::vector<char*> env;
+  for (std::string& e : env_text) env.push_back(e.data());
+  env.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    FILE* f = std::freopen(log.c_str(), "a", stderr);
+    (void)f;
+    ::execle(ROWBRIDGE_BINARY, ROWBRIDGE_BINARY, "snapshot", "-c", config.c_str(), "--progress",
+             "lines", static_cast<char*>(nullptr), env.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  struct rusage usage {};
+  if (::wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return -1;
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+// snapshot.memory_limit bounds what the copy holds, whatever the rows' width: 200 KB blobs (30 MB
+// in all, a few reads' worth more than the limit) and 200,000 narrow rows, each copied with a
+// small limit, raise the process's peak RSS over that of copying 10 rows by no more than the
+// limit. Before the limit, both were held a 100,000-row chunk at a time, twice or more.
+TEST_F(SnapshotTest, PeakMemoryStaysWithinTheLimitForWideAndNarrowRows) {
+  Sql("CREATE TABLE tiny (id INT PRIMARY KEY, v VARCHAR(10)) ENGINE=InnoDB;"
+      "INSERT INTO tiny SELECT seq, 'v' FROM " +
+      SequenceTable(10) +
+      ";"
+      "CREATE TABLE wide (id INT PRIMARY KEY, b LONGBLOB) ENGINE=InnoDB;"
+      "INSERT INTO wide SELECT seq, REPEAT(SHA2(seq, 256), 3125) FROM " +
+      SequenceTable(150) +
+      ";"
+      "CREATE TABLE narrow (id INT PRIMARY KEY, a INT, s VARCHAR(40)) ENGINE=InnoDB;"
+      "INSERT INTO narrow SELECT seq, seq * 7, LEFT(SHA2(seq, 256), 1 + seq % 40) FROM " +
+      SequenceTable(200000) + ";");
+  const auto peak_of = [&](const std::string& table, const char* limit) {
+    std::filesystem::remove_all(dir_->path() / "state");
+    std::string config = WriteConfig("  - match: " + db_ + "." + table + "\n", 100000);
+    std::ifstream in(config);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t at = text.find("writers: 4}");
+    text.replace(at, 11, std::string("writers: 4, memory_limit: ") + limit + "}");
+    std::ofstream(config) << text;
+    const double peak = SnapshotPeakMiB(config, dir_->path() / "rowbridge.log");
+    std::printf("peak RSS copying %s with memory_limit %s: %.1f MiB\n", table.c_str(), limit, peak);
+    return peak;
+  };
+  const double base = peak_of("tiny", "16MiB");
+  ASSERT_GT(base, 0) << "rowbridge snapshot failed; see " << dir_->path() / "rowbridge.log";
+  const double wide = peak_of("wide", "16MiB");
+  const double narrow = peak_of("narrow", "8MiB");
+  EXPECT_EQ(Ch("SELECT count(), sum(length(b)) FROM " + db_ + ".wide"), "150\t30000000\n");
+  EXPECT_EQ(Ch("SELECT count(), sum(a) FROM " + db_ + ".narrow"), "200000\t140000700000\n");
+  EXPECT_LE(wide - base, 16) << "wide " << wide << " MiB, base " << base << " MiB";
+  EXPECT_LE(narrow - base, 8) << "narrow " << narrow << " MiB, base " << base << " MiB";
 }
 
 // A failure between recording a unit in flight and sending it: the next run finds the unit absent

@@ -81,6 +81,7 @@ TEST(ConfigLoader, FillsEveryDefault) {
   EXPECT_EQ(c.snapshot.chunk_rows, 100000u);
   EXPECT_EQ(c.snapshot.readers, 3u);
   EXPECT_EQ(c.snapshot.writers, 6u);
+  EXPECT_EQ(c.snapshot.memory_limit, 48u << 20);
   EXPECT_EQ(c.batch.max_rows, 100000u);
   EXPECT_EQ(c.batch.max_bytes, 64u << 20);
   EXPECT_EQ(c.batch.max_delay, milliseconds(1000));
@@ -136,6 +137,7 @@ TEST(ConfigLoader, ReadsEveryKey) {
   EXPECT_EQ(c.tables[1].mode, TableMode::kChangelog);
   EXPECT_EQ(c.tables[1].meta_columns.event_type, "op");
   EXPECT_FALSE(c.snapshot.enabled);
+  EXPECT_EQ(c.snapshot.memory_limit, 32u << 20);
   EXPECT_EQ(c.batch.max_bytes, 8u << 20);
   EXPECT_EQ(c.batch.max_delay, milliseconds(250));
   EXPECT_EQ(c.memory.max_buffered_bytes, 2ULL << 30);
@@ -469,6 +471,7 @@ snapshot:
   chunk_rows: 100000
   readers: 3
   writers: 6
+  memory_limit: 48MiB
   keyless_single_chunk: false
 batch:
   max_rows: 100000

@@ -270,6 +270,62 @@ TEST_F(ClickHouseClientTest, InsertsIntoMergeTreeWithEveryCompression) {
   }
 }
 
+// An all_or_nothing INSERT in several blocks lands as one part when ended, and not at all when
+// the connection ends between its blocks (a crash), while a plain one has its received blocks
+// written then: the copy's units rely on both (snapshot/snapshot_runner.cpp).
+TEST_F(ClickHouseClientTest, AllOrNothingInsertIsOnePartOrNothing) {
+  Client admin(testing::ClickHouseClientOptions(server_));
+  const std::string db = MakeDatabase(admin);
+  // Rows of `table` once no query of `query_id` runs any more (the server ends an abandoned
+  // INSERT on its own time).
+  auto rows_after = [&](const std::string& table, const std::string& query_id) {
+    for (int i = 0; i < 100; ++i) {
+      if (testing::RunClickHouseSql(server_,
+                                    "SELECT count() FROM system.processes WHERE "
+                                    "query_id = '" +
+                                        query_id + "'") == "0\n")
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return testing::RunClickHouseSql(server_, "SELECT count() FROM " + table);
+  };
+  int n = 0;
+  for (CompressionMethod method : kAllMethods) {
+    SCOPED_TRACE(CompressionMethodName(method));
+    for (bool all_or_nothing : {true, false}) {
+      for (bool ended : {true, false}) {
+        if (!all_or_nothing && ended) continue;
+        const std::string table = fmt::format("{}.t{}", db, n++);
+        admin.Execute("CREATE TABLE " + table +
+                      " (id UInt64, name String) ENGINE = MergeTree ORDER BY id");
+        QueryOptions options;
+        options.compression = method;
+        options.all_or_nothing = all_or_nothing;
+        options.query_id = testing::UniqueName("rb_aon");
+        {
+          Client client(testing::ClickHouseClientOptions(server_));
+          Block header = client.BeginInsert("INSERT INTO " + table + " VALUES", options);
+          for (uint64_t b = 0; b < 3; ++b) client.SendBlock(MakeRows(header, b * 1000, 1000));
+          if (ended) client.EndInsert();
+        }  // destroyed: the connection ends
+        const std::string rows = rows_after(table, options.query_id);
+        if (ended) {
+          EXPECT_EQ(rows, "3000\n");
+          EXPECT_EQ(testing::RunClickHouseSql(
+                        server_, "SELECT count() FROM system.parts WHERE active AND database = '" +
+                                     db + "' AND table = '" + table.substr(db.size() + 1) + "'"),
+                    "1\n");
+        } else if (all_or_nothing) {
+          EXPECT_EQ(rows, "0\n");
+        } else {
+          EXPECT_EQ(rows, "3000\n") << "the server no longer writes the blocks of an INSERT "
+                                       "whose connection ended; all_or_nothing is not needed";
+        }
+      }
+    }
+  }
+}
+
 TEST_F(ClickHouseClientTest, InsertErrorsAreReportedAndNothingIsSentForAMismatchedBlock) {
   Client client(testing::ClickHouseClientOptions(server_));
   const std::string db = MakeDatabase(client);
