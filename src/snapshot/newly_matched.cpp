@@ -216,6 +216,12 @@ void BeginRecopy(const config::Config& config, state::StateStore& store,
   if (checkpoint.table_copy) {
     covered.insert(checkpoint.table_copy->tables.begin(), checkpoint.table_copy->tables.end());
   }
+  if (!config.target.cluster.empty() && !covered.empty()) {
+    // As for a resnapshot: the fresh tables cannot be swapped in on a cluster yet.
+    Fail(ErrorCode::kConfig,
+         "on_purged_position: recopy cannot copy the tables again on a cluster target "
+         "(target.cluster is set): a fresh table cannot be swapped in on every node yet");
+  }
   config::TableMatcher matcher(config.tables);
   std::vector<std::string> tables;
   std::vector<std::string> fresh_targets;
