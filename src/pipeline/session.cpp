@@ -228,11 +228,7 @@ void Pipeline::Session::OpenSchemaHistory() {
 
 std::set<tables::SourceTableName> Pipeline::Session::UncoveredCreatedInReplay() {
   if (!checkpoint_->replicated_tables) return {};
-  std::set<std::string> covered(checkpoint_->replicated_tables->begin(),
-                                checkpoint_->replicated_tables->end());
-  for (const state::StoppedTable& s : checkpoint_->stopped_tables) {
-    covered.insert(s.database + "." + s.table);
-  }
+  const std::set<std::string> covered = snapshot::CoveredTables(*checkpoint_);
   std::set<tables::SourceTableName> uncovered;
   config::TableMatcher matcher(p_.config_.tables);
   return OnSource([&] {

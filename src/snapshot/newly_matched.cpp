@@ -50,11 +50,7 @@ void RecordCopy(state::StateStore& store, state::Checkpoint& checkpoint, state::
 // versions can move and records the copy (with the moved next_version) in the checkpoint.
 bool BeginCopy(const config::Config& config, state::StateStore& store,
                state::Checkpoint& checkpoint) {
-  std::set<std::string> covered(checkpoint.replicated_tables->begin(),
-                                checkpoint.replicated_tables->end());
-  for (const state::TableStart& t : checkpoint.table_starts) covered.insert(t.table);
-  for (const state::StoppedTable& t : checkpoint.stopped_tables)
-    covered.insert(t.database + "." + t.table);
+  const std::set<std::string> covered = CoveredTables(checkpoint);
 
   auto source = mysql::Connection::Connect(endpoints::SourceConnectOptions(config.source));
   config::TableMatcher matcher(config.tables);
@@ -126,6 +122,17 @@ bool BeginCopy(const config::Config& config, state::StateStore& store,
 }
 
 }  // namespace
+
+std::set<std::string> CoveredTables(const state::Checkpoint& checkpoint) {
+  if (!checkpoint.replicated_tables) return {};
+  std::set<std::string> covered(checkpoint.replicated_tables->begin(),
+                                checkpoint.replicated_tables->end());
+  for (const state::TableStart& t : checkpoint.table_starts) covered.insert(t.table);
+  for (const state::StoppedTable& t : checkpoint.stopped_tables) {
+    covered.insert(t.database + "." + t.table);
+  }
+  return covered;
+}
 
 config::QualifiedName SplitLabel(const std::string& label) {
   const size_t dot = label.find('.');
@@ -206,13 +213,7 @@ std::string PauseRefusal(const state::Checkpoint& checkpoint, const std::string&
 void BeginRecopy(const config::Config& config, state::StateStore& store,
                  state::Checkpoint& checkpoint, const mysql::BinlogPosition& now,
                  std::string schema_history) {
-  std::set<std::string> covered;
-  if (checkpoint.replicated_tables) {
-    covered.insert(checkpoint.replicated_tables->begin(), checkpoint.replicated_tables->end());
-  }
-  for (const state::StoppedTable& t : checkpoint.stopped_tables) {
-    covered.insert(t.database + "." + t.table);
-  }
+  std::set<std::string> covered = CoveredTables(checkpoint);
   if (checkpoint.table_copy) {
     covered.insert(checkpoint.table_copy->tables.begin(), checkpoint.table_copy->tables.end());
   }

@@ -28,6 +28,7 @@
 #include <atomic>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "config/config.h"
@@ -59,6 +60,11 @@ bool CopyTablesAlongside(const config::Config& config, const state::Checkpoint& 
                          const std::string& store_description, server::MetricsRegistry& metrics,
                          server::StatusBoard& status, const std::atomic<bool>* stop,
                          const std::function<bool(const BinlogPoint& end)>& hand_over);
+
+// The source tables ("db.table") whose changes the stream of `checkpoint` covers: replicated,
+// started after a copy, or stopped (paused too). Empty when the checkpoint has no
+// replicated_tables (saved by an older version).
+std::set<std::string> CoveredTables(const state::Checkpoint& checkpoint);
 
 // "db.table" split; Error(kInternal) without a dot.
 config::QualifiedName SplitLabel(const std::string& label);
