@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 
+#include "check/check_tables.h"
 #include "check/table_check.h"
 #include "clickhouse/client.h"
 #include "common/error.h"
@@ -18,47 +19,6 @@
 namespace rowbridge::check {
 
 namespace {
-
-std::unique_ptr<mysql::Connection> ConnectSource(const config::SourceConfig& c) {
-  mysql::ConnectOptions o = endpoints::SourceConnectOptions(c);
-  // Checksum queries over large key ranges may take longer than a replication read.
-  o.tcp.read_timeout = std::max(c.read_timeout, config::Duration(300000));
-  o.program_name = "rowbridge check";
-  auto conn = mysql::Connection::Connect(o);
-  // The text the copy's encoder reads (mapping/text_cell.h): strings as stored, without conversion
-  // to a client character set; TIMESTAMPs as their UTC wall time, which maps one-to-one to the
-  // seconds the binlog carries (no daylight-saving gaps or repeats in UTC).
-  conn->Execute("SET SESSION character_set_results = binary, time_zone = '+00:00'");
-  return conn;
-}
-
-std::unique_ptr<clickhouse::Client> ConnectTarget(const config::TargetConfig& c) {
-  clickhouse::ClientOptions o = endpoints::TargetClientOptions(c);
-  o.database = c.database;
-  o.client_name = "rowbridge check";
-  return std::make_unique<clickhouse::Client>(std::move(o));
-}
-
-// `name` under `rule`, with its columns as the source has them now. Throws Error(kConfig) if the
-// table is gone, Error(kUnsupported) for a column type check cannot describe at all.
-tables::ReplicatedTable LoadSourceTable(mysql::Connection& source,
-                                        const tables::TableResolver& resolver,
-                                        const tables::SourceTableName& name, int rule) {
-  tables::ReplicatedTable table = resolver.Describe(name, rule);
-  table.known = tables::LoadSourceTableSchema(source, name.database, name.table);
-  if (!table.known)
-    Fail(ErrorCode::kConfig, "source table {} does not exist on {}", name.ToString(),
-         source.peer());
-  const tables::SourceTableSchema& schema = *table.known;
-  for (size_t i = 0; i < schema.columns.size(); ++i) {
-    // MariaDB's INET4/INET6/UUID look like BINARY(n) but read as text.
-    const std::string& type = schema.column_types[i];
-    if (type == "inet4" || type == "inet6" || type == "uuid")
-      Fail(ErrorCode::kUnsupported, "source column {}.{}: type {} is not supported by check",
-           name.ToString(), schema.columns[i].name, type);
-  }
-  return table;
-}
 
 void PrintResult(const TableCheckResult& r, std::FILE* out) {
   std::string verdict;
@@ -109,36 +69,21 @@ CheckOutcome RunCheck(const config::Config& config, const CheckOptions& options,
   tables::ResolverOptions resolver_options;
   resolver_options.dry_run = true;
   tables::TableResolver resolver(config, catalog, std::move(resolver_options));
-  // target "db.t" → (rule index, source tables)
-  std::map<std::string, std::pair<int, std::vector<tables::SourceTableName>>> targets;
-  std::map<std::string, config::QualifiedName> target_names;
+  std::map<std::string, TargetGroup> targets;
   RetryOptions retry;
   retry.policy = options.retry;
   try {
     source = Retry("check: connecting to the source", retry,
-                   [&] { return ConnectSource(config.source); });
+                   [&] { return ConnectCheckSource(config.source, "rowbridge check"); });
     target = Retry("check: connecting to ClickHouse", retry,
-                   [&] { return ConnectTarget(config.target); });
+                   [&] { return ConnectCheckTarget(config.target, "rowbridge check"); });
     bool first_listing = true;
     const auto source_tables = Retry("check: listing the source tables", retry, [&] {
-      if (!first_listing) source = ConnectSource(config.source);
+      if (!first_listing) source = ConnectCheckSource(config.source, "rowbridge check");
       first_listing = false;
       return tables::ListSourceTables(*source);
     });
-    for (const tables::SourceTableName& table : source_tables) {
-      if (!options.only_tables.empty() &&
-          std::find(options.only_tables.begin(), options.only_tables.end(), table.ToString()) ==
-              options.only_tables.end())
-        continue;
-      const int rule = resolver.Match(table);
-      if (rule == config::TableMatcher::kNoRule) continue;
-      const config::QualifiedName name = resolver.TargetName(table, rule);
-      const std::string key = name.database + "." + name.table;
-      auto& entry = targets[key];
-      entry.first = rule;
-      entry.second.push_back(table);
-      target_names[key] = name;
-    }
+    targets = GroupByTarget(resolver, source_tables, options.only_tables);
   } catch (const Error& e) {
     std::fprintf(out, "check: error: %s\n", e.what());
     return CheckOutcome::kError;
@@ -151,21 +96,21 @@ CheckOutcome RunCheck(const config::Config& config, const CheckOptions& options,
   for (const auto& target_entry : targets) {
     // Named references, not structured bindings: clang 14 cannot capture those in a lambda.
     const std::string& key = target_entry.first;
-    const auto& entry = target_entry.second;
+    const TargetGroup& group = target_entry.second;
     try {
       bool first = true;
       const TableCheckResult result = Retry("check " + key, retry, [&] {
         if (!first) {
           // The failure may have left either connection mid-answer: both start over.
-          source = ConnectSource(config.source);
-          target = ConnectTarget(config.target);
+          source = ConnectCheckSource(config.source, "rowbridge check");
+          target = ConnectCheckTarget(config.target, "rowbridge check");
         }
         first = false;
         if (!target->connected()) target->Reconnect();
         TableCheckSpec spec;
-        for (const tables::SourceTableName& table : entry.second)
-          spec.sources.push_back(LoadSourceTable(*source, resolver, table, entry.first));
-        spec.target = target_names[key];
+        for (const tables::SourceTableName& table : group.sources)
+          spec.sources.push_back(LoadSourceTable(*source, resolver, table, group.rule));
+        spec.target = group.target;
         spec.settings = resolver.PlanOptionsFor(spec.sources.front(), {}).converter;
         spec.chunk_rows = std::max<uint64_t>(options.chunk_rows, 1);
         spec.max_listed = options.max_listed;
@@ -173,12 +118,14 @@ CheckOutcome RunCheck(const config::Config& config, const CheckOptions& options,
       });
       PrintResult(result, out);
       (result.equal() ? equal : different)++;
+      if (!result.equal() && options.different != nullptr)
+        options.different->push_back(group.sources.front().ToString());
     } catch (const Error& e) {
       ++errors;
       std::fprintf(out, "%s: error: %s\n", key.c_str(), e.what());
       // A broken source connection cannot run the next table's queries; start a new one.
       try {
-        source = ConnectSource(config.source);
+        source = ConnectCheckSource(config.source, "rowbridge check");
       } catch (const Error& again) {
         std::fprintf(out, "check: error: %s\n", again.what());
         return CheckOutcome::kError;

@@ -24,6 +24,8 @@ struct CheckOptions {
   // while listing the tables or checking one is retried after a backoff on new connections; the
   // table's check starts over. A permanent error is reported at once.
   RetryPolicy retry = CheckRetryPolicy();
+  // Set: gets one source table ("db.table") of each target found different.
+  std::vector<std::string>* different = nullptr;
 };
 
 enum class CheckOutcome { kEqual = 0, kDifferent = 1, kError = 2 };

@@ -243,14 +243,22 @@ class TableChecker {
             fmt::format("{}{} <= {}", target_where.empty() ? "" : " AND ", target_key, *hi);
       }
       ++result_.ranges;
+      const std::string target_sql =
+          TargetRangeSql(normalizer, target_where.empty() ? "1" : target_where);
       ReadSourceRange(normalizer, source_where);
-      ReadTargetRange(normalizer, target_where.empty() ? "1" : target_where);
+      ReadTargetRange(normalizer, target_sql);
       if (source_rows_.size() != target_rows_.size() ||
           source_rows_.Checksum() != target_rows_.Checksum()) {
         ++result_.ranges_differing;
         ListDifferences(normalizer);
+        if (spec_.repairer != nullptr)
+          spec_.repairer->Repair(normalizer, {source_where, target_sql});
       }
       if (!chunked || !hi) break;
+      if (spec_.stop != nullptr && spec_.stop->load()) {
+        result_.stopped = true;
+        break;
+      }
       lo = std::move(hi);
     }
   }
@@ -284,16 +292,21 @@ class TableChecker {
 
   // The target's current rows of the range: FINAL's survivors (replica), or each key's latest
   // change unless it is a delete (changelog).
-  void ReadTargetRange(RowNormalizer& normalizer, const std::string& range) {
+  // The target's current rows of the range: FINAL's survivors (replica), or each key's latest
+  // change unless it is a delete (changelog).
+  std::string TargetRangeSql(const RowNormalizer& normalizer, const std::string& range) const {
+    return replica_
+               ? fmt::format("SELECT {} FROM {} FINAL WHERE {} = 0 AND {}",
+                             normalizer.target_select_list(), target_table_, is_deleted_, range)
+               : fmt::format(
+                     "SELECT {0} FROM {1} WHERE {2} AND ({3}, {4}) IN (SELECT {3}, "
+                     "max({4}) FROM {1} WHERE {2} GROUP BY {3}) AND {5} != 'delete'",
+                     normalizer.target_select_list(), target_table_, range, key_list_, version_,
+                     event_type_);
+  }
+
+  void ReadTargetRange(RowNormalizer& normalizer, const std::string& sql) {
     target_rows_.Clear();
-    const std::string sql =
-        replica_ ? fmt::format("SELECT {} FROM {} FINAL WHERE {} = 0 AND {}",
-                               normalizer.target_select_list(), target_table_, is_deleted_, range)
-                 : fmt::format(
-                       "SELECT {0} FROM {1} WHERE {2} AND ({3}, {4}) IN (SELECT {3}, "
-                       "max({4}) FROM {1} WHERE {2} GROUP BY {3}) AND {5} != 'delete'",
-                       normalizer.target_select_list(), target_table_, range, key_list_, version_,
-                       event_type_);
     target_.Select(sql, [&](clickhouse::Block& block) {
       for (size_t r = 0; r < block.RowCount(); ++r)
         normalizer.NormalizeTarget(block, r, target_rows_.Add());

@@ -11,12 +11,17 @@
 //    every key missing in the target, extra in the target, or with different values is counted,
 //    and the first `max_listed` are listed with the first differing columns.
 // Memory is bounded by one range of rows per side.
+//
+// With a repairer (range_repair.h), each differing range is repaired in place after it is
+// compared; the result still describes what the comparison found before the repair.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "check/range_repair.h"
 #include "clickhouse/client.h"
 #include "config/config.h"
 #include "config/target_template.h"
@@ -34,6 +39,10 @@ struct TableCheckSpec {
   mapping::ConverterSettings settings;  // the rule's conversion (TableResolver::PlanOptionsFor)
   uint64_t chunk_rows = 10000;
   size_t max_listed = 20;
+  // Set: each range found different is repaired (range_repair.h) before the next is compared.
+  RangeRepairer* repairer = nullptr;
+  // Set: the check ends after the range it is in (TableCheckResult::stopped).
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct Difference {
@@ -53,6 +62,7 @@ struct TableCheckResult {
   uint64_t missing = 0, extra = 0, changed = 0, duplicates = 0;
   std::vector<std::string> problems;  // columns that could not be compared
   std::vector<Difference> listed;     // at most max_listed
+  bool stopped = false;               // TableCheckSpec::stop ended it early
 
   bool equal() const {
     return source_rows == target_rows && missing == 0 && extra == 0 && changed == 0 &&

@@ -22,6 +22,7 @@
 #include "mysql/source_check.h"
 #include "server/status_time.h"
 #include "snapshot/newly_matched.h"
+#include "snapshot/repair_request.h"
 #include "state/state_store.h"
 
 namespace rowbridge::cli {
@@ -130,6 +131,8 @@ std::string Refusal(server::TableAction action, const config::Config& config,
       return snapshot::ResumeRefusal(checkpoint, table);
     case server::TableAction::kResnapshot:
       return snapshot::ResnapshotRefusal(config, checkpoint, table);
+    case server::TableAction::kRepair:
+      return snapshot::RepairRefusal(config, checkpoint, table);
   }
   return "unknown action";
 }
@@ -170,9 +173,11 @@ std::string RecordTableCommand(const config::Config& config, server::TableAction
          "cannot {} {}: its {} (recorded {}) is pending; the next `rowbridge run` carries it out",
          name, table, pending->action, pending->requested_at);
   }
-  if (action != server::TableAction::kPause) {
+  // Copies (resume, resnapshot) run one at a time; pauses and repairs need no copy.
+  auto is_copy = [](std::string_view a) { return a == "resume" || a == "resnapshot"; };
+  if (is_copy(name)) {
     for (const state::PendingCommand& c : checkpoint->pending_commands) {
-      if (c.action != "pause") {
+      if (is_copy(c.action)) {
         Fail(ErrorCode::kInvalidArgument,
              "cannot {} {}: the {} of {} (recorded {}) is pending, and one copy runs at a time; "
              "try again once the next `rowbridge run` has carried it out",

@@ -1,4 +1,4 @@
-// `rowbridge tables` and `rowbridge resume|pause|resnapshot` (tables.h).
+// `rowbridge tables` and `rowbridge resume|pause|resnapshot|repair` (tables.h).
 //
 // `tables` prefers the running process: it knows each table's state, progress, lag and counts.
 // Without it, the checkpoint knows which tables the stream covers, which a copy was busy with and
@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/admin_client.h"
 #include "cli/logging.h"
 #include "cli/recorded_table_command.h"
 #include "common/error.h"
@@ -38,93 +39,6 @@ namespace rowbridge::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-// Where the running `run` serves its admin HTTP.
-struct AdminEndpoint {
-  std::string host;  // to connect to
-  uint16_t port = 0;
-  std::string label;  // the address as configured (or given), for messages
-};
-
-// The admin address from --address or http.listen; nullopt with the reason when none is known.
-std::optional<AdminEndpoint> FindAdminEndpoint(const config::Config& config,
-                                               const std::string& address_flag, std::string& why) {
-  std::string listen = address_flag;
-  if (listen.empty()) {
-    if (!config.http.enabled) {
-      why = "http.enabled is false, so `run` serves no admin HTTP (pass --address if it does)";
-      return std::nullopt;
-    }
-    listen = config.http.listen;
-  }
-  const config::ListenAddress address = config::ParseListenAddress(listen);
-  if (address.port == 0) {
-    why = fmt::format(
-        "http.listen {} takes a free port at each start, so it is not known here (pass "
-        "--address 127.0.0.1:PORT with the port `run` logged)",
-        listen);
-    return std::nullopt;
-  }
-  AdminEndpoint endpoint{address.host, address.port, listen};
-  // Listening on every interface: loopback reaches it.
-  if (address.host == "0.0.0.0") endpoint.host = "127.0.0.1";
-  if (address.host == "::") endpoint.host = "::1";
-  return endpoint;
-}
-
-struct HttpAnswer {
-  bool connected = false;
-  std::string error;  // why not connected
-  int status = 0;
-  std::string body;
-};
-
-HttpAnswer CallAdmin(const AdminEndpoint& endpoint, const std::string& token,
-                     const std::string& method, const std::string& path) {
-  httplib::Client client(endpoint.host, endpoint.port);
-  client.set_connection_timeout(std::chrono::seconds(3));
-  client.set_read_timeout(std::chrono::seconds(15));
-  client.set_write_timeout(std::chrono::seconds(15));
-  client.set_url_encode(false);  // the path is encoded already (TablePath)
-  httplib::Headers headers;
-  if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
-  httplib::Result result =
-      method == "POST" ? client.Post(path, headers, "", "text/plain") : client.Get(path, headers);
-  HttpAnswer answer;
-  if (!result) {
-    switch (result.error()) {
-      case httplib::Error::Connection:
-        answer.error = "cannot connect (connection refused or no route)";
-        break;
-      case httplib::Error::ConnectionTimeout:
-        answer.error = "connection timed out";
-        break;
-      case httplib::Error::Read:
-        answer.error = "the connection broke before an answer";
-        break;
-      default:
-        answer.error = httplib::to_string(result.error());
-    }
-    return answer;
-  }
-  answer.connected = true;
-  answer.status = result->status;
-  answer.body = result->body;
-  return answer;
-}
-
-// /tables/<db.table>/<action> with the name percent-encoded: table names may hold any byte.
-std::string TableCommandPath(const std::string& name, const std::string& action) {
-  std::string path = "/tables/";
-  for (unsigned char c : name) {
-    if (std::isalnum(c) || c == '.' || c == '_' || c == '-' || c == '~') {
-      path += static_cast<char>(c);
-    } else {
-      path += fmt::format("%{:02X}", c);
-    }
-  }
-  return path + "/" + action;
-}
 
 // One line of the listing; the JSON output is these fields, always all of them.
 struct TableRow {
@@ -492,41 +406,13 @@ struct CommandFlags {
 };
 
 void SendTableCommand(server::TableAction action, const CommandFlags& flags) {
-  const std::string action_name = server::TableActionName(action);
   const config::Config config = config::LoadConfigFile(flags.config_file);
-  const size_t dot = flags.table.find('.');
-  if (dot == std::string::npos || dot == 0 || dot + 1 == flags.table.size()) {
-    Fail(ErrorCode::kInvalidArgument, "\"{}\" is not DATABASE.TABLE", flags.table);
-  }
-  std::string why;
-  const std::optional<AdminEndpoint> endpoint = FindAdminEndpoint(config, flags.address, why);
-  HttpAnswer answer;
-  if (endpoint) {
-    answer =
-        CallAdmin(*endpoint, config.http.token, "POST", TableCommandPath(flags.table, action_name));
-    if (!answer.connected)
-      why = fmt::format("nothing answers at {}: {}", endpoint->label, answer.error);
-  }
-  if (!answer.connected) {
-    // No `run` reached: the command is recorded for the next one (refused if one is alive).
-    const std::string recorded = RecordTableCommand(config, action, flags.table, why);
-    std::printf("%s %s: %s\n", action_name.c_str(), flags.table.c_str(), recorded.c_str());
-    std::fflush(stdout);
-    return;
-  }
-  std::string message = answer.body;
-  const Json body = Json::parse(answer.body, nullptr, false);
-  if (!body.is_discarded() && body.is_object() && body.contains("message")) {
-    message = TextOr(body["message"], "");
-  }
-  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
-  const bool accepted = answer.status >= 200 && answer.status < 300;
-  std::FILE* out = accepted ? stdout : stderr;
-  std::fprintf(out, "%s %s: %s by the rowbridge at %s (HTTP %d): %s\n", action_name.c_str(),
-               flags.table.c_str(), accepted ? "accepted" : "refused", endpoint->label.c_str(),
-               answer.status, message.c_str());
+  const TableCommandOutcome outcome =
+      SubmitTableCommand(config, action, flags.table, flags.address);
+  std::FILE* out = outcome.refused ? stderr : stdout;
+  std::fprintf(out, "%s\n", outcome.message.c_str());
   std::fflush(out);
-  if (!accepted) throw CLI::RuntimeError(1);
+  if (outcome.refused) throw CLI::RuntimeError(1);
 }
 
 void RegisterTableCommand(CLI::App& app, server::TableAction action, const char* description) {
@@ -565,6 +451,11 @@ void RegisterTables(CLI::App& app) {
       app, server::TableAction::kResnapshot,
       "Copy a table again: asks the running `run` (POST /tables/DB.TABLE/resnapshot), or "
       "records it for the next `run`");
+  RegisterTableCommand(
+      app, server::TableAction::kRepair,
+      "Repair a table's target in place: the key ranges where it differs from the source are "
+      "written again alongside the stream (as `check --repair` does for every differing table); "
+      "asks the running `run` (POST /tables/DB.TABLE/repair), or records it for the next `run`");
 }
 
 }  // namespace rowbridge::cli

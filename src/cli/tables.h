@@ -5,7 +5,7 @@
 //       or --address) when it answers; else from the state store's checkpoint and the source's
 //       table list matched against the rules (a source that cannot be reached is said, and the
 //       checkpoint is still shown).
-//   rowbridge resume|pause|resnapshot -c FILE DB.TABLE [--address HOST:PORT]
+//   rowbridge resume|pause|resnapshot|repair -c FILE DB.TABLE [--address HOST:PORT]
 //       POST /tables/DB.TABLE/<action> to the running `run` and print its answer; exit status 0
 //       when it accepted the command. When no `run` answers, the command is checked against the
 //       checkpoint and recorded in the state store for the next `run`, which carries it out once

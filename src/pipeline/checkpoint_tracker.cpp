@@ -111,6 +111,11 @@ void CheckpointTracker::RemoveStop(const std::string& database, const std::strin
   }
 }
 
+void CheckpointTracker::RemoveTableRepair(const std::string& table) {
+  std::erase_if(checkpoint_.table_repairs,
+                [&](const state::TableRepair& r) { return r.table == table; });
+}
+
 void CheckpointTracker::RemovePendingCommand(const std::string& table) {
   if (std::erase_if(checkpoint_.pending_commands,
                     [&](const state::PendingCommand& c) { return c.table == table; }) > 0) {

@@ -90,6 +90,8 @@ class CheckpointTracker {
   // An operator's command recorded while no `run` ran (state::PendingCommand) was carried out or
   // refused: it leaves the checkpoint at once.
   void RemovePendingCommand(const std::string& table);
+  // The repair of `table` is done (or given up): it leaves the checkpoint at once.
+  void RemoveTableRepair(const std::string& table);
   // A target table about to be renamed (see above); it joins the checkpoint at once.
   void AddTargetRename(state::TargetRename rename);
 

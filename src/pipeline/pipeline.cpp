@@ -14,11 +14,14 @@
 #include "mysql/connection.h"
 #include "mysql/source_check.h"
 #include "pipeline/copy_alongside.h"
+#include "pipeline/repair_alongside.h"
 #include "pipeline/retention_monitor.h"
 #include "pipeline/run_metrics.h"
 #include "pipeline/session.h"
 #include "schema/schema_history.h"
+#include "server/status_time.h"
 #include "snapshot/newly_matched.h"
+#include "snapshot/repair_request.h"
 
 namespace rowbridge::pipeline {
 
@@ -92,7 +95,92 @@ server::TableCommandResult Pipeline::OnTableCommand(const std::string& database,
     return {404, fmt::format("{}: no rule of the configuration matches it", label)};
   }
   if (action == server::TableAction::kPause) return RequestPause(label, *checkpoint);
+  if (action == server::TableAction::kRepair) return RequestRepair(label, *checkpoint);
   return RequestCopy(action, label, *checkpoint);
+}
+
+server::TableCommandResult Pipeline::RequestRepair(const std::string& label,
+                                                   const state::Checkpoint& checkpoint) {
+  if (const std::string why = snapshot::RepairRefusal(config_, checkpoint, label); !why.empty()) {
+    return {409, fmt::format("{}: {}", label, why)};
+  }
+  {
+    std::lock_guard lock(requests_mutex_);
+    for (const RepairRequest& r : repair_requests_) {
+      if (r.table == label) return {409, fmt::format("{}: its repair is being started", label)};
+    }
+    repair_requests_.push_back(
+        {label, server::TimestampJson(server::UnixMs(std::chrono::system_clock::now()))
+                    .get<std::string>()});
+  }
+  spdlog::info("repair of {} asked for: restarting the stream to record it", label);
+  restart_requested_ = true;
+  return {202, fmt::format("the key ranges where {}'s target differs from the source are written "
+                           "again alongside the stream; /status shows the repair under the table",
+                           label)};
+}
+
+void Pipeline::BeginRequestedRepairs() {
+  std::vector<RepairRequest> requests;
+  {
+    std::lock_guard lock(requests_mutex_);
+    requests = repair_requests_;
+  }
+  if (requests.empty()) return;
+  try {
+    std::optional<state::Checkpoint> checkpoint = store_->Load();
+    if (!checkpoint) Fail(ErrorCode::kInternal, "no checkpoint in {}", store_->Describe());
+    std::vector<std::string> tables, times;
+    for (const RepairRequest& r : requests) {
+      // A command recorded while no `run` ran leaves the checkpoint now, begun or refused.
+      std::erase_if(checkpoint->pending_commands,
+                    [&](const state::PendingCommand& c) { return c.table == r.table; });
+      if (const std::string why = snapshot::RepairRefusal(config_, *checkpoint, r.table);
+          !why.empty()) {
+        spdlog::error("repair of {} not begun: {}", r.table, why);
+        metrics_.errors.WithLabels({"repair"}).Increment();
+        continue;
+      }
+      tables.push_back(r.table);
+      times.push_back(r.requested_at);
+    }
+    if (tables.empty()) {
+      store_->Save(*checkpoint);
+    } else {
+      snapshot::BeginRepairs(config_, *store_, *checkpoint, tables, times);
+    }
+    SetLastCheckpoint(*checkpoint);
+  } catch (const Error& e) {
+    // The stream goes on as it was; a recorded command is handed over again by the next session.
+    spdlog::error("repair of {} not begun: {}", requests.front().table, e.what());
+    metrics_.errors.WithLabels({"repair"}).Increment();
+    std::lock_guard lock(requests_mutex_);
+    for (const RepairRequest& r : requests) std::erase(submitted_pending_, r.table);
+  }
+  std::lock_guard lock(requests_mutex_);
+  repair_requests_.erase(repair_requests_.begin(),
+                         repair_requests_.begin() + static_cast<long>(requests.size()));
+}
+
+void Pipeline::WaitForStream(mysql::Connection& source) {
+  const mysql::BinlogPosition end = mysql::CurrentBinlogPosition(source);
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::max<std::chrono::milliseconds>(std::chrono::seconds(5),
+                                                            3 * config_.state.checkpoint_interval);
+  while (!stop_requested_ && std::chrono::steady_clock::now() < deadline) {
+    const std::optional<state::Checkpoint> checkpoint = last_checkpoint();
+    if (checkpoint && (checkpoint->file > end.file ||
+                       (checkpoint->file == end.file && checkpoint->position >= end.position))) {
+      return;
+    }
+    std::unique_lock lock(stop_mutex_);
+    stop_cv_.wait_for(lock, std::chrono::milliseconds(100));
+  }
+}
+
+std::vector<std::string> Pipeline::TakeRepairsDone() {
+  std::lock_guard lock(requests_mutex_);
+  return std::exchange(repairs_done_, {});
 }
 
 server::TableCommandResult Pipeline::RequestPause(const std::string& label,
@@ -304,17 +392,29 @@ void Pipeline::Run() {
   copier_ = std::make_unique<CopyAlongside>(
       config_, registry_, status_, desk_,
       [this](const state::TableCopy& copy, const Error& error) { AbandonCopy(copy, error); });
-  // The copy stops with the stream, whatever ends it.
+  repairer_ = std::make_unique<RepairAlongside>(
+      config_, status_, metrics_, [this](mysql::Connection& source) { WaitForStream(source); },
+      [this](const std::string& table) {
+        std::lock_guard lock(requests_mutex_);
+        repairs_done_.push_back(table);
+        repairs_done_pending_ = true;
+      });
+  // The copy and the repairs stop with the stream, whatever ends it.
   struct StopCopier {
     CopyAlongside& copier;
-    ~StopCopier() { copier.Stop(); }
-  } stop_copier{*copier_};
+    RepairAlongside& repairer;
+    ~StopCopier() {
+      copier.Stop();
+      repairer.Stop();
+    }
+  } stop_copier{*copier_, *repairer_};
   while (!stop_requested_) {
     session_was_healthy_ = false;
     try {
       RunSession();
       if (restart_requested_.exchange(false) && !stop_requested_) {
         BeginRequestedCopy();
+        BeginRequestedRepairs();
         continue;
       }
       status_.SetState(server::PipelineState::kStopped);

@@ -44,10 +44,15 @@
 #include "state/checkpoint.h"
 #include "state/state_store.h"
 
+namespace rowbridge::mysql {
+class Connection;
+}
+
 namespace rowbridge::pipeline {
 
 struct RunMetrics;
 class CopyAlongside;
+class RepairAlongside;
 
 struct PipelineOptions {
   // How long a new session waits for INSERTs of a broken earlier connection before killing them.
@@ -81,6 +86,10 @@ class Pipeline {
   //   resume      a stopped or paused table: its changes from where it stopped are applied to its
   //               target alongside the stream (snapshot::BeginResume, restarting the session like
   //               resnapshot), then the stream takes it over.
+  //   repair      the key ranges where the table's target differs from the source are written
+  //               again into the live target alongside the stream (check/table_repair.h): the
+  //               session restarts cleanly to record it with its version band
+  //               (snapshot::BeginRepairs), and RepairAlongside runs it.
   server::TableCommandResult OnTableCommand(const std::string& database, const std::string& table,
                                             server::TableAction action);
 
@@ -100,6 +109,16 @@ class Pipeline {
   // Between sessions: records the copy asked for (resnapshot, resume), if any, in the stored
   // checkpoint.
   void BeginRequestedCopy();
+  // Between sessions: records the repairs asked for, if any, in the stored checkpoint.
+  void BeginRequestedRepairs();
+  server::TableCommandResult RequestRepair(const std::string& label,
+                                           const state::Checkpoint& checkpoint);
+  // The repair's wait before it writes a range: until the stream's checkpoint has reached the
+  // source's binlog end as `source` reads it now (a difference that was the stream's lag is
+  // then gone), at most a few seconds: the repair is exact without it, only noisier.
+  void WaitForStream(mysql::Connection& source);
+  // Repairs RepairAlongside finished (or gave up); the session drops them from the checkpoint.
+  std::vector<std::string> TakeRepairsDone();
   // on_purged_position: recopy, after the reader found the checkpoint's binlog purged: moves the
   // checkpoint to the source's end and records the copy of every table (snapshot::BeginRecopy).
   void RecopyAfterPurge();
@@ -150,6 +169,13 @@ class Pipeline {
   };
   std::mutex requests_mutex_;
   std::optional<CopyRequest> copy_request_;
+  struct RepairRequest {
+    std::string table;  // "db.table"
+    std::string requested_at;
+  };
+  std::vector<RepairRequest> repair_requests_;
+  std::vector<std::string> repairs_done_;
+  std::atomic<bool> repairs_done_pending_{false};
   std::vector<std::string> pauses_;
   // Tables whose command recorded while no `run` ran (state::PendingCommand) this process has
   // handed to OnTableCommand: once per process, though it stays in the checkpoint until done.
@@ -169,6 +195,7 @@ class Pipeline {
   // over to the one streaming at its end.
   HandOverDesk desk_;
   std::unique_ptr<CopyAlongside> copier_;
+  std::unique_ptr<RepairAlongside> repairer_;
 
   mutable std::mutex checkpoint_mutex_;
   std::optional<state::Checkpoint> last_checkpoint_;

@@ -13,6 +13,7 @@
 #include "endpoints/connection_options.h"
 #include "pipeline/binlog_reader.h"
 #include "pipeline/copy_alongside.h"
+#include "pipeline/repair_alongside.h"
 #include "pipeline/run_metrics.h"
 #include "pipeline/writer_pool.h"
 #include "snapshot/newly_matched.h"
@@ -506,6 +507,7 @@ void Pipeline::Session::SaveStartingCheckpoint() {
     tracker_.emplace(checkpoint);
   }
   if (CopiesAlongside(p_.config_, checkpoint)) p_.copier_->Ensure(checkpoint, store.Describe());
+  p_.repairer_->Ensure(checkpoint);
 }
 
 void Pipeline::Session::SaveNewest(const BinlogReader& reader) {
@@ -745,6 +747,15 @@ void Pipeline::Session::Stream() {
       lock.lock();
     }
     RefreshLag(reader, now);
+    if (p.repairs_done_pending_.exchange(false)) {
+      lock.unlock();
+      const std::vector<std::string> repaired = p.TakeRepairsDone();
+      lock.lock();
+      for (const std::string& table : repaired) tracker_->RemoveTableRepair(table);
+      lock.unlock();
+      SaveNow();
+      lock.lock();
+    }
     if (now >= next_checkpoint) {
       lock.unlock();
       SaveNewest(reader);

@@ -10,12 +10,15 @@ const char* TableActionName(TableAction action) {
       return "pause";
     case TableAction::kResnapshot:
       return "resnapshot";
+    case TableAction::kRepair:
+      return "repair";
   }
   return "?";
 }
 
 std::optional<TableAction> ParseTableAction(std::string_view name) {
-  for (TableAction action : {TableAction::kResume, TableAction::kPause, TableAction::kResnapshot}) {
+  for (TableAction action : {TableAction::kResume, TableAction::kPause, TableAction::kResnapshot,
+                             TableAction::kRepair}) {
     if (name == TableActionName(action)) return action;
   }
   return std::nullopt;

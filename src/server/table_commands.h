@@ -1,6 +1,6 @@
 // Commands an operator sends to one replicated table of the running process over the admin HTTP
 // server (POST /tables/<db>.<table>/<action>, admin_server.h) or `rowbridge resume|pause|
-// resnapshot` (src/cli/tables.cpp, which posts there).
+// resnapshot|repair` (src/cli/tables.cpp, which posts there).
 //
 // The server only parses, authenticates and answers; what an action does is the pipeline's: it
 // registers a TableCommandHandler (AdminServer::SetTableCommandHandler) while it can act on
@@ -18,9 +18,9 @@
 
 namespace rowbridge::server {
 
-enum class TableAction { kResume, kPause, kResnapshot };
+enum class TableAction { kResume, kPause, kResnapshot, kRepair };
 
-// "resume", "pause", "resnapshot": the action's name in the URL and on the command line.
+// "resume", "pause", "resnapshot", "repair": the action's name in the URL and on the command line.
 const char* TableActionName(TableAction action);
 // nullopt for any other name.
 std::optional<TableAction> ParseTableAction(std::string_view name);

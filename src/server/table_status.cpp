@@ -162,6 +162,18 @@ uint64_t TableStatus::rows_written() const {
          deleted_.load(std::memory_order_relaxed) + copied_.load(std::memory_order_relaxed);
 }
 
+void TableStatus::SetRepair(const std::string& state, const std::string& detail, TimePoint at) {
+  std::lock_guard lock(mutex_);
+  repair_state_ = state;
+  repair_detail_ = detail;
+  if (state == "running") {
+    repair_started_ms_ = UnixMs(at);
+    repair_ended_ms_ = 0;
+  } else {
+    repair_ended_ms_ = UnixMs(at);
+  }
+}
+
 Json TableStatus::ToJson(TimePoint now) const {
   std::lock_guard lock(mutex_);
   Json out;
@@ -195,6 +207,13 @@ Json TableStatus::ToJson(TimePoint now) const {
                    {"fraction", fraction},
                    {"rows_per_second", rate},
                    {"eta_seconds", eta}};
+  }
+  if (!repair_state_.empty()) {
+    out["repair"] = {
+        {"state", repair_state_},
+        {"detail", repair_detail_},
+        {"started_at", TimestampJson(repair_started_ms_)},
+        {"ended_at", repair_ended_ms_ == 0 ? Json() : TimestampJson(repair_ended_ms_)}};
   }
   if (state_ == TableState::kPaused) out["paused"] = {{"at", TimestampJson(paused_ms_)}};
   if (state_ == TableState::kStopped) {

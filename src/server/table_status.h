@@ -73,6 +73,11 @@ class TableStatus {
   // `position`: where in the binlog it stopped (may be empty).
   void SetStopped(const std::string& reason, const std::string& position, TimePoint at);
 
+  // A repair in place of the table's target (`rowbridge check --repair`): `state` is "running",
+  // "done" or "failed" (with `detail`: counts, or the error); shown as "repair" in ToJson, with
+  // when it began and ended, until the next one.
+  void SetRepair(const std::string& state, const std::string& detail, TimePoint at);
+
   const std::string& source_database() const { return source_database_; }
   const std::string& source_table() const { return source_table_; }
   TableState state() const;
@@ -105,6 +110,8 @@ class TableStatus {
   int64_t paused_ms_ = 0;
   std::string last_error_;
   int64_t last_error_ms_ = 0;
+  std::string repair_state_, repair_detail_;
+  int64_t repair_started_ms_ = 0, repair_ended_ms_ = 0;
 };
 
 }  // namespace rowbridge::server

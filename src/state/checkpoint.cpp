@@ -55,6 +55,13 @@ const PendingCommand* Checkpoint::FindPending(std::string_view label) const {
   return nullptr;
 }
 
+const TableRepair* Checkpoint::FindRepair(std::string_view label) const {
+  for (const TableRepair& r : table_repairs) {
+    if (r.table == label) return &r;
+  }
+  return nullptr;
+}
+
 std::string Checkpoint::ToJson() const {
   nlohmann::ordered_json j;
   j["file"] = file;
@@ -99,6 +106,14 @@ std::string Checkpoint::ToJson() const {
           {{"table", c.table}, {"action", c.action}, {"requested_at", c.requested_at}});
     }
     j["pending_commands"] = std::move(commands);
+  }
+  if (!table_repairs.empty()) {
+    auto repairs = nlohmann::ordered_json::array();
+    for (const TableRepair& r : table_repairs) {
+      repairs.push_back(
+          {{"table", r.table}, {"version_base", r.version_base}, {"requested_at", r.requested_at}});
+    }
+    j["table_repairs"] = std::move(repairs);
   }
   if (table_copy) {
     j["table_copy"] = {{"version_base", table_copy->version_base}, {"tables", table_copy->tables}};
@@ -162,6 +177,13 @@ Checkpoint Checkpoint::FromJson(std::string_view text, std::string_view origin) 
         c.pending_commands.push_back({p.at("table").get<std::string>(),
                                       p.at("action").get<std::string>(),
                                       p.value("requested_at", std::string())});
+      }
+    }
+    if (j.contains("table_repairs")) {
+      for (const auto& r : j.at("table_repairs")) {
+        c.table_repairs.push_back({r.at("table").get<std::string>(),
+                                   r.at("version_base").get<uint64_t>(),
+                                   r.value("requested_at", std::string())});
       }
     }
     if (j.contains("table_copy")) {

@@ -107,6 +107,21 @@ struct PendingCommand {
   bool operator==(const PendingCommand&) const = default;
 };
 
+// A repair in place (`rowbridge check --repair`, `rowbridge repair`) of the target of a streamed
+// table: the key ranges where the target differs from the source get the source's rows, and the
+// keys only the target has get deletes, written straight into the live target while the stream
+// goes on writing into it (check/table_repair.h). The repair's rows take versions from the band
+// [version_base, version_base + 2^48), reserved like a copy's when the repair was recorded (a
+// clean stop of the stream, so every version in ClickHouse is below it, and the stream's
+// next_version moved above it): every change the stream writes after that point outranks what
+// the repair writes for its key, whenever either is written. Leaves the checkpoint when done.
+struct TableRepair {
+  std::string table;  // db.table (a source table; the repair covers its whole target)
+  uint64_t version_base = 0;
+  std::string requested_at;  // UTC, ISO 8601; for people
+  bool operator==(const TableRepair&) const = default;
+};
+
 // "copy of tables matched later", "resnapshot", "resume": for messages.
 const char* TableCopyKindName(TableCopy::Kind kind);
 
@@ -132,11 +147,15 @@ struct Checkpoint {
   std::vector<TargetRename> target_renames;
   // In the order they were given.
   std::vector<PendingCommand> pending_commands;
+  // In the order they run (one after the other).
+  std::vector<TableRepair> table_repairs;
 
   // The stopped (or paused) table "db.table"; nullptr when it is not stopped.
   const StoppedTable* FindStopped(std::string_view label) const;
   // The pending command for `label` ("db.table"), if any (there is at most one per table).
   const PendingCommand* FindPending(std::string_view label) const;
+  // The recorded repair of `label` ("db.table"), if any.
+  const TableRepair* FindRepair(std::string_view label) const;
 
   // "mysql-bin.000003:1234" (+ " gtid 0-1-42" when known).
   std::string Describe() const;

@@ -1,0 +1,295 @@
+#include "check/range_repair.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <set>
+
+#include "clickhouse/sql_quote.h"
+#include "clickhouse/type_name.h"
+#include "common/error.h"
+#include "mysql/sql_quote.h"
+
+namespace rowbridge::check {
+
+namespace {
+
+constexpr uint64_t kBand = uint64_t{1} << 48;
+// Rows per block of a range's INSERT, and keys per delete statement.
+constexpr size_t kBlockRows = 8192;
+constexpr size_t kKeysPerDelete = 1000;
+
+bool IsNumeric(clickhouse::TypeCode code) {
+  using clickhouse::TypeCode;
+  switch (code) {
+    case TypeCode::kInt8:
+    case TypeCode::kInt16:
+    case TypeCode::kInt32:
+    case TypeCode::kInt64:
+    case TypeCode::kInt128:
+    case TypeCode::kInt256:
+    case TypeCode::kUInt8:
+    case TypeCode::kUInt16:
+    case TypeCode::kUInt32:
+    case TypeCode::kUInt64:
+    case TypeCode::kUInt128:
+    case TypeCode::kUInt256:
+    case TypeCode::kFloat32:
+    case TypeCode::kFloat64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The normalised key's column texts.
+std::vector<std::string_view> SplitKey(std::string_view key) {
+  std::vector<std::string_view> parts;
+  size_t pos = 0;
+  while (pos < key.size()) {
+    const size_t end = key.find('\0', pos);
+    parts.push_back(key.substr(pos, end - pos));
+    if (end == std::string_view::npos) break;
+    pos = end + 1;
+  }
+  return parts;
+}
+
+}  // namespace
+
+RangeRepairer::RangeRepairer(std::vector<tables::ReplicatedTable> sources,
+                             std::vector<mapping::PlanOptions> plans, config::QualifiedName target,
+                             uint64_t version_base, mysql::Connection& source,
+                             clickhouse::Client& client,
+                             std::function<void(mysql::Connection&)> before_range)
+    : sources_(std::move(sources)),
+      target_(std::move(target)),
+      target_label_(target_.database + "." + target_.table),
+      target_table_(clickhouse::QuoteQualified(target_.database, target_.table)),
+      version_base_(version_base),
+      next_version_(version_base),
+      source_(source),
+      client_(client),
+      before_range_(std::move(before_range)) {
+  if (sources_.empty() || plans.size() != sources_.size())
+    Fail(ErrorCode::kInternal, "repair of {}: no source tables", target_label_);
+  const config::TableRule& rule = *sources_.front().rule;
+  replica_ = rule.mode == config::TableMode::kReplica;
+  version_column_ = rule.meta_columns.version;
+  is_deleted_column_ = rule.meta_columns.is_deleted;
+  event_type_column_ = rule.meta_columns.event_type;
+
+  std::vector<mapping::TargetColumn> columns;
+  client_.Select(
+      fmt::format("SELECT name, type, default_kind FROM system.columns WHERE database = {} AND "
+                  "table = {}",
+                  clickhouse::QuoteString(target_.database),
+                  clickhouse::QuoteString(target_.table)),
+      [&](clickhouse::Block& block) {
+        for (size_t r = 0; r < block.RowCount(); ++r) {
+          columns.push_back({block.At(0).Text(r), clickhouse::ParseTypeName(block.At(1).Text(r)),
+                             block.At(2).Text(r)});
+        }
+        return true;
+      });
+  if (columns.empty())
+    Fail(ErrorCode::kConfig, "repair: target table {} does not exist on ClickHouse {}",
+         target_label_, client_.peer());
+
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    const tables::ReplicatedTable& s = sources_[i];
+    SourcePlan p;
+    for (const binlog::ColumnDef& c : s.known->columns)
+      p.selected.push_back(mapping::SelectedColumn(c));
+    for (size_t c = 0; c < s.known->columns.size(); ++c) {
+      if (c) p.select_list += ", ";
+      p.select_list += mapping::TextSelectExpression(
+          s.known->columns[c], mysql::QuoteIdentifier(s.known->columns[c].name));
+    }
+    p.encoder = std::make_unique<mapping::TextRowEncoder>(p.selected, s.name.ToString());
+    p.plan = mapping::ConversionPlan::Build(p.selected, columns, plans[i]);
+    p.insert_sql = p.plan.InsertQuery(target_.database, target_.table);
+    plans_.push_back(std::move(p));
+  }
+  const tables::SourceTableSchema& first = *sources_.front().known;
+  for (uint32_t k : first.primary_key) {
+    const std::string& name = first.columns[k].name;
+    key_names_.push_back(clickhouse::QuoteIdentifier(name));
+    auto it = std::find_if(columns.begin(), columns.end(),
+                           [&](const mapping::TargetColumn& c) { return c.name == name; });
+    clickhouse::TypeDesc type = it == columns.end() ? clickhouse::TypeDesc{} : it->type;
+    while (type.code == clickhouse::TypeCode::kLowCardinality && !type.nested.empty())
+      type = type.nested.front();
+    key_numeric_.push_back(IsNumeric(type.code));
+  }
+  for (const mapping::TargetColumn& c : plans_.front().plan.insert_columns()) {
+    if (c.name == version_column_ || c.name == is_deleted_column_ || c.name == event_type_column_)
+      continue;
+    copied_columns_.push_back(clickhouse::QuoteIdentifier(c.name));
+  }
+}
+
+uint64_t RangeRepairer::TakeVersion() {
+  if (next_version_ - version_base_ >= kBand)
+    Fail(ErrorCode::kInternal, "repair of {}: its version band is used up", target_label_);
+  return next_version_++;
+}
+
+void RangeRepairer::Repair(RowNormalizer& normalizer, const CheckedRange& range) {
+  if (before_range_) before_range_(source_);
+  ReadTarget(normalizer, range);
+  WriteSourceRows(normalizer, range);
+  DeleteExtraKeys(normalizer);
+  ++counts_.ranges;
+}
+
+void RangeRepairer::ReadTarget(RowNormalizer& normalizer, const CheckedRange& range) {
+  target_rows_.clear();
+  client_.Select(range.target_rows_sql, [&](clickhouse::Block& block) {
+    for (size_t r = 0; r < block.RowCount(); ++r) {
+      normalizer.NormalizeTarget(block, r, scratch_);
+      TargetRow& row = target_rows_[scratch_.key];
+      row.hash = scratch_.hash;
+      row.values = scratch_.values;
+    }
+    return true;
+  });
+}
+
+void RangeRepairer::WriteSourceRows(RowNormalizer& normalizer, const CheckedRange& range) {
+  // A key in several source tables is not this repair's to decide.
+  std::set<std::string> seen_keys, shared_keys;
+  for (const tables::ReplicatedTable& s : sources_) {
+    if (sources_.size() == 1) break;
+    mysql::ResultSet rs = source_.Query(
+        fmt::format("SELECT {} FROM {}{}", normalizer.source_select_list(),
+                    mysql::QuoteQualified(s.name.database, s.name.table),
+                    range.source_where.empty() ? "" : " WHERE " + range.source_where));
+    while (rs.Next()) {
+      normalizer.NormalizeSource(rs, scratch_);
+      if (!seen_keys.insert(scratch_.key).second) shared_keys.insert(scratch_.key);
+    }
+  }
+  counts_.keys_shared += shared_keys.size();
+
+  std::vector<std::optional<std::string_view>> fields;
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    const tables::ReplicatedTable& s = sources_[i];
+    SourcePlan& p = plans_[i];
+    const size_t compared = normalizer.column_count();
+    mysql::ResultSet rs = source_.Query(
+        fmt::format("SELECT {}, {} FROM {}{}", normalizer.source_select_list(), p.select_list,
+                    mysql::QuoteQualified(s.name.database, s.name.table),
+                    range.source_where.empty() ? "" : " WHERE " + range.source_where));
+    mapping::TargetBlock block = p.plan.NewBlock();
+    bool begun = false;
+    auto send = [&] {
+      if (block.rows() == 0) return;
+      if (!begun) {
+        client_.BeginInsert(p.insert_sql);
+        begun = true;
+      }
+      client_.SendBlock(block.block());
+      block.Clear();
+    };
+    while (rs.Next()) {
+      normalizer.NormalizeSource(rs, scratch_);
+      if (shared_keys.count(scratch_.key)) continue;
+      auto t = target_rows_.find(scratch_.key);
+      mapping::RowKind kind = mapping::RowKind::kInsert;
+      if (t != target_rows_.end()) {
+        ++t->second.seen;
+        if (t->second.hash == scratch_.hash && t->second.values == scratch_.values) continue;
+        kind = mapping::RowKind::kUpdate;
+      }
+      fields.resize(p.selected.size());
+      for (size_t c = 0; c < p.selected.size(); ++c) fields[c] = rs.Get(compared + c);
+      p.plan.AppendRow(p.encoder->Encode(fields), block, {kind, TakeVersion()});
+      ++counts_.rows_written;
+      if (block.rows() >= kBlockRows) send();
+    }
+    send();
+    if (begun) client_.EndInsert();
+  }
+  for (const std::string& key : shared_keys) {
+    if (auto t = target_rows_.find(key); t != target_rows_.end()) t->second.seen = 1;
+  }
+}
+
+std::string RangeRepairer::KeyCondition(const std::vector<const std::string*>& keys) const {
+  const bool tuple = key_names_.size() > 1;
+  std::string sql =
+      tuple ? "(" + fmt::format("{}", fmt::join(key_names_, ", ")) + ")" : key_names_.front();
+  sql += " IN (";
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (i) sql += ", ";
+    const std::vector<std::string_view> parts = SplitKey(*keys[i]);
+    if (tuple) sql += "(";
+    for (size_t k = 0; k < key_names_.size(); ++k) {
+      if (k) sql += ", ";
+      const std::string_view text = k < parts.size() ? parts[k] : std::string_view();
+      sql += key_numeric_[k] ? std::string(text) : clickhouse::QuoteString(text);
+    }
+    if (tuple) sql += ")";
+  }
+  return sql + ")";
+}
+
+void RangeRepairer::DeleteExtraKeys(RowNormalizer& normalizer) {
+  std::vector<const std::string*> extra;
+  for (const auto& [key, row] : target_rows_) {
+    if (row.seen == 0) extra.push_back(&key);
+  }
+  std::sort(extra.begin(), extra.end(),
+            [](const std::string* a, const std::string* b) { return *a < *b; });
+  const std::string columns = fmt::format("{}", fmt::join(copied_columns_, ", "));
+  const std::string keys = fmt::format("{}", fmt::join(key_names_, ", "));
+  for (size_t from = 0; from < extra.size(); from += kKeysPerDelete) {
+    const std::vector<const std::string*> batch(
+        extra.begin() + static_cast<long>(from),
+        extra.begin() + static_cast<long>(std::min(extra.size(), from + kKeysPerDelete)));
+    const std::string condition = KeyCondition(batch);
+    // The rows a delete copies: the target's current row of each key.
+    const std::string current =
+        replica_ ? fmt::format("FROM {} FINAL WHERE {} = 0 AND {}", target_table_,
+                               clickhouse::QuoteIdentifier(is_deleted_column_), condition)
+                 : fmt::format(
+                       "FROM {0} WHERE {1} AND ({2}, {3}) IN (SELECT {2}, max({3}) FROM {0} "
+                       "WHERE {1} GROUP BY {2}) AND {4} != 'delete'",
+                       target_table_, condition, keys, clickhouse::QuoteIdentifier(version_column_),
+                       clickhouse::QuoteIdentifier(event_type_column_));
+    // The literals must select exactly these keys: a literal ClickHouse reads as another value
+    // (a DateTime in another time zone) would delete a row the source has.
+    std::set<std::string> selected;
+    client_.Select(fmt::format("SELECT {} {}", normalizer.target_select_list(), current),
+                   [&](clickhouse::Block& block) {
+                     for (size_t r = 0; r < block.RowCount(); ++r) {
+                       normalizer.NormalizeTarget(block, r, scratch_);
+                       selected.insert(scratch_.key);
+                     }
+                     return true;
+                   });
+    std::set<std::string> wanted;
+    for (const std::string* k : batch) wanted.insert(*k);
+    if (selected != wanted) {
+      Fail(ErrorCode::kUnsupported,
+           "repair of {}: the keys only the target has ({} of them, e.g. {}) cannot be addressed "
+           "by literals of the key's type (they select {} rows); copy the table again with "
+           "`rowbridge resnapshot`",
+           target_label_, wanted.size(), normalizer.DescribeKey(*batch.front()), selected.size());
+    }
+    const uint64_t version = TakeVersion();
+    const std::string meta =
+        replica_ ? fmt::format("{}, {}", clickhouse::QuoteIdentifier(version_column_),
+                               clickhouse::QuoteIdentifier(is_deleted_column_))
+                 : fmt::format("{}, {}", clickhouse::QuoteIdentifier(version_column_),
+                               clickhouse::QuoteIdentifier(event_type_column_));
+    client_.Execute(fmt::format("INSERT INTO {} ({}, {}) SELECT {}, {}, {} {}", target_table_,
+                                columns, meta, columns, version, replica_ ? "1" : "'delete'",
+                                current));
+    counts_.keys_deleted += batch.size();
+  }
+}
+
+}  // namespace rowbridge::check

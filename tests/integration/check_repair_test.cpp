@@ -1,0 +1,145 @@
+// `rowbridge check --repair` and `rowbridge repair` on real servers: targets damaged behind
+// rowbridge's back (rows lost, values changed, rows added, in a replica and a changelog table)
+// are repaired by the running `run` while its stream keeps writing changes into the same tables,
+// and end equal to their sources; without a running `run` the repair is recorded and carried out
+// by the next one.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "integration/pipeline_fixture.h"
+#include "integration/pipeline_harness.h"
+#include "support/test_servers.h"
+
+namespace rowbridge::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+class CheckRepairTest : public PipelineFixture {
+ protected:
+  CheckRepairTest() : PipelineFixture("rbrp") {}
+
+  PipelineConfig RepairConfig() const {
+    PipelineConfig config =
+        Config(fmt::format("  - match: {0}.r\n    mode: replica\n"
+                           "  - match: {0}.c\n    mode: changelog\n",
+                           source_db_));
+    config.snapshot = true;
+    return config;
+  }
+
+  // ALTER TABLE ... DELETE/UPDATE on a target, waited for: damage rowbridge did not write.
+  void Mutate(const std::string& table, const std::string& what) {
+    Ch(fmt::format("ALTER TABLE {} {}", Target(table), what));
+    ASSERT_TRUE(WaitFor(
+        [&] {
+          return Ch(fmt::format("SELECT count() FROM system.mutations WHERE database = '{}' AND "
+                                "table = '{}' AND is_done = 0",
+                                target_db_, table)) == "0";
+        },
+        60s));
+  }
+
+  CliResult Check(const RowbridgeProcess& rb, const std::vector<std::string>& more = {}) {
+    std::vector<std::string> args = {"check", "-c", rb.config_path().string(), "--chunk-rows",
+                                     "100"};
+    args.insert(args.end(), more.begin(), more.end());
+    return rb.RunCommandLine(args);
+  }
+};
+
+TEST_F(CheckRepairTest, DamagedTargetsAreRepairedWhileTheStreamWritesIntoThem) {
+  TestDir dir("check-repair");
+  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
+  std::string values;
+  for (int i = 1; i <= 500; ++i)
+    values += fmt::format("{}({}, {}, 's{}')", i > 1 ? ", " : "", i, i, i);
+  Sql("CREATE TABLE r (id INT PRIMARY KEY, v INT, s VARCHAR(40)); "
+      "CREATE TABLE c (id INT PRIMARY KEY, v INT, s VARCHAR(40)); "
+      "INSERT INTO r VALUES " +
+      values + "; INSERT INTO c VALUES " + values + ";");
+  RowbridgeProcess rb(dir.path(), RepairConfig());
+  StartAndWaitForCheckpoint(rb);
+  rb.WaitCaughtUp();
+  ASSERT_EQ(Check(rb).exit_code, 0) << Check(rb).out;
+
+  // Rows lost, a value changed and a row added behind rowbridge's back, in both modes.
+  Mutate("r", "DELETE WHERE id IN (10, 250)");
+  Mutate("r", "UPDATE v = v + 1000 WHERE id = 77");
+  Ch("INSERT INTO " + Target("r") +
+     " (id, v, s, _version, _is_deleted) VALUES (9001, 1, 'x', 1, 0)");
+  Mutate("c", "DELETE WHERE id = 20");
+  Mutate("c", "UPDATE s = 'damaged' WHERE id = 333");
+  Ch("INSERT INTO " + Target("c") +
+     " (id, v, s, _version, _event_type) VALUES (9002, 1, 'x', 1, 'insert')");
+  const CliResult damaged = Check(rb);
+  ASSERT_EQ(damaged.exit_code, 1) << damaged.out << damaged.err;
+  EXPECT_NE(damaged.out.find("missing in target: id=10"), std::string::npos) << damaged.out;
+  EXPECT_NE(damaged.out.find("extra in target:   id=9002"), std::string::npos) << damaged.out;
+
+  // Refused: a table no rule matches.
+  const CliResult unmatched =
+      rb.RunCommandLine({"repair", "-c", rb.config_path().string(), source_db_ + ".nope",
+                         "--address", fmt::format("127.0.0.1:{}", rb.HttpPort())});
+  EXPECT_NE(unmatched.exit_code, 0);
+  EXPECT_NE(unmatched.err.find("no rule of the configuration matches it"), std::string::npos)
+      << unmatched.out << unmatched.err;
+
+  // The stream keeps changing rows of both tables (the damaged ones too) during the repair.
+  std::atomic<bool> stop_load{false};
+  std::thread load([&] {
+    for (int step = 0; !stop_load; ++step) {
+      const int id = 1 + (step * 37) % 500;
+      Sql(
+          fmt::format("UPDATE r SET v = v + 1 WHERE id IN ({0}, 77); UPDATE c SET v = v + 1 WHERE "
+                      "id IN ({0}, 333); INSERT INTO r VALUES ({1}, 0, 'new'); INSERT INTO c "
+                      "VALUES ({1}, 0, 'new'); DELETE FROM c WHERE id = {2}",
+                      id, 1000 + step, 400 + step % 50));
+      std::this_thread::sleep_for(50ms);
+    }
+  });
+  const CliResult repair =
+      Check(rb, {"--repair", "--address", fmt::format("127.0.0.1:{}", rb.HttpPort())});
+  stop_load = true;
+  load.join();
+  EXPECT_NE(repair.out.find(fmt::format("repair {}.r: done", source_db_)), std::string::npos)
+      << repair.out << repair.err << rb.log();
+  EXPECT_NE(repair.out.find(fmt::format("repair {}.c: done", source_db_)), std::string::npos)
+      << repair.out << repair.err;
+  rb.WaitCaughtUp();
+  const CliResult after = Check(rb);
+  EXPECT_EQ(after.exit_code, 0) << after.out << repair.out << rb.log();
+  EXPECT_TRUE(WaitFor([&] { return rb.SavedCheckpoint()->table_repairs.empty(); }, 30s));
+  // The changelog's deletes copy the row they delete.
+  EXPECT_EQ(Ch("SELECT s FROM " + Target("c") + " WHERE id = 9002 AND _event_type = 'delete'"),
+            "x");
+  ASSERT_EQ(rb.Terminate(), 0);
+
+  // Without a running `run`: recorded, and carried out by the next one.
+  Mutate("r", "DELETE WHERE id = 30");
+  const CliResult recorded = Check(rb, {"--repair"});
+  EXPECT_EQ(recorded.exit_code, 1) << recorded.out << recorded.err;
+  EXPECT_NE(recorded.out.find("recorded in"), std::string::npos) << recorded.out << recorded.err;
+  ASSERT_EQ(rb.SavedCheckpoint()->pending_commands.size(), 1u);
+  rb.Start();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        std::optional<state::Checkpoint> c = rb.SavedCheckpoint();
+        return c && c->pending_commands.empty() && c->table_repairs.empty();
+      },
+      90s))
+      << rb.log();
+  rb.WaitCaughtUp();
+  const CliResult repaired = Check(rb);
+  EXPECT_EQ(repaired.exit_code, 0) << repaired.out << rb.log();
+  EXPECT_EQ(rb.Terminate(), 0);
+}
+
+}  // namespace
+}  // namespace rowbridge::testing
