@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 
@@ -20,6 +21,7 @@ namespace rowbridge::testing {
 namespace {
 
 using namespace std::chrono_literals;
+using Json = nlohmann::json;
 
 class CheckRepairTest : public PipelineFixture {
  protected:
@@ -138,6 +140,70 @@ TEST_F(CheckRepairTest, DamagedTargetsAreRepairedWhileTheStreamWritesIntoThem) {
   rb.WaitCaughtUp();
   const CliResult repaired = Check(rb);
   EXPECT_EQ(repaired.exit_code, 0) << repaired.out << rb.log();
+  EXPECT_EQ(rb.Terminate(), 0);
+}
+
+// A repair interrupted by kill -9 is run again by the next start and still ends exact. The
+// stream is kept busy with another table and checkpoints are saved every 2 s, so the repair waits
+// for the stream before each of its ranges (WaitForStream) and is surely under way at the kill.
+TEST_F(CheckRepairTest, ARepairKilledWithNineIsRunAgainByTheNextStart) {
+  TestDir dir("check-repair-kill");
+  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
+  Sql("CREATE TABLE r (id INT PRIMARY KEY, v INT, s VARCHAR(40)); "
+      "CREATE TABLE c (id INT PRIMARY KEY, v INT, s VARCHAR(40));");
+  for (int batch = 0; batch < 4; ++batch) {
+    std::string values;
+    for (int i = 1; i <= 5000; ++i) {
+      const int id = batch * 5000 + i;
+      values += fmt::format("{}({}, {}, 's{}')", i > 1 ? ", " : "", id, id, id);
+    }
+    Sql("INSERT INTO r VALUES " + values + ";");
+  }
+  PipelineConfig config = RepairConfig();
+  config.checkpoint_interval = "2s";
+  RowbridgeProcess rb(dir.path(), config);
+  StartAndWaitForCheckpoint(rb);
+  rb.WaitCaughtUp();
+  Mutate("r", "DELETE WHERE id % 1000 = 0");
+
+  std::atomic<bool> stop_load{false};
+  std::thread load([&] {
+    for (int step = 0; !stop_load; ++step) {
+      Sql(fmt::format("INSERT INTO c VALUES ({}, 0, 'load')", step));
+      std::this_thread::sleep_for(100ms);
+    }
+  });
+  const std::string address = fmt::format("127.0.0.1:{}", rb.HttpPort());
+  const CliResult asked = rb.RunCommandLine(
+      {"repair", "-c", rb.config_path().string(), source_db_ + ".r", "--address", address});
+  ASSERT_EQ(asked.exit_code, 0) << asked.out << asked.err;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        const Json status = Json::parse(rb.HttpGet("/status"), nullptr, false);
+        if (!status.is_object() || !status.contains("tables")) return false;
+        for (const Json& t : status["tables"]) {
+          if (t["source"]["table"] == "r" && t.contains("repair"))
+            return t["repair"]["state"] == "running";
+        }
+        return false;
+      },
+      60s))
+      << rb.log();
+  std::this_thread::sleep_for(2s);
+  rb.Kill();
+  stop_load = true;
+  load.join();
+  ASSERT_EQ(rb.SavedCheckpoint()->table_repairs.size(), 1u) << rb.log();
+
+  rb.Start();
+  ASSERT_TRUE(WaitFor([&] { return rb.SavedCheckpoint()->table_repairs.empty(); }, 180s))
+      << rb.log();
+  rb.WaitCaughtUp();
+  const CliResult after = Check(rb);
+  EXPECT_EQ(after.exit_code, 0) << after.out << rb.log();
+  EXPECT_NE(rb.log().find("repair of " + source_db_ + ".r done: 2 of 3 key ranges differed"),
+            std::string::npos)
+      << rb.log();
   EXPECT_EQ(rb.Terminate(), 0);
 }
 

@@ -66,6 +66,7 @@ TEST(PipelineCheckpoint, CheckpointsOfOlderVersionsStayLoadable) {
   EXPECT_FALSE(c.table_copy.has_value());
   EXPECT_TRUE(c.target_renames.empty());
   EXPECT_TRUE(c.pending_commands.empty());
+  EXPECT_TRUE(c.table_repairs.empty());
   EXPECT_EQ(c.next_version, 3u);
 }
 
@@ -79,11 +80,16 @@ TEST(PipelineCheckpoint, CarriesReplicatedTablesAndTableCopies) {
   c.target_renames.push_back({"ch.logs", "ch.events_log", "mysql-bin.000004", 120});
   c.pending_commands.push_back({"shop.q", "pause", "2026-12-03T11:00:00Z"});
   c.pending_commands.push_back({"shop.a", "resnapshot", "2026-12-03T11:00:01Z"});
+  c.table_repairs.push_back({"shop.b", 5000, "2026-12-03T11:00:02Z"});
+  c.table_repairs.push_back({"shop.e", 5000, "2026-12-03T11:00:03Z"});
   const state::Checkpoint back = state::Checkpoint::FromJson(c.ToJson(), "test");
   EXPECT_EQ(back, c);
   ASSERT_NE(back.FindPending("shop.a"), nullptr);
   EXPECT_EQ(back.FindPending("shop.a")->action, "resnapshot");
   EXPECT_EQ(back.FindPending("shop.b"), nullptr);
+  ASSERT_NE(back.FindRepair("shop.e"), nullptr);
+  EXPECT_EQ(back.FindRepair("shop.e")->version_base, 5000u);
+  EXPECT_EQ(back.FindRepair("shop.a"), nullptr);
   c.replicated_tables = std::vector<std::string>{};  // an empty list is not "unknown"
   EXPECT_TRUE(state::Checkpoint::FromJson(c.ToJson(), "test").replicated_tables.has_value());
 }

@@ -52,7 +52,8 @@ struct CommandServer {
 };
 
 TEST(ServerTableCommands, ActionNamesRoundTrip) {
-  for (TableAction action : {TableAction::kResume, TableAction::kPause, TableAction::kResnapshot}) {
+  for (TableAction action : {TableAction::kResume, TableAction::kPause, TableAction::kResnapshot,
+                             TableAction::kRepair}) {
     EXPECT_EQ(ParseTableAction(TableActionName(action)), action);
   }
   EXPECT_EQ(ParseTableAction("Resume"), std::nullopt);
