@@ -21,26 +21,8 @@ constexpr size_t kBlockRows = 8192;
 constexpr size_t kKeysPerDelete = 1000;
 
 bool IsNumeric(clickhouse::TypeCode code) {
-  using clickhouse::TypeCode;
-  switch (code) {
-    case TypeCode::kInt8:
-    case TypeCode::kInt16:
-    case TypeCode::kInt32:
-    case TypeCode::kInt64:
-    case TypeCode::kInt128:
-    case TypeCode::kInt256:
-    case TypeCode::kUInt8:
-    case TypeCode::kUInt16:
-    case TypeCode::kUInt32:
-    case TypeCode::kUInt64:
-    case TypeCode::kUInt128:
-    case TypeCode::kUInt256:
-    case TypeCode::kFloat32:
-    case TypeCode::kFloat64:
-      return true;
-    default:
-      return false;
-  }
+  return clickhouse::IsIntegerCode(code) || code == clickhouse::TypeCode::kFloat32 ||
+         code == clickhouse::TypeCode::kFloat64;
 }
 
 // The normalised key's column texts.

@@ -376,4 +376,24 @@ TypeDesc MakeWrapper(TypeCode code, TypeDesc nested) {
   return t;
 }
 
+bool IsIntegerCode(TypeCode code) {
+  switch (code) {
+    case TypeCode::kInt8:
+    case TypeCode::kInt16:
+    case TypeCode::kInt32:
+    case TypeCode::kInt64:
+    case TypeCode::kInt128:
+    case TypeCode::kInt256:
+    case TypeCode::kUInt8:
+    case TypeCode::kUInt16:
+    case TypeCode::kUInt32:
+    case TypeCode::kUInt64:
+    case TypeCode::kUInt128:
+    case TypeCode::kUInt256:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace rowbridge::clickhouse

@@ -79,4 +79,7 @@ TypeDesc MakeDateTime64(uint32_t precision, std::string timezone = {});
 TypeDesc MakeEnum(TypeCode code, std::vector<std::pair<std::string, int16_t>> items);
 TypeDesc MakeWrapper(TypeCode code, TypeDesc nested);  // Nullable, LowCardinality, Array
 
+// Int8..Int256 and UInt8..UInt256.
+bool IsIntegerCode(TypeCode code);
+
 }  // namespace rowbridge::clickhouse

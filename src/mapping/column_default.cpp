@@ -88,24 +88,6 @@ bool IsNumber(std::string_view s) {
   return ec == std::errc() && end == s.data() + s.size();
 }
 
-bool IsIntegerCode(TypeCode code) {
-  switch (code) {
-    case TypeCode::kInt8:
-    case TypeCode::kInt16:
-    case TypeCode::kInt32:
-    case TypeCode::kInt64:
-    case TypeCode::kInt128:
-    case TypeCode::kInt256:
-    case TypeCode::kUInt8:
-    case TypeCode::kUInt16:
-    case TypeCode::kUInt32:
-    case TypeCode::kUInt64:
-    case TypeCode::kUInt128:
-    case TypeCode::kUInt256:
-      return true;
-    default:
-      return false;
-  }
 }
 
 bool IsDecimalCode(TypeCode code) {
@@ -261,7 +243,7 @@ class DefaultConverter {
     if (d.kind == DefaultLiteral::Kind::kBits || !IsNumber(text)) {
       return WrongValue("a plain number");
     }
-    if (IsIntegerCode(target_.code)) {
+    if (clickhouse::IsIntegerCode(target_.code)) {
       if (!IsInteger(text)) return WrongValue("an integer");
       if (!IntegerFits(text, target_.code)) {
         return Problem(fmt::format("{} is outside the range of {}", text, target_.name));
@@ -286,7 +268,7 @@ class DefaultConverter {
     }
     if (!value) return WrongValue("a bit value");
     const std::string text = std::to_string(*value);
-    if (!IsIntegerCode(target_.code)) return WrongTarget();
+    if (!clickhouse::IsIntegerCode(target_.code)) return WrongTarget();
     if (!IntegerFits(text, target_.code)) {
       return Problem(fmt::format("{} is outside the range of {}", text, target_.name));
     }
