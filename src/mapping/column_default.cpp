@@ -88,8 +88,6 @@ bool IsNumber(std::string_view s) {
   return ec == std::errc() && end == s.data() + s.size();
 }
 
-}
-
 bool IsDecimalCode(TypeCode code) {
   return code == TypeCode::kDecimal32 || code == TypeCode::kDecimal64 ||
          code == TypeCode::kDecimal128 || code == TypeCode::kDecimal256;
