@@ -124,6 +124,24 @@ void CheckpointTracker::AddTargetRename(state::TargetRename rename) {
   created_targets_changed_ = true;
 }
 
+void CheckpointTracker::AddTargetAlias(state::TargetAlias alias) {
+  for (const state::TargetAlias& a : checkpoint_.target_aliases) {
+    if (a.table == alias.table && a.file == alias.file && a.position == alias.position) return;
+  }
+  checkpoint_.target_aliases.push_back(std::move(alias));
+  created_targets_changed_ = true;
+}
+
+void CheckpointTracker::EndTargetAlias(const state::TargetAlias& ended) {
+  for (state::TargetAlias& a : checkpoint_.target_aliases) {
+    if (a.table != ended.table || a.file != ended.file || a.position != ended.position) continue;
+    if (a.until_file == ended.until_file && a.until_position == ended.until_position) continue;
+    a.until_file = ended.until_file;
+    a.until_position = ended.until_position;
+    created_targets_changed_ = true;
+  }
+}
+
 bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
   bool moved = created_targets_changed_;
   created_targets_changed_ = false;
@@ -200,6 +218,13 @@ bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
         std::erase(checkpoint_.created_targets, r.from);
       }
       return true;
+    });
+  }
+  if (moved && !checkpoint_.target_aliases.empty()) {
+    // Like a rename's: a boundary at the end's position is just before the statement that ends it.
+    const schema::BinlogPosition at{checkpoint_.file, checkpoint_.position};
+    std::erase_if(checkpoint_.target_aliases, [&](const state::TargetAlias& a) {
+      return !a.until_file.empty() && schema::BinlogPosition{a.until_file, a.until_position} < at;
     });
   }
   if (moved && last_file > 0) {

@@ -346,6 +346,22 @@ RouterContext Pipeline::Session::MakeRouterContext() {
     }
     SaveNow();
   };
+  if (checkpoint_) rc.target_aliases = checkpoint_->target_aliases;
+  rc.on_target_alias = [this](const state::TargetAlias& alias) {
+    {
+      std::lock_guard lock(buffers_.mutex());
+      if (!tracker_) {
+        Fail(ErrorCode::kInternal, "{} writes into {} before the session saved a checkpoint",
+             alias.table, alias.target);
+      }
+      tracker_->AddTargetAlias(alias);
+    }
+    SaveNow();
+  };
+  rc.on_alias_end = [this](const state::TargetAlias& ended) {
+    std::lock_guard lock(buffers_.mutex());
+    if (tracker_) tracker_->EndTargetAlias(ended);
+  };
   return rc;
 }
 
