@@ -209,12 +209,20 @@ bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
   if (moved && !checkpoint_.target_renames.empty()) {
     // The position is the RENAME's own; a boundary at it is just before the statement.
     const schema::BinlogPosition at{checkpoint_.file, checkpoint_.position};
+    const std::vector<state::TargetRename> renames = checkpoint_.target_renames;
+    size_t index = 0;
     std::erase_if(checkpoint_.target_renames, [&](const state::TargetRename& r) {
+      const size_t i = index++;
       if (!(schema::BinlogPosition{r.file, r.position} < at)) return false;
+      // A later rename gave the name to another of rowbridge's tables (a swap: RENAME t TO
+      // _t_del, _t_gho TO t), also when a replay found it done and did not record it again.
+      const bool renamed_into =
+          std::any_of(renames.begin() + static_cast<long>(i) + 1, renames.end(),
+                      [&](const state::TargetRename& later) { return later.to == r.from; });
       auto again = std::find(created_again_.begin(), created_again_.end(), r.from);
       if (again != created_again_.end()) {
         created_again_.erase(again);
-      } else {
+      } else if (!renamed_into) {
         std::erase(checkpoint_.created_targets, r.from);
       }
       return true;

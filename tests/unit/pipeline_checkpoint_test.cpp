@@ -329,6 +329,23 @@ TEST(PipelineCheckpointTracker, TargetRenamesJoinAtOnceAndLeaveOncePassed) {
   EXPECT_FALSE(t.Advance(11)) << "nothing changed since";
 }
 
+// gh-ost's swap replayed after a kill -9: the targets were renamed before it, so the session
+// records neither rename again; passing them must not take `t` from rowbridge's tables.
+TEST(PipelineCheckpointTracker, ASwapsRenamesLeaveTheLiveNameRowbridges) {
+  state::Checkpoint start;
+  start.file = "mysql-bin.000001";
+  start.position = 100;
+  start.next_version = 10;
+  start.created_targets = {"ch._t_del", "ch._t_gho", "ch.t"};
+  start.target_renames = {{"ch.t", "ch._t_del", "mysql-bin.000001", 300},
+                          {"ch._t_gho", "ch.t", "mysql-bin.000001", 300}};
+  CheckpointTracker t(start);
+  t.AddBoundary(420, 11, {});
+  ASSERT_TRUE(t.Advance(11));
+  EXPECT_TRUE(t.checkpoint().target_renames.empty());
+  EXPECT_EQ(t.checkpoint().created_targets, (std::vector<std::string>{"ch._t_del", "ch.t"}));
+}
+
 TEST(PipelineCheckpointTracker, TargetAliasesJoinAtOnceAndLeaveOnceTheirEndIsPassed) {
   state::Checkpoint start;
   start.file = "mysql-bin.000001";
