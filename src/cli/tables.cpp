@@ -230,6 +230,16 @@ std::vector<TableRow> RowsFromState(const config::Config& config, std::vector<st
         covered.insert(label);
       }
     }
+    // A renamed table whose old target could not be renamed with it writes there for good.
+    for (const state::TargetAlias& alias : checkpoint->target_aliases) {
+      if (!alias.until_file.empty()) continue;
+      const auto [database, table] = split(alias.table);
+      TableRow& row = add(database, table);
+      row.target = alias.target;
+      row.detail +=
+          fmt::format("{}writes into {}, its target before the RENAME at {}:{}",
+                      row.detail.empty() ? "" : "; ", alias.target, alias.file, alias.position);
+    }
   }
 
   // What the next start would add: the matched tables the source has.

@@ -129,6 +129,24 @@ void CheckpointTracker::AddTargetRename(state::TargetRename rename) {
   created_targets_changed_ = true;
 }
 
+void CheckpointTracker::AddTargetAlias(state::TargetAlias alias) {
+  for (const state::TargetAlias& a : checkpoint_.target_aliases) {
+    if (a.table == alias.table && a.file == alias.file && a.position == alias.position) return;
+  }
+  checkpoint_.target_aliases.push_back(std::move(alias));
+  created_targets_changed_ = true;
+}
+
+void CheckpointTracker::EndTargetAlias(const state::TargetAlias& ended) {
+  for (state::TargetAlias& a : checkpoint_.target_aliases) {
+    if (a.table != ended.table || a.file != ended.file || a.position != ended.position) continue;
+    if (a.until_file == ended.until_file && a.until_position == ended.until_position) continue;
+    a.until_file = ended.until_file;
+    a.until_position = ended.until_position;
+    created_targets_changed_ = true;
+  }
+}
+
 bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
   bool moved = created_targets_changed_;
   created_targets_changed_ = false;
@@ -196,15 +214,30 @@ bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
   if (moved && !checkpoint_.target_renames.empty()) {
     // The position is the RENAME's own; a boundary at it is just before the statement.
     const schema::BinlogPosition at{checkpoint_.file, checkpoint_.position};
+    const std::vector<state::TargetRename> renames = checkpoint_.target_renames;
+    size_t index = 0;
     std::erase_if(checkpoint_.target_renames, [&](const state::TargetRename& r) {
+      const size_t i = index++;
       if (!(schema::BinlogPosition{r.file, r.position} < at)) return false;
+      // A later rename gave the name to another of rowbridge's tables (a swap: RENAME t TO
+      // _t_del, _t_gho TO t), also when a replay found it done and did not record it again.
+      const bool renamed_into =
+          std::any_of(renames.begin() + static_cast<long>(i) + 1, renames.end(),
+                      [&](const state::TargetRename& later) { return later.to == r.from; });
       auto again = std::find(created_again_.begin(), created_again_.end(), r.from);
       if (again != created_again_.end()) {
         created_again_.erase(again);
-      } else {
+      } else if (!renamed_into) {
         std::erase(checkpoint_.created_targets, r.from);
       }
       return true;
+    });
+  }
+  if (moved && !checkpoint_.target_aliases.empty()) {
+    // Like a rename's: a boundary at the end's position is just before the statement that ends it.
+    const schema::BinlogPosition at{checkpoint_.file, checkpoint_.position};
+    std::erase_if(checkpoint_.target_aliases, [&](const state::TargetAlias& a) {
+      return !a.until_file.empty() && schema::BinlogPosition{a.until_file, a.until_position} < at;
     });
   }
   if (moved && last_file > 0) {

@@ -31,6 +31,10 @@
 // again, which only rowbridge's own tables are), unless rowbridge created a table of that name
 // again meanwhile.
 //
+// A target alias (a renamed table writing into its old name's target, state::TargetAlias) joins at
+// once too; its end is recorded when the table leaves the name, and the record is dropped once the
+// checkpoint is past that end.
+//
 // Not thread-safe; the pipeline calls it under its buffer lock. Each boundary costs no heap
 // allocation (file names are interned).
 #pragma once
@@ -94,6 +98,11 @@ class CheckpointTracker {
   void RemoveTableRepair(const std::string& table);
   // A target table about to be renamed (see above); it joins the checkpoint at once.
   void AddTargetRename(state::TargetRename rename);
+  // A renamed table writes into its old name's target (see above); it joins at once. The same
+  // alias recorded again (a replay meets its RENAME again) is kept once.
+  void AddTargetAlias(state::TargetAlias alias);
+  // The alias `ended` (table, file, position) ends where it says (until_file:until_position).
+  void EndTargetAlias(const state::TargetAlias& ended);
 
   // Applies every boundary whose next_version <= lowest_unflushed. True if the checkpoint moved
   // (or gained a created target since the last call).

@@ -28,6 +28,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -182,6 +183,8 @@ class Pipeline {
   std::vector<std::string> submitted_pending_;
   std::optional<AbandonedCopy> abandoned_;
   std::vector<std::string> abandoned_tables_;  // tables matched later, held back until exit
+  // Per table: failed resnapshots begun again (the reader's; see Session::Abandon).
+  std::map<std::string, int> resnapshots_again_;
   std::atomic<bool> reader_work_pending_{false};
   // The reader found the checkpoint's binlog purged (ReaderContext::start_gone).
   std::atomic<bool> start_gone_{false};

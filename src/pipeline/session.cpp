@@ -347,6 +347,22 @@ RouterContext Pipeline::Session::MakeRouterContext() {
     }
     SaveNow();
   };
+  if (checkpoint_) rc.target_aliases = checkpoint_->target_aliases;
+  rc.on_target_alias = [this](const state::TargetAlias& alias) {
+    {
+      std::lock_guard lock(buffers_.mutex());
+      if (!tracker_) {
+        Fail(ErrorCode::kInternal, "{} writes into {} before the session saved a checkpoint",
+             alias.table, alias.target);
+      }
+      tracker_->AddTargetAlias(alias);
+    }
+    SaveNow();
+  };
+  rc.on_alias_end = [this](const state::TargetAlias& ended) {
+    std::lock_guard lock(buffers_.mutex());
+    if (tracker_) tracker_->EndTargetAlias(ended);
+  };
   return rc;
 }
 
@@ -371,8 +387,14 @@ void Pipeline::Session::ResolveTables() {
     resolver_options.checkpoint = checkpoint_->Describe() + " in " + p_.store_->Describe();
   }
   resolver_options.on_created = [this](const std::string& label) {
-    std::lock_guard lock(buffers_.mutex());
-    if (tracker_) tracker_->AddCreatedTarget(label);
+    {
+      std::lock_guard lock(buffers_.mutex());
+      if (!tracker_) return;
+      tracker_->AddCreatedTarget(label);
+    }
+    // At once: a restart that found the table without the record would take it for one rowbridge
+    // did not create, and stop its table at the first schema change (schema_changes: auto).
+    SaveNow();
   };
   resolver_.emplace(config, *catalog_, std::move(resolver_options));
 
@@ -662,6 +684,28 @@ void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
                   : kind == state::TableCopy::Kind::kResnapshot
                       ? "it streams into its old target; `rowbridge resnapshot` tries again"
                       : "it stays stopped; `rowbridge resnapshot` copies it again instead");
+  }
+  // Most failures of a resnapshot are a schema change racing the copy (e.g. gh-ost's swapped-in
+  // table altered at once: the copy's columns are gone when it reads, or no longer those of the
+  // target it made), and the target lacks the rows the copy was to bring: it is begun anew, a few
+  // times at most per table and process.
+  constexpr int kCopiesAgain = 3;
+  if (kind != state::TableCopy::Kind::kResnapshot || copy.tables.size() != 1 ||
+      p_.resnapshots_again_[copy.tables[0]]++ >= kCopiesAgain) {
+    return;
+  }
+  const std::string& label = copy.tables[0];
+  std::optional<state::Checkpoint> checkpoint = p_.last_checkpoint();
+  const server::TableCommandResult result =
+      checkpoint ? p_.RequestCopy(server::TableAction::kResnapshot, label, *checkpoint)
+                 : server::TableCommandResult{503, "no checkpoint saved yet"};
+  if (result.http_status == 202) {
+    spdlog::warn("{}: its resnapshot is begun again", label);
+  } else {
+    spdlog::error(
+        "{}: its resnapshot cannot be begun again now ({}): `rowbridge resnapshot {}` "
+        "does it",
+        label, result.message, label);
   }
 }
 

@@ -87,7 +87,8 @@ class Pipeline::Session {
   // refused ones leave the checkpoint (saved at once).
   void SubmitPendingCommands(const std::vector<state::PendingCommand>& pending);
   // A copy alongside failed for good: it leaves the checkpoint (saved at once), its tables
-  // matched later stay held back and show stopped; the stream goes on.
+  // matched later stay held back and show stopped; the stream goes on. A failed resnapshot is
+  // asked for again (three times at most per table and process).
   void Abandon(const Pipeline::AbandonedCopy& abandoned);
   // Saves what the tracker holds now (the reader's, before a step a replay must know of).
   void SaveNow();

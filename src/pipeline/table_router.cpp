@@ -233,8 +233,8 @@ StreamedTable& TableRouter::GetOrCreate(const tables::SourceTableName& name, int
   if (out.size() == before) {
     if (follow_target_ != nullptr) {
       table.target = follow_target_;
-    } else if (tables::TargetTable* renamed = RenamedTarget(table, at)) {
-      table.target = renamed;
+    } else if (tables::TargetTable* redirected = RedirectedTarget(table, at)) {
+      table.target = redirected;
     } else {
       table.target = ctx_.resolver->ResolveTarget(table, out);
     }
@@ -296,6 +296,8 @@ bool TableRouter::ReplaceTarget(
     }
   }
   if (it != tables_.end()) Retire(name);
+  // Copied into the rules' target: an alias to its old name's target ends.
+  EndAlias(name, start);
   ctx_.table_starts[name] = start;
   ctx_.counted_starts.insert(name);
   routes_.clear();
@@ -691,6 +693,9 @@ void TableRouter::OnChange(const schema::TableChange& change, const schema::DdlS
   const tables::SourceTableName name{change.table.database, change.table.table};
   LogFields fields;
   fields.Table(name.database, name.table).Position(position.file, position.offset);
+  if (change.kind == Kind::kDropped) EndAlias(name, position);
+  if (change.kind == Kind::kRenamed && change.from)
+    EndAlias({change.from->database, change.from->table}, position);
   if (BeforeStart(name, position)) {
     // Its target holds the table as of its copy's end, after this statement.
     spdlog::debug("{} at {}: {} is copied as of a later position; its target is left as it is",
@@ -790,11 +795,12 @@ config::QualifiedName SplitLabel(const std::string& label) {
 }  // namespace
 
 tables::TargetTable* TableRouter::RenamedTarget(const tables::ReplicatedTable& table,
-                                                const schema::BinlogPosition& at) {
+                                                const schema::BinlogPosition& at,
+                                                const std::string& from) {
   if (ctx_.target_renames.empty()) return nullptr;
-  // Renames after `at`, in the order they were made, from the rules' target on: a -> b, b -> c.
+  // Renames after `at`, in the order they were made, from `from` on: a -> b, b -> c.
   std::vector<std::string> path;
-  std::string current = ctx_.resolver->TargetLabel(table.name, table.rule_index);
+  std::string current = from;
   for (const state::TargetRename& r : ctx_.target_renames) {
     if (!(at < schema::BinlogPosition{r.file, r.position})) continue;
     if (r.from != current) continue;
@@ -810,6 +816,55 @@ tables::TargetTable* TableRouter::RenamedTarget(const tables::ReplicatedTable& t
       return target;
     }
   }
+  return nullptr;
+}
+
+const state::TargetAlias* TableRouter::AliasAt(const std::string& label,
+                                               const schema::BinlogPosition& at) const {
+  for (const state::TargetAlias& a : ctx_.target_aliases) {
+    if (a.table != label || at < schema::BinlogPosition{a.file, a.position}) continue;
+    if (!a.until_file.empty() && !(at < schema::BinlogPosition{a.until_file, a.until_position}))
+      continue;
+    return &a;
+  }
+  return nullptr;
+}
+
+void TableRouter::EndAlias(const tables::SourceTableName& name, const schema::BinlogPosition& at) {
+  const std::string label = name.ToString();
+  for (state::TargetAlias& a : ctx_.target_aliases) {
+    // An alias made after `at` is a later table of that name (a replay meets this end first).
+    if (a.table != label || !a.until_file.empty() ||
+        at < schema::BinlogPosition{a.file, a.position}) {
+      continue;
+    }
+    a.until_file = at.file;
+    a.until_position = at.offset;
+    spdlog::info("{} left its name at {}: its rows no longer go into {}", label, at.ToString(),
+                 a.target);
+    if (ctx_.on_alias_end) ctx_.on_alias_end(a);
+  }
+}
+
+tables::TargetTable* TableRouter::RedirectedTarget(const tables::ReplicatedTable& table,
+                                                   const schema::BinlogPosition& at) {
+  const state::TargetAlias* alias = AliasAt(table.name.ToString(), at);
+  const std::string from =
+      alias != nullptr ? alias->target : ctx_.resolver->TargetLabel(table.name, table.rule_index);
+  if (tables::TargetTable* renamed = RenamedTarget(table, at, from)) return renamed;
+  if (alias == nullptr) return nullptr;
+  if (tables::TargetTable* target = ctx_.resolver->ResolveExisting(table, SplitLabel(from))) {
+    spdlog::info(
+        "{} at {}: writes into {}, the target of its name before the RENAME at {}:{} (the "
+        "checkpoint's target_aliases)",
+        table.name.ToString(), at.ToString(), target->label, alias->file, alias->position);
+    return target;
+  }
+  spdlog::warn(
+      "{} at {}: its rows went into {} since the RENAME at {}:{}, but ClickHouse has no such "
+      "table any more; they go where the rules route {} from here on",
+      table.name.ToString(), at.ToString(), from, alias->file, alias->position,
+      table.name.ToString());
   return nullptr;
 }
 
@@ -844,8 +899,8 @@ bool TableRouter::MoveTarget(tables::TargetTable& target, const tables::SourceTa
   if (!why_not.empty()) {
     spdlog::warn(
         "{} is the new name of a table replicated into {}, but the rules' target for it is {}; "
-        "{} is not renamed ({}), so {} keeps writing into it until rowbridge stops",
-        to.ToString(), target.label, label, target.label, why_not, to.ToString());
+        "{} is not renamed ({})",
+        to.ToString(), target.label, label, target.label, why_not);
     return false;
   }
   const state::TargetRename rename{target.label, label, position.file, position.offset};
@@ -913,10 +968,14 @@ void TableRouter::OnNewName(const schema::TableChange& change,
   const bool name_was_taken = previous != nullptr && previous->state != schema::TableState::kAbsent;
   Retire(name);
   // The renamed table's rows stay together: its target takes the new name's target name where
-  // rowbridge may rename it. Else it follows the table for this session, unless the rules'
-  // target for the new name exists already (gh-ost's swap: the shadow becomes the table the
-  // target was made for).
-  if (followed != nullptr && followed->label != ctx_.resolver->TargetLabel(name, rule)) {
+  // rowbridge may rename it. Else the table goes on writing into it, for good (an alias in the
+  // checkpoint), unless the rules' target for the new name exists already (gh-ost's swap: the
+  // shadow becomes the table the target was made for) or takes another mode: then the table
+  // writes into the rules' target, which lacks its earlier rows unless the name was a swap's.
+  const std::string rules_target = ctx_.resolver->TargetLabel(name, rule);
+  std::string split_from;  // the target holding the rows the rules' target lacks
+  std::string split_why;
+  if (followed != nullptr && followed->label != rules_target) {
     bool moved = false;
     try {
       moved = MoveTarget(*followed, name, rule, position);
@@ -925,16 +984,47 @@ void TableRouter::OnNewName(const schema::TableChange& change,
       spdlog::warn("{}: cannot rename its target {}: {}", name.ToString(), followed->label,
                    e.what());
     }
-    if (moved || ctx_.resolver->TargetExists(name, rule) ||
-        followed->mode != tables::PlanMode(ctx_.resolver->Rule(rule).mode)) {
+    if (moved) {
       followed = nullptr;
+    } else {
+      if (ctx_.resolver->TargetExists(name, rule)) {
+        split_why = "exists already";
+      } else if (followed->mode != tables::PlanMode(ctx_.resolver->Rule(rule).mode)) {
+        split_why = "takes another mode";
+      }
+      if (!split_why.empty()) {
+        if (!name_was_taken) split_from = followed->label;
+        followed = nullptr;
+      }
     }
   }
   follow_target_ = followed;
   StreamedTable& table = GetOrCreate(name, rule, nullptr, position, nullptr);
   follow_target_ = nullptr;
+  if (followed != nullptr && table.target == followed && followed->label != rules_target) {
+    const state::TargetAlias alias{
+        name.ToString(), followed->label, position.file, position.offset, "", 0};
+    if (std::none_of(ctx_.target_aliases.begin(), ctx_.target_aliases.end(),
+                     [&](const state::TargetAlias& a) {
+                       return a.table == alias.table && a.file == alias.file &&
+                              a.position == alias.position;
+                     })) {
+      ctx_.target_aliases.push_back(alias);
+    }
+    if (ctx_.on_target_alias) ctx_.on_target_alias(alias);
+  }
   if (change.kind == schema::TableChange::Kind::kCreated || from_replicated) {
     if (ctx_.on_replicated) ctx_.on_replicated(name.ToString());
+    if (!split_from.empty()) {
+      const std::string why = fmt::format(
+          "it was renamed at {} from {}, whose rows are in {}, and its rules' target {} {}", where,
+          from->ToString(), split_from, rules_target, split_why);
+      if (ctx_.on_needs_copy) {
+        ctx_.on_needs_copy(name.ToString(), why);
+      } else {
+        spdlog::warn("{}: {}", name.ToString(), why);
+      }
+    }
   } else if (from) {
     // The rows the table had under its unreplicated old name never reached the target: a table
     // renamed into a matched name, or an online schema change's shadow no rule matched swapped in

@@ -22,7 +22,8 @@
 // rows stay together: when rowbridge created its target, no other table writes there and the
 // rules' target for the new name does not exist yet, the ClickHouse table is renamed too (the
 // rename recorded in the checkpoint first, see RouterContext::target_renames); otherwise the table
-// keeps writing into its old target for the rest of the session (docs/schema-changes.md). DROP
+// keeps writing into its old target, recorded in the checkpoint as an alias so that it does so
+// across restarts too (RouterContext::target_aliases; docs/running.md, "Schema changes"). DROP
 // TABLE never drops a target another replicated table still writes into (gh-ost's swapped-out
 // table). A change that
 // cannot be applied (unparseable DDL, schema_changes: stop, a key column dropped, a type
@@ -187,6 +188,17 @@ struct RouterContext {
   // checkpoint and saves it at once, so that a crash after ClickHouse's RENAME replays the old
   // name's rows into the new name instead of creating the old one again.
   std::function<void(const state::TargetRename&)> before_target_rename;
+  // Renamed tables that write into their old name's target because it could not be renamed with
+  // them (the checkpoint's target_aliases): resolved at a position the alias covers, the table
+  // writes there and not into the rules' target.
+  std::vector<state::TargetAlias> target_aliases;
+  // Called (buffer lock NOT held) when a renamed table goes on writing into its old name's
+  // target: records the alias in the checkpoint and saves it at once, before a checkpoint past
+  // the RENAME can be saved without it.
+  std::function<void(const state::TargetAlias&)> on_target_alias;
+  // Called (buffer lock NOT held) when an aliased table leaves its name (dropped, renamed again),
+  // with the alias and its end (until_file:until_position) set.
+  std::function<void(const state::TargetAlias&)> on_alias_end;
 };
 
 class TableRouter {
@@ -300,10 +312,20 @@ class TableRouter {
   // target to the rules' target for `to` when that is rowbridge's to do (see above). True if done.
   bool MoveTarget(tables::TargetTable& target, const tables::SourceTableName& to, int rule,
                   const schema::BinlogPosition& position);
-  // The target that table's rows at `at` go to when target renames after `at` moved its rules'
-  // target (RouterContext::target_renames); nullptr when none applies.
+  // The target that table's rows at `at` go to when target renames after `at` moved the target
+  // `from` (RouterContext::target_renames); nullptr when none applies.
   tables::TargetTable* RenamedTarget(const tables::ReplicatedTable& table,
-                                     const schema::BinlogPosition& at);
+                                     const schema::BinlogPosition& at, const std::string& from);
+  // The alias (RouterContext::target_aliases) that sends `label`'s rows at `at` elsewhere than
+  // the rules' target; nullptr when none does.
+  const state::TargetAlias* AliasAt(const std::string& label,
+                                    const schema::BinlogPosition& at) const;
+  // `name` left its name at `at`: its alias ends there.
+  void EndAlias(const tables::SourceTableName& name, const schema::BinlogPosition& at);
+  // The target of `table` resolved at `at` when an alias or later target renames send its rows
+  // elsewhere than the rules' target; nullptr when neither does.
+  tables::TargetTable* RedirectedTarget(const tables::ReplicatedTable& table,
+                                        const schema::BinlogPosition& at);
   // Whether a target rename after `at` gives some table the name `label` (not there yet).
   bool RenamedToLater(const std::string& label, const schema::BinlogPosition& at) const;
   // CREATE, or RENAME to a name (with the table leaving its old one).

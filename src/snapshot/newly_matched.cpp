@@ -274,6 +274,8 @@ void BeginRecopy(const config::Config& config, state::StateStore& store,
   // Positions before `now`: no replay goes back there any more.
   checkpoint.table_starts.clear();
   checkpoint.target_renames.clear();
+  // Every table is copied into its rules' target.
+  checkpoint.target_aliases.clear();
   checkpoint.replicated_tables = std::vector<std::string>(covered.begin(), covered.end());
   checkpoint.table_copy.reset();
   if (tables.empty()) {

@@ -377,7 +377,8 @@ void SnapshotRunner::Impl::ResolveTables(mysql::Connection& admin, RunRecord& pe
   };
   resolver = std::make_unique<tables::TableResolver>(config, *catalog, resolver_options);
   std::vector<std::string> problems;
-  resolved = resolver->ResolveAll(admin, problems);
+  resolved = resolver->ResolveAll(
+      admin, problems, [this](const tables::SourceTableName& name) { return Copied(name); });
   mapping::ThrowIfProblems(problems);
 }
 

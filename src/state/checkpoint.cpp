@@ -99,6 +99,19 @@ std::string Checkpoint::ToJson() const {
     }
     j["target_renames"] = std::move(renames);
   }
+  if (!target_aliases.empty()) {
+    auto aliases = nlohmann::ordered_json::array();
+    for (const TargetAlias& a : target_aliases) {
+      nlohmann::ordered_json alias = {
+          {"table", a.table}, {"target", a.target}, {"file", a.file}, {"position", a.position}};
+      if (!a.until_file.empty()) {
+        alias["until_file"] = a.until_file;
+        alias["until_position"] = a.until_position;
+      }
+      aliases.push_back(std::move(alias));
+    }
+    j["target_aliases"] = std::move(aliases);
+  }
   if (!pending_commands.empty()) {
     auto commands = nlohmann::ordered_json::array();
     for (const PendingCommand& c : pending_commands) {
@@ -170,6 +183,14 @@ Checkpoint Checkpoint::FromJson(std::string_view text, std::string_view origin) 
         c.target_renames.push_back({r.at("from").get<std::string>(), r.at("to").get<std::string>(),
                                     r.at("file").get<std::string>(),
                                     r.at("position").get<uint64_t>()});
+      }
+    }
+    if (j.contains("target_aliases")) {
+      for (const auto& a : j.at("target_aliases")) {
+        c.target_aliases.push_back(
+            {a.at("table").get<std::string>(), a.at("target").get<std::string>(),
+             a.at("file").get<std::string>(), a.at("position").get<uint64_t>(),
+             a.value("until_file", std::string()), a.value("until_position", uint64_t{0})});
       }
     }
     if (j.contains("pending_commands")) {

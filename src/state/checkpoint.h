@@ -71,6 +71,24 @@ struct TargetRename {
   bool operator==(const TargetRename&) const = default;
 };
 
+// A source table that writes into a ClickHouse table other than the one the rules name for it:
+// it was renamed by the statement at file:position from a table that wrote into `target`, and
+// that target could not be renamed with it (rowbridge did not create it, other tables write into
+// it, or the new name's rule forbids creating or altering tables). Its rows stay together there,
+// across restarts (docs/running.md, "Schema changes"). Saved at once, before a checkpoint past the
+// RENAME can be. `until_file:until_position` is where the table left that name (dropped, renamed
+// again, copied again into its own target); empty while it has not. A replay from before then
+// still writes its rows there; the record is dropped once the checkpoint is past it.
+struct TargetAlias {
+  std::string table;   // db.table, the source table's (new) name
+  std::string target;  // db.table in ClickHouse
+  std::string file;
+  uint64_t position = 0;
+  std::string until_file;
+  uint64_t until_position = 0;
+  bool operator==(const TargetAlias&) const = default;
+};
+
 // A copy of newly matched tables that has begun and not finished: the stream resumes only after
 // it. Its rows take versions from [version_base, version_base + 2^48); the checkpoint's
 // next_version was moved to version_base + 2^48 when it began.
@@ -145,6 +163,8 @@ struct Checkpoint {
   std::optional<TableCopy> table_copy;
   // In the order the renames were made (a chain a -> b, b -> c follows that order).
   std::vector<TargetRename> target_renames;
+  // In the order they were made; at most one per table without an end.
+  std::vector<TargetAlias> target_aliases;
   // In the order they were given.
   std::vector<PendingCommand> pending_commands;
   // In the order they run (one after the other).

@@ -303,13 +303,19 @@ std::optional<std::vector<mapping::TargetColumn>> TableResolver::CreateTarget(
   return columns;
 }
 
-std::vector<ReplicatedTable> TableResolver::ResolveAll(mysql::Connection& source,
-                                                       std::vector<std::string>& problems) {
+std::vector<ReplicatedTable> TableResolver::ResolveAll(
+    mysql::Connection& source, std::vector<std::string>& problems,
+    const std::function<bool(const SourceTableName&)>& only) {
   std::vector<ReplicatedTable> out;
   for (const SourceTableName& name : ListSourceTables(source)) {
     const int rule = Match(name);
     if (rule == config::TableMatcher::kNoRule) continue;
     ReplicatedTable table = Describe(name, rule);
+    if (only && !only(name)) {
+      table.target = ResolveExisting(table, TargetName(name, rule));
+      if (table.target != nullptr) out.push_back(std::move(table));
+      continue;
+    }
     const size_t before = problems.size();
     LoadZone(table, problems);
     try {

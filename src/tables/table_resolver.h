@@ -130,8 +130,15 @@ class TableResolver {
   // and its target (created where allowed); each one's conversion plan is checked against its
   // target. A table with a problem is left out and the problem appended: the copy, `validate` and
   // `check` work on the tables as they are now.
-  std::vector<ReplicatedTable> ResolveAll(mysql::Connection& source,
-                                          std::vector<std::string>& problems);
+  //
+  // When `only` is given, the tables it rejects are only named with the target their rules name
+  // when that exists (no columns, no plan, never created, no problem): a copy of some tables
+  // alongside the stream must neither create nor judge the targets of tables the stream writes
+  // (their live columns may be ahead of the stream), but needs to know which tables share a
+  // target with the ones it copies.
+  std::vector<ReplicatedTable> ResolveAll(
+      mysql::Connection& source, std::vector<std::string>& problems,
+      const std::function<bool(const SourceTableName&)>& only = nullptr);
 
  private:
   TargetTable* Record(const config::QualifiedName& name, const config::TableRule& rule,

@@ -65,6 +65,7 @@ TEST(PipelineCheckpoint, CheckpointsOfOlderVersionsStayLoadable) {
   EXPECT_TRUE(c.table_starts.empty());
   EXPECT_FALSE(c.table_copy.has_value());
   EXPECT_TRUE(c.target_renames.empty());
+  EXPECT_TRUE(c.target_aliases.empty());
   EXPECT_TRUE(c.pending_commands.empty());
   EXPECT_TRUE(c.table_repairs.empty());
   EXPECT_EQ(c.next_version, 3u);
@@ -78,6 +79,8 @@ TEST(PipelineCheckpoint, CarriesReplicatedTablesAndTableCopies) {
   c.table_copy = state::TableCopy{1000, {"shop.c"}, {"ch.c_rowbridge_fresh"}, {}};
   c.stopped_tables.push_back({"shop", "p", "mysql-bin.000004:200", "paused by the operator", true});
   c.target_renames.push_back({"ch.logs", "ch.events_log", "mysql-bin.000004", 120});
+  c.target_aliases.push_back({"shop.b2", "ch.merged", "mysql-bin.000004", 130, "", 0});
+  c.target_aliases.push_back({"shop.c2", "ch.c", "mysql-bin.000004", 140, "mysql-bin.000005", 7});
   c.pending_commands.push_back({"shop.q", "pause", "2026-12-03T11:00:00Z"});
   c.pending_commands.push_back({"shop.a", "resnapshot", "2026-12-03T11:00:01Z"});
   c.table_repairs.push_back({"shop.b", 5000, "2026-12-03T11:00:02Z"});
@@ -330,6 +333,57 @@ TEST(PipelineCheckpointTracker, TargetRenamesJoinAtOnceAndLeaveOncePassed) {
   EXPECT_TRUE(t.checkpoint().target_renames.empty());
   EXPECT_EQ(t.checkpoint().created_targets, std::vector<std::string>{"ch.events_log"});
   EXPECT_FALSE(t.Advance(11)) << "nothing changed since";
+}
+
+// gh-ost's swap replayed after a kill -9: the targets were renamed before it, so the session
+// records neither rename again; passing them must not take `t` from rowbridge's tables.
+TEST(PipelineCheckpointTracker, ASwapsRenamesLeaveTheLiveNameRowbridges) {
+  state::Checkpoint start;
+  start.file = "mysql-bin.000001";
+  start.position = 100;
+  start.next_version = 10;
+  start.created_targets = {"ch._t_del", "ch._t_gho", "ch.t"};
+  start.target_renames = {{"ch.t", "ch._t_del", "mysql-bin.000001", 300},
+                          {"ch._t_gho", "ch.t", "mysql-bin.000001", 300}};
+  CheckpointTracker t(start);
+  t.AddBoundary(420, 11, {});
+  ASSERT_TRUE(t.Advance(11));
+  EXPECT_TRUE(t.checkpoint().target_renames.empty());
+  EXPECT_EQ(t.checkpoint().created_targets, (std::vector<std::string>{"ch._t_del", "ch.t"}));
+}
+
+TEST(PipelineCheckpointTracker, TargetAliasesJoinAtOnceAndLeaveOnceTheirEndIsPassed) {
+  state::Checkpoint start;
+  start.file = "mysql-bin.000001";
+  start.position = 100;
+  start.next_version = 10;
+  CheckpointTracker t(start);
+  const state::TargetAlias alias{"shop.b", "ch.a", "mysql-bin.000001", 300, "", 0};
+  t.AddTargetAlias(alias);
+  ASSERT_TRUE(t.Advance(10)) << "saved at once";
+  ASSERT_EQ(t.checkpoint().target_aliases.size(), 1u);
+  t.AddTargetAlias(alias);  // a replay meets its RENAME again
+  EXPECT_EQ(t.checkpoint().target_aliases.size(), 1u);
+  EXPECT_FALSE(t.Advance(10));
+  // Far past the RENAME, an open alias stays: the table writes there for good.
+  t.SetFile("mysql-bin.000002");
+  t.AddBoundary(900, 11, {});
+  ASSERT_TRUE(t.Advance(11));
+  ASSERT_EQ(t.checkpoint().target_aliases.size(), 1u);
+  // The table is dropped at 1000: a replay from before that still writes its rows there.
+  state::TargetAlias ended = alias;
+  ended.until_file = "mysql-bin.000002";
+  ended.until_position = 1000;
+  t.EndTargetAlias(ended);
+  ASSERT_TRUE(t.Advance(11));
+  ASSERT_EQ(t.checkpoint().target_aliases.size(), 1u);
+  EXPECT_EQ(t.checkpoint().target_aliases[0], ended);
+  t.AddBoundary(1000, 11, {});  // just before the DROP
+  ASSERT_TRUE(t.Advance(11));
+  EXPECT_EQ(t.checkpoint().target_aliases.size(), 1u);
+  t.AddBoundary(1100, 11, {});  // the DROP's own boundary
+  ASSERT_TRUE(t.Advance(11));
+  EXPECT_TRUE(t.checkpoint().target_aliases.empty());
 }
 
 TEST(PipelineCheckpointTracker, ReplicatedTablesJoinAtOnce) {
