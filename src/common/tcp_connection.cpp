@@ -137,8 +137,17 @@ const char* TlsModeName(TlsMode mode) {
   return "?";
 }
 
-std::unique_ptr<TcpConnection> TcpConnection::Connect(const std::string& host, uint16_t port,
-                                                      const TcpOptions& options) {
+namespace {
+
+// The outcome of trying every address of a host once.
+struct ConnectAttempt {
+  int fd = -1;               // the connected socket, or -1
+  std::string failures;      // "address: why; ..." of the addresses that failed
+  bool timed_out = false;    // the connect timeout ran out
+  bool all_refused = false;  // at least one address, and each refused the connection
+};
+
+ConnectAttempt TryConnect(const std::string& host, uint16_t port, const TcpOptions& options) {
   const std::string peer = FormatPeer(host, port);
   const auto deadline = Clock::now() + options.connect_timeout;
 
@@ -160,8 +169,9 @@ std::unique_ptr<TcpConnection> TcpConnection::Connect(const std::string& host, u
   }
   std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(list, freeaddrinfo);
 
-  std::string failures;
-  bool timed_out = false;
+  ConnectAttempt attempt;
+  size_t refused = 0;
+  size_t tried = 0;
   for (addrinfo* ai = list; ai != nullptr; ai = ai->ai_next) {
     char address[INET6_ADDRSTRLEN] = "?";
     const void* raw =
@@ -170,10 +180,11 @@ std::unique_ptr<TcpConnection> TcpConnection::Connect(const std::string& host, u
             : static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(ai->ai_addr)->sin6_addr);
     inet_ntop(ai->ai_family, raw, address, sizeof address);
     auto note = [&](const std::string& why) {
-      if (!failures.empty()) failures += "; ";
-      failures += fmt::format("{}: {}", address, why);
+      if (!attempt.failures.empty()) attempt.failures += "; ";
+      attempt.failures += fmt::format("{}: {}", address, why);
     };
 
+    ++tried;
     int fd =
         ::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
     if (fd < 0) {
@@ -191,7 +202,7 @@ std::unique_ptr<TcpConnection> TcpConnection::Connect(const std::string& host, u
         } while (ready < 0 && errno == EINTR);
         if (ready == 0) {
           err = ETIMEDOUT;
-          timed_out = true;
+          attempt.timed_out = true;
         } else if (ready < 0) {
           err = errno;
         } else {
@@ -202,22 +213,49 @@ std::unique_ptr<TcpConnection> TcpConnection::Connect(const std::string& host, u
     }
     if (err != 0) {
       ::close(fd);
-      note(timed_out ? "timed out" : ErrnoText(err));
-      if (timed_out) break;
+      if (err == ECONNREFUSED) ++refused;
+      note(attempt.timed_out ? "timed out" : ErrnoText(err));
+      if (attempt.timed_out) break;
       continue;
     }
     if (options.no_delay) {
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     }
-    return std::unique_ptr<TcpConnection>(new TcpConnection(fd, host, port, options));
+    attempt.fd = fd;
+    return attempt;
   }
-  if (timed_out) {
+  attempt.all_refused = tried > 0 && refused == tried;
+  return attempt;
+}
+
+}  // namespace
+
+std::unique_ptr<TcpConnection> TcpConnection::Connect(const std::string& host, uint16_t port,
+                                                      const TcpOptions& options) {
+  const ConnectAttempt attempt = TryConnect(host, port, options);
+  if (attempt.fd >= 0) {
+    return std::unique_ptr<TcpConnection>(new TcpConnection(attempt.fd, host, port, options));
+  }
+  const std::string peer = FormatPeer(host, port);
+  if (attempt.timed_out) {
     Fail(ErrorCode::kTimeout, "connect to {} timed out after {} ms ({})", peer,
-         options.connect_timeout.count(), failures);
+         options.connect_timeout.count(), attempt.failures);
   }
   Fail(ErrorCode::kNetwork, "cannot connect to {}: {}", peer,
-       failures.empty() ? "no addresses" : failures);
+       attempt.failures.empty() ? "no addresses" : attempt.failures);
+}
+
+bool TcpConnection::NothingListens(const std::string& host, uint16_t port,
+                                   const TcpOptions& options) {
+  ConnectAttempt attempt;
+  try {
+    attempt = TryConnect(host, port, options);
+  } catch (const Error&) {
+    return false;  // not resolvable: not known to be down
+  }
+  if (attempt.fd >= 0) ::close(attempt.fd);
+  return attempt.all_refused;
 }
 
 TcpConnection::TcpConnection(int fd, std::string host, uint16_t port, const TcpOptions& options)

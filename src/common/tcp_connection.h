@@ -58,6 +58,10 @@ class TcpConnection {
   // timeout, and returns the first that connects.
   static std::unique_ptr<TcpConnection> Connect(const std::string& host, uint16_t port,
                                                 const TcpOptions& options);
+  // Whether every address of `host` refuses a connection to `port` right now (within the
+  // connect timeout): no process listens there. A timeout, an unreachable network or a name that
+  // does not resolve is not "nothing listens": something may still run behind them.
+  static bool NothingListens(const std::string& host, uint16_t port, const TcpOptions& options);
   ~TcpConnection();
   TcpConnection(const TcpConnection&) = delete;
   TcpConnection& operator=(const TcpConnection&) = delete;

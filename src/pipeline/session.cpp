@@ -178,8 +178,8 @@ void Pipeline::Session::LoadCheckpoint() {
 }
 
 void Pipeline::Session::WaitForEarlierInserts() {
-  catalog_ =
-      std::make_unique<tables::TargetCatalog>(endpoints::TargetClientOptions(p_.config_.target));
+  catalog_ = std::make_unique<tables::TargetCatalog>(
+      endpoints::TargetClientOptions(p_.config_.target), p_.config_.target.cluster);
   insert_prefix_ = fmt::format("rowbridge-{}-", p_.job_);
   // Not the INSERTs of a copy running alongside (job "<job>-tables-<version>"): they are its own.
   catalog_->WaitForInserts(insert_prefix_, p_.options_.insert_patience, insert_prefix_ + "tables-");

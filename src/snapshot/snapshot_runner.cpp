@@ -339,7 +339,8 @@ void SnapshotRunner::Impl::OpenStores() {
   job = options.state_job.empty() ? state::JobName(config) : options.state_job;
   insert_prefix = fmt::format("rowbridge-{}-snapshot-", job);
   store = MakeSnapshotStateStore(config, job);
-  catalog = std::make_unique<tables::TargetCatalog>(endpoints::TargetClientOptions(config.target));
+  catalog = std::make_unique<tables::TargetCatalog>(endpoints::TargetClientOptions(config.target),
+                                                    config.target.cluster);
   catalog->WaitForInserts(insert_prefix, std::chrono::seconds(10));
 }
 

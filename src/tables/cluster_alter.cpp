@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "clickhouse/columns/numeric.h"
-#include "clickhouse/columns/string.h"
 #include "clickhouse/select_number.h"
 #include "clickhouse/sql_quote.h"
 #include "common/error.h"
@@ -15,34 +13,8 @@ ClusterAlter::ClusterAlter(TargetCatalog& catalog, std::string cluster, std::str
     : catalog_(catalog), cluster_(std::move(cluster)), local_suffix_(std::move(local_suffix)) {}
 
 const std::vector<ClusterHost>& ClusterAlter::Hosts() {
-  if (!hosts_.empty()) return hosts_;
-  catalog_.client().Select(
-      fmt::format("SELECT host_address, toUInt64(port) FROM system.clusters WHERE cluster = {} "
-                  "ORDER BY shard_num, replica_num",
-                  clickhouse::QuoteString(cluster_)),
-      [&](clickhouse::Block& block) {
-        for (size_t r = 0; r < block.RowCount(); ++r) {
-          hosts_.push_back(
-              {std::string(clickhouse::As<clickhouse::ColumnString>(block.At(0)).At(r)),
-               static_cast<uint16_t>(clickhouse::As<clickhouse::ColumnUInt64>(block.At(1)).At(r))});
-        }
-        return true;
-      });
-  if (hosts_.empty()) {
-    Fail(ErrorCode::kConfig,
-         "target.cluster is {}, but ClickHouse at {} has no such cluster in system.clusters "
-         "(remote_servers in its configuration)",
-         cluster_, catalog_.client().peer());
-  }
+  if (hosts_.empty()) hosts_ = ListClusterHosts(catalog_.client(), cluster_);
   return hosts_;
-}
-
-clickhouse::ClientOptions ClusterAlter::HostOptions(const ClusterHost& host) const {
-  clickhouse::ClientOptions options = catalog_.options();
-  options.host = host.host;
-  // system.clusters lists the plain native port; with TLS every host is expected on ours.
-  if (options.tls.mode == TlsMode::kDisabled) options.port = host.port;
-  return options;
 }
 
 bool ClusterAlter::Holds(clickhouse::Client& client, const std::string& database,
@@ -60,7 +32,7 @@ bool ClusterAlter::Holds(clickhouse::Client& client, const std::string& database
 bool ClusterAlter::HoldsEverywhere(const std::string& database, const std::string& table,
                                    const ColumnState& state) {
   for (const ClusterHost& host : Hosts()) {
-    clickhouse::Client client(HostOptions(host));
+    clickhouse::Client client(ClusterHostOptions(catalog_.options(), host));
     if (!Holds(client, database, table, state)) return false;
   }
   return true;
@@ -69,7 +41,7 @@ bool ClusterAlter::HoldsEverywhere(const std::string& database, const std::strin
 uint64_t ClusterAlter::SumOverHosts(const std::string& sql) {
   uint64_t sum = 0;
   for (const ClusterHost& host : Hosts()) {
-    clickhouse::Client client(HostOptions(host));
+    clickhouse::Client client(ClusterHostOptions(catalog_.options(), host));
     sum += clickhouse::SelectUInt64(client, sql);
   }
   return sum;
@@ -96,7 +68,7 @@ void ClusterAlter::Run(const TargetTable& target, const std::string& action, Ord
     const std::string sql = fmt::format(
         "ALTER TABLE {} {}", clickhouse::QuoteQualified(target.database, target.table), action);
     for (const ClusterHost& host : Hosts()) {
-      clickhouse::Client client(HostOptions(host));
+      clickhouse::Client client(ClusterHostOptions(catalog_.options(), host));
       if (leaves && Holds(client, target.database, target.table, *leaves)) continue;
       spdlog::info("{}: on {}: {}", target.label, client.peer(), sql);
       client.Execute(sql);

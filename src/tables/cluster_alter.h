@@ -7,9 +7,7 @@
 // its part, or after distributed_ddl_task_timeout with an error (endpoints/connection_options.h).
 // A Distributed table cannot be altered ON CLUSTER on a cluster with internal_replication (18.16
 // refuses: "Table ... isn't replicated, but shard #2 is replicated"), so it is altered on each
-// host of system.clusters over a connection of its own (the target's user, password and TLS; the
-// host's port from system.clusters, or target.port with TLS, whose port the cluster does not
-// list).
+// host of system.clusters over a connection of its own (tables/cluster_hosts.h).
 //
 // The order keeps every insert through the Distributed table acceptable: a column is added to the
 // data before the Distributed table names it (kDataFirst: ADD, MODIFY, DEFAULT changes), and
@@ -26,14 +24,10 @@
 #include <vector>
 
 #include "clickhouse/client.h"
+#include "tables/cluster_hosts.h"
 #include "tables/target_tables.h"
 
 namespace rowbridge::tables {
-
-struct ClusterHost {
-  std::string host;  // host_address in system.clusters
-  uint16_t port = 0;
-};
 
 // The state of one column an ALTER leaves: present (with `type`, when not empty) or absent.
 struct ColumnState {
@@ -65,7 +59,6 @@ class ClusterAlter {
   const std::vector<ClusterHost>& Hosts();
 
  private:
-  clickhouse::ClientOptions HostOptions(const ClusterHost& host) const;
   // True when `table` on every host shows `state`.
   bool HoldsEverywhere(const std::string& database, const std::string& table,
                        const ColumnState& state);

@@ -1,8 +1,11 @@
 #include "tables/target_tables.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <iterator>
 #include <thread>
 
 #include "clickhouse/columns/numeric.h"
@@ -10,6 +13,7 @@
 #include "clickhouse/select_number.h"
 #include "clickhouse/sql_quote.h"
 #include "common/error.h"
+#include "mapping/ddl.h"
 
 namespace rowbridge::tables {
 
@@ -19,9 +23,50 @@ std::string_view StringAt(clickhouse::Block& block, size_t column, size_t row) {
   return clickhouse::As<clickhouse::ColumnString>(block.At(column)).At(row);
 }
 
+// Every version >= `from` in `client`'s db.table, ascending, with repeats.
+std::vector<uint64_t> ReadVersions(clickhouse::Client& client, const std::string& database,
+                                   const std::string& table, const std::string& version_column,
+                                   uint64_t from) {
+  std::vector<uint64_t> versions;
+  const std::string column = clickhouse::QuoteIdentifier(version_column);
+  client.Select(fmt::format("SELECT toUInt64({0}) AS v FROM {1} WHERE {0} >= {2} ORDER BY v",
+                            column, clickhouse::QuoteQualified(database, table), from),
+                [&](clickhouse::Block& block) {
+                  const auto& c = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0));
+                  for (size_t r = 0; r < c.Size(); ++r) versions.push_back(c.At(r));
+                  return true;
+                });
+  std::sort(versions.begin(), versions.end());
+  return versions;
+}
+
 }  // namespace
 
-TargetCatalog::TargetCatalog(clickhouse::ClientOptions options) : options_(std::move(options)) {}
+TargetCatalog::TargetCatalog(clickhouse::ClientOptions options, std::string cluster)
+    : options_(std::move(options)),
+      cluster_(std::move(cluster)),
+      local_suffix_(mapping::DdlOptions{}.local_suffix) {}
+
+const std::vector<ClusterHost>& TargetCatalog::Hosts() {
+  if (hosts_.empty()) {
+    hosts_ = ListClusterHosts(client(), cluster_);
+    host_clients_.resize(hosts_.size());
+  }
+  return hosts_;
+}
+
+clickhouse::Client* TargetCatalog::HostClient(size_t i, const std::string& why) {
+  // A new connection each time: a node may have gone down or come back since the last call, and
+  // these calls are few (once per session, once per table at its first change).
+  std::unique_ptr<clickhouse::Client>& c = host_clients_.at(i);
+  c = ConnectUnlessDown(options_, hosts_.at(i), why);
+  if (c == nullptr) {
+    spdlog::warn(
+        "ClickHouse node {}:{} (shard {} of cluster {}) refuses connections: taken as down",
+        hosts_[i].host, hosts_[i].port, hosts_[i].shard, cluster_);
+  }
+  return c.get();
+}
 
 clickhouse::Client& TargetCatalog::client() {
   if (client_ == nullptr) {
@@ -180,17 +225,95 @@ std::vector<uint64_t> TargetCatalog::VersionsFrom(const std::string& database,
                                                   const std::string& table,
                                                   const std::string& version_column,
                                                   uint64_t from) {
+  if (!cluster_.empty()) return ClusterVersionsFrom(database, table, version_column, from);
+  return ReadVersions(client(), database, table, version_column, from);
+}
+
+std::vector<uint64_t> TargetCatalog::ClusterVersionsFrom(const std::string& database,
+                                                         const std::string& table,
+                                                         const std::string& version_column,
+                                                         uint64_t from) {
+  const std::string data = table + local_suffix_;
+  const std::string why = fmt::format("which versions of {}.{} it holds", database, data);
+  const std::vector<ClusterHost>& hosts = Hosts();
   std::vector<uint64_t> versions;
-  const std::string column = clickhouse::QuoteIdentifier(version_column);
-  client().Select(fmt::format("SELECT toUInt64({0}) AS v FROM {1} WHERE {0} >= {2} ORDER BY v",
-                              column, clickhouse::QuoteQualified(database, table), from),
-                  [&](clickhouse::Block& block) {
-                    const auto& c = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0));
-                    for (size_t r = 0; r < c.Size(); ++r) versions.push_back(c.At(r));
-                    return true;
-                  });
-  std::sort(versions.begin(), versions.end());
+  for (size_t first = 0; first < hosts.size();) {
+    const uint32_t shard = hosts[first].shard;
+    size_t end = first;
+    while (end < hosts.size() && hosts[end].shard == shard) ++end;
+    // The shard's versions: the union of its replicas', each as often as any replica has it.
+    std::vector<uint64_t> in_shard;
+    std::vector<std::string> down;
+    std::vector<clickhouse::Client*> answering;
+    for (size_t i = first; i < end; ++i) {
+      clickhouse::Client* c = HostClient(i, why);
+      if (c == nullptr) {
+        down.push_back(fmt::format("{}:{}", hosts[i].host, hosts[i].port));
+        continue;
+      }
+      answering.push_back(c);
+      std::vector<uint64_t> replica = ReadVersions(*c, database, data, version_column, from);
+      std::vector<uint64_t> merged;
+      merged.reserve(std::max(in_shard.size(), replica.size()));
+      std::set_union(in_shard.begin(), in_shard.end(), replica.begin(), replica.end(),
+                     std::back_inserter(merged));
+      in_shard = std::move(merged);
+    }
+    if (answering.empty()) {
+      Fail(ErrorCode::kNetwork,
+           "no replica of shard {} of cluster {} answers ({} refuse connections): which versions "
+           "of {}.{} it holds after the checkpoint is not known",
+           shard, cluster_, fmt::join(down, ", "), database, data);
+    }
+    if (!down.empty()) {
+      const std::string pending_sql = fmt::format(
+          "SELECT toUInt64(count()) FROM system.replication_queue WHERE database = {} AND table "
+          "= {} AND type = 'GET_PART'",
+          clickhouse::QuoteString(database), clickhouse::QuoteString(data));
+      for (clickhouse::Client* c : answering) {
+        const uint64_t pending = clickhouse::SelectUInt64(*c, pending_sql);
+        if (pending > 0) {
+          Fail(ErrorCode::kNetwork,
+               "replica(s) {} of shard {} of cluster {} are down, and replica {} still has {} "
+               "part(s) of {}.{} to fetch, which may hold versions only the down replica has: "
+               "which versions the shard holds after the checkpoint is not known until the "
+               "parts arrive (bring the replica back)",
+               fmt::join(down, ", "), shard, cluster_, c->peer(), pending, database, data);
+        }
+      }
+    }
+    std::vector<uint64_t> all;
+    all.reserve(versions.size() + in_shard.size());
+    std::merge(versions.begin(), versions.end(), in_shard.begin(), in_shard.end(),
+               std::back_inserter(all));
+    versions = std::move(all);
+    first = end;
+  }
   return versions;
+}
+
+void TargetCatalog::WaitForQueries(clickhouse::Client& client, const std::string& condition,
+                                   std::chrono::milliseconds patience) {
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  bool killed = false;
+  for (;;) {
+    const uint64_t running = clickhouse::SelectUInt64(
+        client, fmt::format("SELECT toUInt64(count()) FROM system.processes WHERE {}", condition));
+    if (running == 0) return;
+    if (killed && std::chrono::steady_clock::now() >= deadline + patience) {
+      Fail(ErrorCode::kTimeout,
+           "{} INSERT(s) of an earlier rowbridge connection still run on ClickHouse {} after "
+           "KILL QUERY",
+           running, client.peer());
+    }
+    if (!killed && std::chrono::steady_clock::now() >= deadline) {
+      spdlog::warn("{} INSERT(s) of an earlier connection still run on ClickHouse {}; killing them",
+                   running, client.peer());
+      client.Execute(fmt::format("KILL QUERY WHERE {} SYNC", condition));
+      killed = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
 }
 
 void TargetCatalog::WaitForInserts(const std::string& prefix, std::chrono::milliseconds patience,
@@ -199,31 +322,53 @@ void TargetCatalog::WaitForInserts(const std::string& prefix, std::chrono::milli
   if (!except.empty()) {
     condition += fmt::format(" AND query_id NOT LIKE {}", clickhouse::QuoteString(except + "%"));
   }
-  const auto deadline = std::chrono::steady_clock::now() + patience;
-  bool killed = false;
-  for (;;) {
-    uint64_t running = 0;
-    client().Select(
-        fmt::format("SELECT toUInt64(count()) FROM system.processes WHERE {}", condition),
-        [&](clickhouse::Block& block) {
-          if (block.RowCount() > 0)
-            running = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0)).At(0);
-          return true;
-        });
-    if (running == 0) return;
-    if (killed && std::chrono::steady_clock::now() >= deadline + patience) {
-      Fail(ErrorCode::kTimeout,
-           "{} INSERT(s) of an earlier rowbridge connection still run on ClickHouse {} after "
-           "KILL QUERY",
-           running, client().peer());
+  if (cluster_.empty()) {
+    WaitForQueries(client(), condition, patience);
+    return;
+  }
+  const std::string why = "whether an INSERT of an earlier rowbridge connection still runs there";
+  for (size_t i = 0; i < Hosts().size(); ++i) {
+    if (clickhouse::Client* c = HostClient(i, why)) WaitForQueries(*c, condition, patience);
+  }
+  WaitForForwardedInserts(patience);
+}
+
+void TargetCatalog::WaitForForwardedInserts(std::chrono::milliseconds patience) {
+  const std::string why = "whether an INSERT forwarded by another node still runs there";
+  constexpr const char* kForwarded =
+      "client_name = 'ClickHouse server' AND query LIKE 'INSERT INTO %'";
+  for (size_t i = 0; i < Hosts().size(); ++i) {
+    clickhouse::Client* c = HostClient(i, why);
+    if (c == nullptr) continue;
+    std::vector<std::string> ids;
+    c->Select(fmt::format("SELECT query_id FROM system.processes WHERE {}", kForwarded),
+              [&](clickhouse::Block& block) {
+                for (size_t r = 0; r < block.RowCount(); ++r)
+                  ids.emplace_back(StringAt(block, 0, r));
+                return true;
+              });
+    if (ids.empty()) continue;
+    std::string quoted;
+    for (const std::string& id : ids) {
+      if (!quoted.empty()) quoted += ", ";
+      quoted += clickhouse::QuoteString(id);
     }
-    if (!killed && std::chrono::steady_clock::now() >= deadline) {
-      spdlog::warn("{} INSERT(s) of an earlier connection still run on ClickHouse {}; killing them",
-                   running, client().peer());
-      client().Execute(fmt::format("KILL QUERY WHERE {} SYNC", condition));
-      killed = true;
+    const std::string sql = fmt::format(
+        "SELECT toUInt64(count()) FROM system.processes WHERE query_id IN ({})", quoted);
+    const auto deadline = std::chrono::steady_clock::now() + patience;
+    for (;;) {
+      const uint64_t running = clickhouse::SelectUInt64(*c, sql);
+      if (running == 0) break;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        Fail(ErrorCode::kTimeout,
+             "{} INSERT(s) forwarded by another ClickHouse server still run on {} after {} ms: "
+             "they may carry rows of an earlier rowbridge connection's Distributed INSERT, so the "
+             "versions already written are not final yet (they are not killed: they may be "
+             "another job's)",
+             running, c->peer(), patience.count());
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 }
 

@@ -4,8 +4,15 @@
 //
 // One TargetCatalog per pipeline session; it owns one "admin" connection, separate from the
 // writers'. Not thread-safe (the session's setup and its reader use it in turn).
+//
+// With a cluster (target.cluster) the answers that make a replay exactly-once do not come from
+// target.host alone: WaitForInserts asks every node of the cluster, and VersionsFrom reads every
+// replica's data table (see there). A node that refuses connections is taken as down (it runs no
+// query and commits no part); one that cannot be asked otherwise (timeout, unreachable) fails the
+// call with an error naming it, as it may still be writing (tables/cluster_hosts.h).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -16,6 +23,7 @@
 #include "clickhouse/client.h"
 #include "clickhouse/server_features.h"
 #include "mapping/conversion_plan.h"
+#include "tables/cluster_hosts.h"
 
 namespace rowbridge::tables {
 
@@ -31,7 +39,8 @@ struct TargetTable {
 
 class TargetCatalog {
  public:
-  explicit TargetCatalog(clickhouse::ClientOptions options);
+  // `cluster`: target.cluster, empty for one server.
+  explicit TargetCatalog(clickhouse::ClientOptions options, std::string cluster = {});
 
   // The admin connection (connected on first use, reconnected after a failure).
   clickhouse::Client& client();
@@ -67,7 +76,13 @@ class TargetCatalog {
   static std::string PartsWithoutColumnSql(const std::string& database, const std::string& table,
                                            const std::string& column);
   static std::string PendingMutationsSql(const std::string& database, const std::string& table);
-  // Every version >= `from` in the table, ascending, with repeats.
+  // Every version >= `from` in the table, ascending, with repeats. On a cluster, read from the
+  // data table of every replica rather than through the Distributed table, which reads one replica
+  // per shard, maybe one that has not fetched the part another replica took (replication lags,
+  // fetches stopped): per shard a version counts as often as the replica holding it most often
+  // has it, and the shards' counts add up. A replica that is down is left out while another
+  // replica of its shard answers and has no part left to fetch (which could be one only the down
+  // replica has); otherwise the call fails (kNetwork, transient) naming the replicas.
   std::vector<uint64_t> VersionsFrom(const std::string& database, const std::string& table,
                                      const std::string& version_column, uint64_t from);
 
@@ -76,14 +91,39 @@ class TargetCatalog {
   // `patience` it kills them (KILL QUERY ... SYNC). Only then are VersionsFrom answers final.
   // Queries whose id starts with `except` (when not empty) are not waited for (a copy running
   // alongside the stream under the same job).
+  //
+  // On a cluster this holds on every node (an earlier rowbridge may have written through another
+  // node than target.host). Then, as a Distributed INSERT forwards its rows to the other shards'
+  // nodes as INSERTs of their own (ClickHouse 18.16 gives them new query ids and no trace of the
+  // initial one), the INSERTs other ClickHouse servers forwarded that run on any node at that
+  // moment are waited for too, for `patience`, then the call fails (kTimeout): they may be another
+  // job's, so they are never killed, and any started later cannot be ours.
   void WaitForInserts(const std::string& prefix, std::chrono::milliseconds patience,
                       const std::string& except = "");
 
  private:
   // The one UInt64 a query returns (0 when it returns no row).
   uint64_t SelectNumber(const std::string& sql);
+  // The cluster's hosts (listed once), and a new connection to host i (kept until the next call
+  // for it), or nullptr when it is down (tables/cluster_hosts.h); `why` completes the error when
+  // it cannot be asked.
+  const std::vector<ClusterHost>& Hosts();
+  clickhouse::Client* HostClient(size_t i, const std::string& why);
+  std::vector<uint64_t> ClusterVersionsFrom(const std::string& database, const std::string& table,
+                                            const std::string& version_column, uint64_t from);
+  // Waits on `client`'s server until no query matching `condition` runs, killing them after
+  // `patience` (the one-server wait, on each node of a cluster).
+  static void WaitForQueries(clickhouse::Client& client, const std::string& condition,
+                             std::chrono::milliseconds patience);
+  // Waits until the INSERTs other ClickHouse servers forwarded to the cluster's nodes, running
+  // now, have ended (see WaitForInserts).
+  void WaitForForwardedInserts(std::chrono::milliseconds patience);
 
   clickhouse::ClientOptions options_;
+  std::string cluster_;
+  std::string local_suffix_;
+  std::vector<ClusterHost> hosts_;
+  std::vector<std::unique_ptr<clickhouse::Client>> host_clients_;
   std::unique_ptr<clickhouse::Client> client_;
   std::optional<clickhouse::ServerFeatures> features_;
 };

@@ -57,6 +57,8 @@
 #   ROWBRIDGE_TEST_CH_PID
 #   ROWBRIDGE_TEST_ZK_HOSTS/PID                        127.0.0.1:port of ZooKeeper (--zookeeper)
 #   ROWBRIDGE_TEST_CLUSTER_NAME                        the cluster's name (--cluster)
+#   ROWBRIDGE_TEST_CLUSTER_DIR                         DIR (--cluster): the cluster tests use this
+#                                                      cluster instead of starting their own
 #   ROWBRIDGE_TEST_CLUSTER_NODE<n>_PORT/HTTP_PORT/PID  node n (1..3): native and HTTP ports, pid
 
 # The servers live in /usr/sbin, which is not on a normal user's PATH on Debian.
@@ -895,6 +897,7 @@ _ts_write_env() {
     if [[ -f "$dir/cluster/initialized" ]]; then
       local node
       printf 'export ROWBRIDGE_TEST_CLUSTER_NAME=%q\n' "$_TS_CLUSTER_NAME"
+      printf 'export ROWBRIDGE_TEST_CLUSTER_DIR=%q\n' "$dir"
       for node in "${_TS_CLUSTER_NODES[@]}"; do
         printf 'export ROWBRIDGE_TEST_CLUSTER_NODE%s_PORT=%q\n' "$node" \
           "$(cat "$dir/cluster/node$node/port")"

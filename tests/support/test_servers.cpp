@@ -170,9 +170,11 @@ std::string TailOf(const std::filesystem::path& path, size_t lines) {
 // `testservers.sh start` for one kind of server ("mariadb", "clickhouse" or "zookeeper") in `dir`,
 // stopped by a watchdog if this process dies first. A failure names `dir` (kept for its logs) and
 // carries the end of the server's own logs, which say why it would not start.
+// `owned`: the servers are this process's (stopped by a watchdog when it exits).
 void StartInDir(const std::filesystem::path& dir, const std::string& kind,
-                const std::vector<std::string>& mariadbd_options) {
-  std::vector<std::string> args = {"start", "--owner-pid=" + std::to_string(::getpid())};
+                const std::vector<std::string>& mariadbd_options, bool owned) {
+  std::vector<std::string> args = {"start"};
+  if (owned) args.push_back("--owner-pid=" + std::to_string(::getpid()));
   if (kind != "mariadb") args.push_back("--no-mariadb");
   if (kind != "clickhouse") args.push_back("--no-clickhouse");
   if (kind == "zookeeper") args.push_back("--zookeeper");
@@ -340,9 +342,12 @@ std::filesystem::path TestServersScript() {
 ScopedServer::ScopedServer(std::string kind)
     : kind_(std::move(kind)), dir_(MakeTempDir("rowbridge-" + kind_)) {}
 
+ScopedServer::ScopedServer(std::string kind, std::filesystem::path dir)
+    : kind_(std::move(kind)), dir_(std::move(dir)), owned_(false) {}
+
 ScopedServer::~ScopedServer() {
   // A first start that failed stopped what it started and keeps the directory for its logs.
-  if (started_) StopAndRemove(dir_, kind_.c_str());
+  if (started_ && owned_) StopAndRemove(dir_, kind_.c_str());
 }
 
 void ScopedServer::Stop() {
@@ -354,7 +359,7 @@ void ScopedServer::Kill() {
 }
 
 std::string ScopedServer::Launch(const std::vector<std::string>& mariadbd_options) {
-  StartInDir(dir_, kind_, mariadbd_options);
+  StartInDir(dir_, kind_, mariadbd_options, owned_);
   started_ = true;
   return RunScript({"env", dir_.string()});
 }
@@ -394,6 +399,10 @@ ScopedCluster::ScopedCluster() : ScopedServer("cluster") {
   Start();
 }
 
+ScopedCluster::ScopedCluster(const std::filesystem::path& dir) : ScopedServer("cluster", dir) {
+  Start();
+}
+
 void ScopedCluster::Start() {
   const std::string env = Launch();
   name_ = ValueFromEnvFile(env, "ROWBRIDGE_TEST_CLUSTER_NAME");
@@ -421,7 +430,11 @@ void ScopedCluster::KillNode(size_t i) {
 }
 
 ScopedCluster& SharedCluster() {
-  static std::unique_ptr<ScopedCluster> cluster = std::make_unique<ScopedCluster>();
+  static std::unique_ptr<ScopedCluster> cluster = [] {
+    const std::string shared = Env("ROWBRIDGE_TEST_CLUSTER_DIR");
+    return shared.empty() ? std::make_unique<ScopedCluster>()
+                          : std::make_unique<ScopedCluster>(std::filesystem::path(shared));
+  }();
   return *cluster;
 }
 

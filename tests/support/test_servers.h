@@ -132,6 +132,9 @@ class ScopedServer {
  protected:
   // `kind`: "mariadb", "clickhouse" or "zookeeper". Makes the directory; Launch starts the server.
   explicit ScopedServer(std::string kind);
+  // The servers of `kind` someone else started in `dir` (testservers.sh start): Launch starts
+  // what of them does not run, and nothing is stopped at the end.
+  ScopedServer(std::string kind, std::filesystem::path dir);
   ~ScopedServer();
   // Starts the server (again: on the same data and ports) with extra mariadbd options, returns
   // once it answers, and returns what `testservers.sh env` prints for it.
@@ -143,7 +146,8 @@ class ScopedServer {
  private:
   const std::string kind_;
   const std::filesystem::path dir_;
-  bool started_ = false;  // once: the directory is removed at the end
+  const bool owned_ = true;  // started here: stopped and removed at the end
+  bool started_ = false;     // once: the directory is removed at the end
 };
 
 // A MariaDB of the test's own, started with extra mariadbd options (e.g.
@@ -203,6 +207,9 @@ class ScopedZooKeeper : public ScopedServer {
 class ScopedCluster : public ScopedServer {
  public:
   ScopedCluster();
+  // The cluster `testservers.sh start --cluster` started in `dir` (the nodes that do not run are
+  // started again), left running at the end.
+  explicit ScopedCluster(const std::filesystem::path& dir);
 
   const std::string& name() const { return name_; }
   // Node i (0..2): user `default`, no password.
@@ -226,6 +233,12 @@ class ScopedCluster : public ScopedServer {
 // The cluster every test of this process shares: started by the first call (ZooKeeper's java and
 // three servers, about ten seconds), stopped when the process exits. Throws rowbridge::Error when
 // it cannot start.
+//
+// When ROWBRIDGE_TEST_CLUSTER_DIR names the directory of a cluster testservers.sh started
+// (scripts/test.sh does, once for the whole run; `testservers.sh env` exports it), that cluster is
+// used instead and left running: tests on it stop and kill nodes, so CMakeLists.txt gives the
+// tests that use it a RESOURCE_LOCK (ctest runs them one at a time), and each leaves every node
+// running and drops what it made.
 ScopedCluster& SharedCluster();
 
 // The ZooKeeper every test of this process shares: started by the first call (a few seconds of
