@@ -122,7 +122,7 @@ void RangeRepairer::Repair(RowNormalizer& normalizer, const CheckedRange& range)
   if (before_range_) before_range_(source_);
   ReadTarget(normalizer, range);
   WriteSourceRows(normalizer, range);
-  DeleteExtraKeys(normalizer);
+  DeleteExtraKeys(normalizer, range);
   ++counts_.ranges;
 }
 
@@ -218,33 +218,41 @@ std::string RangeRepairer::KeyCondition(const std::vector<const std::string*>& k
   return sql + ")";
 }
 
-void RangeRepairer::DeleteExtraKeys(RowNormalizer& normalizer) {
-  std::vector<const std::string*> extra;
-  for (const auto& [key, row] : target_rows_) {
-    if (row.seen == 0) extra.push_back(&key);
+std::string RangeRepairer::CurrentRows(const std::string& condition) const {
+  if (replica_) {
+    return fmt::format("FROM {} FINAL WHERE {} = 0 AND {}", target_table_,
+                       clickhouse::QuoteIdentifier(is_deleted_column_), condition);
   }
-  std::sort(extra.begin(), extra.end(),
-            [](const std::string* a, const std::string* b) { return *a < *b; });
+  return fmt::format(
+      "FROM {0} WHERE {1} AND ({2}, {3}) IN (SELECT {2}, max({3}) FROM {0} WHERE {1} GROUP BY "
+      "{2}) AND {4} != 'delete'",
+      target_table_, condition, fmt::join(key_names_, ", "),
+      clickhouse::QuoteIdentifier(version_column_),
+      clickhouse::QuoteIdentifier(event_type_column_));
+}
+
+void RangeRepairer::DeleteExtraKeys(RowNormalizer& normalizer, const CheckedRange& range) {
+  // Copies: the check of a batch below may read the target's rows again.
+  std::vector<std::string> extra_keys;
+  for (const auto& [key, row] : target_rows_) {
+    if (row.seen == 0) extra_keys.push_back(key);
+  }
+  std::sort(extra_keys.begin(), extra_keys.end());
+  std::vector<const std::string*> extra;
+  for (const std::string& key : extra_keys) extra.push_back(&key);
   const std::string columns = fmt::format("{}", fmt::join(copied_columns_, ", "));
-  const std::string keys = fmt::format("{}", fmt::join(key_names_, ", "));
+  const std::string meta =
+      fmt::format("{}, {}", clickhouse::QuoteIdentifier(version_column_),
+                  clickhouse::QuoteIdentifier(replica_ ? is_deleted_column_ : event_type_column_));
   for (size_t from = 0; from < extra.size(); from += kKeysPerDelete) {
     const std::vector<const std::string*> batch(
         extra.begin() + static_cast<long>(from),
         extra.begin() + static_cast<long>(std::min(extra.size(), from + kKeysPerDelete)));
-    const std::string condition = KeyCondition(batch);
-    // The rows a delete copies: the target's current row of each key.
-    const std::string current =
-        replica_ ? fmt::format("FROM {} FINAL WHERE {} = 0 AND {}", target_table_,
-                               clickhouse::QuoteIdentifier(is_deleted_column_), condition)
-                 : fmt::format(
-                       "FROM {0} WHERE {1} AND ({2}, {3}) IN (SELECT {2}, max({3}) FROM {0} "
-                       "WHERE {1} GROUP BY {2}) AND {4} != 'delete'",
-                       target_table_, condition, keys, clickhouse::QuoteIdentifier(version_column_),
-                       clickhouse::QuoteIdentifier(event_type_column_));
-    // The literals must select exactly these keys: a literal ClickHouse reads as another value
-    // (a DateTime in another time zone) would delete a row the source has.
+    // The literals must select these keys and no other: a literal ClickHouse reads as another
+    // value (a DateTime in another time zone) would delete a row the source has.
     std::set<std::string> selected;
-    client_.Select(fmt::format("SELECT {} {}", normalizer.target_select_list(), current),
+    client_.Select(fmt::format("SELECT {} {}", normalizer.target_select_list(),
+                               CurrentRows(KeyCondition(batch))),
                    [&](clickhouse::Block& block) {
                      for (size_t r = 0; r < block.RowCount(); ++r) {
                        normalizer.NormalizeTarget(block, r, scratch_);
@@ -254,23 +262,31 @@ void RangeRepairer::DeleteExtraKeys(RowNormalizer& normalizer) {
                    });
     std::set<std::string> wanted;
     for (const std::string* k : batch) wanted.insert(*k);
-    if (selected != wanted) {
+    bool addressable =
+        std::includes(wanted.begin(), wanted.end(), selected.begin(), selected.end());
+    if (addressable && selected != wanted) {
+      // A wanted key not selected is fine if the stream deleted it meanwhile; if the target
+      // still has it, its literal reads as another value and the row would stay.
+      ReadTarget(normalizer, range);
+      for (const std::string& key : wanted) {
+        if (!selected.count(key) && target_rows_.count(key)) addressable = false;
+      }
+    }
+    if (!addressable) {
       Fail(ErrorCode::kUnsupported,
            "repair of {}: the keys only the target has ({} of them, e.g. {}) cannot be addressed "
            "by literals of the key's type (they select {} rows); copy the table again with "
            "`rowbridge resnapshot`",
            target_label_, wanted.size(), normalizer.DescribeKey(*batch.front()), selected.size());
     }
+    if (selected.empty()) continue;
+    std::vector<const std::string*> keys;
+    for (const std::string& key : selected) keys.push_back(&key);
     const uint64_t version = TakeVersion();
-    const std::string meta =
-        replica_ ? fmt::format("{}, {}", clickhouse::QuoteIdentifier(version_column_),
-                               clickhouse::QuoteIdentifier(is_deleted_column_))
-                 : fmt::format("{}, {}", clickhouse::QuoteIdentifier(version_column_),
-                               clickhouse::QuoteIdentifier(event_type_column_));
     client_.Execute(fmt::format("INSERT INTO {} ({}, {}) SELECT {}, {}, {} {}", target_table_,
                                 columns, meta, columns, version, replica_ ? "1" : "'delete'",
-                                current));
-    counts_.keys_deleted += batch.size();
+                                CurrentRows(KeyCondition(keys))));
+    counts_.keys_deleted += selected.size();
   }
 }
 

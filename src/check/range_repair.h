@@ -14,8 +14,9 @@
 //   4. the target's keys no source row has get a delete: a copy of the target's current row with
 //      the deleted flag (replica) or event type 'delete' (changelog), written by ClickHouse itself
 //      (INSERT ... SELECT), addressed by key literals that are first proved to select exactly
-//      those keys; a key type whose literals do not (e.g. a DateTime in another time zone) fails
-//      the range with a message rather than deleting anything else.
+//      those keys (or fewer, when the stream deleted some meanwhile); a key type whose literals do
+//      not (e.g. a DateTime in another time zone) fails the range with a message rather than
+//      deleting anything else.
 // Keys that several source tables of one target share are left alone (the check reports them).
 #pragma once
 
@@ -83,7 +84,9 @@ class RangeRepairer {
   uint64_t TakeVersion();
   void ReadTarget(RowNormalizer& normalizer, const CheckedRange& range);
   void WriteSourceRows(RowNormalizer& normalizer, const CheckedRange& range);
-  void DeleteExtraKeys(RowNormalizer& normalizer);
+  void DeleteExtraKeys(RowNormalizer& normalizer, const CheckedRange& range);
+  // "FROM ... WHERE ...": the target's current row of each key `condition` selects.
+  std::string CurrentRows(const std::string& condition) const;
   // "(k1, k2) IN ((1, 'a'), ...)" for normalised keys; the literal of each key column follows
   // its target type.
   std::string KeyCondition(const std::vector<const std::string*>& keys) const;

@@ -9,12 +9,14 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 
 #include "integration/pipeline_fixture.h"
 #include "integration/pipeline_harness.h"
+#include "mysql/connection.h"
 #include "support/test_servers.h"
 
 namespace rowbridge::testing {
@@ -46,6 +48,18 @@ class CheckRepairTest : public PipelineFixture {
                                 target_db_, table)) == "0";
         },
         60s));
+  }
+
+  // A connection to the test's source database for a load thread.
+  std::unique_ptr<mysql::Connection> LoadConnection() const {
+    mysql::ConnectOptions options;
+    options.host = mysql_.host;
+    options.port = mysql_.port;
+    options.user = mysql_.user;
+    options.password = mysql_.password;
+    options.database = source_db_;
+    options.program_name = "rowbridge test load";
+    return mysql::Connection::Connect(options);
   }
 
   CliResult Check(const RowbridgeProcess& rb, const std::vector<std::string>& more = {}) {
@@ -94,15 +108,21 @@ TEST_F(CheckRepairTest, DamagedTargetsAreRepairedWhileTheStreamWritesIntoThem) {
       << unmatched.out << unmatched.err;
 
   // The stream keeps changing rows of both tables (the damaged ones too) during the repair.
+  // On a connection of its own: a client process started from this thread would race the main
+  // thread's changes to the environment (RunCommandLine).
   std::atomic<bool> stop_load{false};
+  auto load_connection = LoadConnection();
   std::thread load([&] {
     for (int step = 0; !stop_load; ++step) {
       const int id = 1 + (step * 37) % 500;
-      Sql(
-          fmt::format("UPDATE r SET v = v + 1 WHERE id IN ({0}, 77); UPDATE c SET v = v + 1 WHERE "
-                      "id IN ({0}, 333); INSERT INTO r VALUES ({1}, 0, 'new'); INSERT INTO c "
-                      "VALUES ({1}, 0, 'new'); DELETE FROM c WHERE id = {2}",
-                      id, 1000 + step, 400 + step % 50));
+      for (const std::string& sql :
+           {fmt::format("UPDATE r SET v = v + 1 WHERE id IN ({}, 77)", id),
+            fmt::format("UPDATE c SET v = v + 1 WHERE id IN ({}, 333)", id),
+            fmt::format("INSERT INTO r VALUES ({}, 0, 'new')", 1000 + step),
+            fmt::format("INSERT INTO c VALUES ({}, 0, 'new')", 1000 + step),
+            fmt::format("DELETE FROM c WHERE id = {}", 400 + step % 50)}) {
+        load_connection->Execute(sql);
+      }
       std::this_thread::sleep_for(50ms);
     }
   });
@@ -167,9 +187,10 @@ TEST_F(CheckRepairTest, ARepairKilledWithNineIsRunAgainByTheNextStart) {
   Mutate("r", "DELETE WHERE id % 1000 = 0");
 
   std::atomic<bool> stop_load{false};
+  auto load_connection = LoadConnection();
   std::thread load([&] {
     for (int step = 0; !stop_load; ++step) {
-      Sql(fmt::format("INSERT INTO c VALUES ({}, 0, 'load')", step));
+      load_connection->Execute(fmt::format("INSERT INTO c VALUES ({}, 0, 'load')", step));
       std::this_thread::sleep_for(100ms);
     }
   });
