@@ -42,6 +42,7 @@ std::vector<std::string_view> SplitKey(std::string_view key) {
 
 RangeRepairer::RangeRepairer(std::vector<tables::ReplicatedTable> sources,
                              std::vector<mapping::PlanOptions> plans, config::QualifiedName target,
+                             const std::vector<mapping::TargetColumn>& columns,
                              uint64_t version_base, mysql::Connection& source,
                              clickhouse::Client& client,
                              std::function<void(mysql::Connection&)> before_range)
@@ -61,23 +62,6 @@ RangeRepairer::RangeRepairer(std::vector<tables::ReplicatedTable> sources,
   version_column_ = rule.meta_columns.version;
   is_deleted_column_ = rule.meta_columns.is_deleted;
   event_type_column_ = rule.meta_columns.event_type;
-
-  std::vector<mapping::TargetColumn> columns;
-  client_.Select(
-      fmt::format("SELECT name, type, default_kind FROM system.columns WHERE database = {} AND "
-                  "table = {}",
-                  clickhouse::QuoteString(target_.database),
-                  clickhouse::QuoteString(target_.table)),
-      [&](clickhouse::Block& block) {
-        for (size_t r = 0; r < block.RowCount(); ++r) {
-          columns.push_back({block.At(0).Text(r), clickhouse::ParseTypeName(block.At(1).Text(r)),
-                             block.At(2).Text(r)});
-        }
-        return true;
-      });
-  if (columns.empty())
-    Fail(ErrorCode::kConfig, "repair: target table {} does not exist on ClickHouse {}",
-         target_label_, client_.peer());
 
   for (size_t i = 0; i < sources_.size(); ++i) {
     const tables::ReplicatedTable& s = sources_[i];
@@ -105,6 +89,7 @@ RangeRepairer::RangeRepairer(std::vector<tables::ReplicatedTable> sources,
       type = type.nested.front();
     key_numeric_.push_back(IsNumeric(type.code));
   }
+  key_list_ = fmt::format("{}", fmt::join(key_names_, ", "));
   for (const mapping::TargetColumn& c : plans_.front().plan.insert_columns()) {
     if (c.name == version_column_ || c.name == is_deleted_column_ || c.name == event_type_column_)
       continue;
@@ -201,8 +186,7 @@ void RangeRepairer::WriteSourceRows(RowNormalizer& normalizer, const CheckedRang
 
 std::string RangeRepairer::KeyCondition(const std::vector<const std::string*>& keys) const {
   const bool tuple = key_names_.size() > 1;
-  std::string sql =
-      tuple ? "(" + fmt::format("{}", fmt::join(key_names_, ", ")) + ")" : key_names_.front();
+  std::string sql = tuple ? "(" + key_list_ + ")" : key_names_.front();
   sql += " IN (";
   for (size_t i = 0; i < keys.size(); ++i) {
     if (i) sql += ", ";
@@ -219,16 +203,7 @@ std::string RangeRepairer::KeyCondition(const std::vector<const std::string*>& k
 }
 
 std::string RangeRepairer::CurrentRows(const std::string& condition) const {
-  if (replica_) {
-    return fmt::format("FROM {} FINAL WHERE {} = 0 AND {}", target_table_,
-                       clickhouse::QuoteIdentifier(is_deleted_column_), condition);
-  }
-  return fmt::format(
-      "FROM {0} WHERE {1} AND ({2}, {3}) IN (SELECT {2}, max({3}) FROM {0} WHERE {1} GROUP BY "
-      "{2}) AND {4} != 'delete'",
-      target_table_, condition, fmt::join(key_names_, ", "),
-      clickhouse::QuoteIdentifier(version_column_),
-      clickhouse::QuoteIdentifier(event_type_column_));
+  return CurrentRowsClause(*sources_.front().rule, target_table_, key_list_, condition);
 }
 
 void RangeRepairer::DeleteExtraKeys(RowNormalizer& normalizer, const CheckedRange& range) {

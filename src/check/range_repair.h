@@ -52,20 +52,20 @@ struct RepairCounts {
 
 class RangeRepairer {
  public:
-  // `sources` (columns known) go into `target` (database, table); `plans[i]` is the plan options
-  // of sources[i] (tables::TableResolver::PlanOptionsFor). Versions are handed out from
-  // `version_base` up; the band ends 2^48 above it. Reads the target's columns.
+  // `sources` (columns known) go into `target` (database, table), whose columns are `columns`
+  // (tables::TargetCatalog::ReadColumns); `plans[i]` is the plan options of sources[i]
+  // (tables::TableResolver::PlanOptionsFor). Versions are handed out from `version_base` up; the
+  // band ends 2^48 above it.
   RangeRepairer(std::vector<tables::ReplicatedTable> sources,
                 std::vector<mapping::PlanOptions> plans, config::QualifiedName target,
-                uint64_t version_base, mysql::Connection& source, clickhouse::Client& client,
+                const std::vector<mapping::TargetColumn>& columns, uint64_t version_base,
+                mysql::Connection& source, clickhouse::Client& client,
                 std::function<void(mysql::Connection&)> before_range);
 
   // Repairs `range` (see above). Throws Error on a server error or a key it cannot address.
   void Repair(RowNormalizer& normalizer, const CheckedRange& range);
 
   const RepairCounts& counts() const { return counts_; }
-  // The next version the repair would hand out.
-  uint64_t next_version() const { return next_version_; }
 
  private:
   struct SourcePlan {
@@ -99,6 +99,7 @@ class RangeRepairer {
   std::string version_column_, is_deleted_column_, event_type_column_;
   std::vector<SourcePlan> plans_;
   std::vector<std::string> key_names_;       // quoted, in key order
+  std::string key_list_;                     // key_names_ joined by ", "
   std::vector<bool> key_numeric_;            // literal without quotes
   std::vector<std::string> copied_columns_;  // quoted: the target columns a delete copies
   uint64_t version_base_ = 0;

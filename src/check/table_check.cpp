@@ -290,19 +290,10 @@ class TableChecker {
     }
   }
 
-  // The target's current rows of the range: FINAL's survivors (replica), or each key's latest
-  // change unless it is a delete (changelog).
-  // The target's current rows of the range: FINAL's survivors (replica), or each key's latest
-  // change unless it is a delete (changelog).
+  // The target's current rows of the range.
   std::string TargetRangeSql(const RowNormalizer& normalizer, const std::string& range) const {
-    return replica_
-               ? fmt::format("SELECT {} FROM {} FINAL WHERE {} = 0 AND {}",
-                             normalizer.target_select_list(), target_table_, is_deleted_, range)
-               : fmt::format(
-                     "SELECT {0} FROM {1} WHERE {2} AND ({3}, {4}) IN (SELECT {3}, "
-                     "max({4}) FROM {1} WHERE {2} GROUP BY {3}) AND {5} != 'delete'",
-                     normalizer.target_select_list(), target_table_, range, key_list_, version_,
-                     event_type_);
+    return fmt::format("SELECT {} {}", normalizer.target_select_list(),
+                       CurrentRowsClause(rule_, target_table_, key_list_, range));
   }
 
   void ReadTargetRange(RowNormalizer& normalizer, const std::string& sql) {
@@ -381,6 +372,20 @@ class TableChecker {
 };
 
 }  // namespace
+
+std::string CurrentRowsClause(const config::TableRule& rule, const std::string& quoted_table,
+                              const std::string& quoted_keys, const std::string& condition) {
+  const config::MetaColumns& meta = rule.meta_columns;
+  if (rule.mode == config::TableMode::kReplica) {
+    return fmt::format("FROM {} FINAL WHERE {} = 0 AND {}", quoted_table,
+                       clickhouse::QuoteIdentifier(meta.is_deleted), condition);
+  }
+  return fmt::format(
+      "FROM {0} WHERE {1} AND ({2}, {3}) IN (SELECT {2}, max({3}) FROM {0} WHERE {1} GROUP BY "
+      "{2}) AND {4} != 'delete'",
+      quoted_table, condition, quoted_keys, clickhouse::QuoteIdentifier(meta.version),
+      clickhouse::QuoteIdentifier(meta.event_type));
+}
 
 TableCheckResult CheckTable(const TableCheckSpec& spec, mysql::Connection& source,
                             clickhouse::Client& target) {

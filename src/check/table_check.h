@@ -76,4 +76,10 @@ TableCheckResult CheckTable(const TableCheckSpec& spec, mysql::Connection& sourc
 
 const char* DifferenceKindName(Difference::Kind kind);
 
+// "FROM ... WHERE ...": the target's current row of each key among the rows `condition` selects,
+// as `rule`'s mode reads it: FINAL's survivors (replica), or each key's latest change unless it
+// is a delete (changelog). `quoted_table` and `quoted_keys` ("`a`, `b`") are quoted already.
+std::string CurrentRowsClause(const config::TableRule& rule, const std::string& quoted_table,
+                              const std::string& quoted_keys, const std::string& condition);
+
 }  // namespace rowbridge::check

@@ -41,8 +41,13 @@ TableRepairResult RepairTable(const config::Config& config, const std::string& t
   spec.target = group.target;
   spec.settings = plans.front().converter;
   spec.stop = stop;
-  RangeRepairer repairer(spec.sources, std::move(plans), group.target, version_base, *source,
-                         *target, before_range);
+  const std::optional<std::vector<mapping::TargetColumn>> columns =
+      catalog.ReadColumns(group.target.database, group.target.table);
+  if (!columns)
+    Fail(ErrorCode::kConfig, "repair: target table {}.{} does not exist on ClickHouse {}",
+         group.target.database, group.target.table, catalog.client().peer());
+  RangeRepairer repairer(spec.sources, std::move(plans), group.target, *columns, version_base,
+                         *source, *target, before_range);
   spec.repairer = &repairer;
   TableRepairResult result;
   result.check = CheckTable(spec, *source, *target);
