@@ -29,6 +29,8 @@ const char* ErrorCodeName(ErrorCode code) {
       return "I/O error";
     case ErrorCode::kFenced:
       return "fenced";
+    case ErrorCode::kSourceChanged:
+      return "source changed";
     case ErrorCode::kInternal:
       return "internal error";
   }

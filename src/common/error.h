@@ -32,6 +32,8 @@ enum class ErrorCode {
   kIo,               // local file system
   kInternal,         // a broken invariant in rowbridge itself
   kFenced,           // this process lost its leader lock and may not write (common/write_fence.h)
+  kSourceChanged,    // the source changed what a running job had fixed (a table altered while it
+                     // was copied): doing the job again from the start sees the change
 };
 
 const char* ErrorCodeName(ErrorCode code);

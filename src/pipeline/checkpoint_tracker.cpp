@@ -123,6 +123,12 @@ void CheckpointTracker::RemovePendingCommand(const std::string& table) {
   }
 }
 
+void CheckpointTracker::AddPendingCommand(state::PendingCommand command) {
+  if (checkpoint_.FindPending(command.table) != nullptr) return;
+  checkpoint_.pending_commands.push_back(std::move(command));
+  created_targets_changed_ = true;
+}
+
 void CheckpointTracker::AddTargetRename(state::TargetRename rename) {
   AddCreatedTarget(rename.to);
   checkpoint_.target_renames.push_back(std::move(rename));

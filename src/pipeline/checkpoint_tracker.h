@@ -94,6 +94,9 @@ class CheckpointTracker {
   // An operator's command recorded while no `run` ran (state::PendingCommand) was carried out or
   // refused: it leaves the checkpoint at once.
   void RemovePendingCommand(const std::string& table);
+  // A copy the stream itself needs (Session::CopyAgain), kept like an operator's command until
+  // it begins; nothing when `command.table` has a command recorded already.
+  void AddPendingCommand(state::PendingCommand command);
   // The repair of `table` is done (or given up): it leaves the checkpoint at once.
   void RemoveTableRepair(const std::string& table);
   // A target table about to be renamed (see above); it joins the checkpoint at once.

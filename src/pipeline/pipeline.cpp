@@ -202,6 +202,13 @@ std::vector<std::string> Pipeline::SubmitPendingCommands(
     const std::vector<state::PendingCommand>& commands) {
   std::vector<std::string> refused;
   for (const state::PendingCommand& command : commands) {
+    const std::optional<server::TableAction> action = server::ParseTableAction(command.action);
+    const bool copy =
+        action == server::TableAction::kResnapshot || action == server::TableAction::kResume;
+    if (copy && CopyBusy()) {
+      copies_waiting_ = true;
+      continue;
+    }
     {
       std::lock_guard lock(requests_mutex_);
       if (std::find(submitted_pending_.begin(), submitted_pending_.end(), command.table) !=
@@ -210,23 +217,48 @@ std::vector<std::string> Pipeline::SubmitPendingCommands(
       }
       submitted_pending_.push_back(command.table);
     }
-    const std::optional<server::TableAction> action = server::ParseTableAction(command.action);
     const size_t dot = command.table.find('.');
     server::TableCommandResult result{409, "not a table command"};
     if (action && dot != std::string::npos) {
       result = OnTableCommand(command.table.substr(0, dot), command.table.substr(dot + 1), *action);
     }
     if (result.http_status == 202) {
-      spdlog::info("{} of {} (recorded {} while rowbridge was not running): {}", command.action,
-                   command.table, command.requested_at, result.message);
+      spdlog::info("{} of {} (recorded {}): {}", command.action, command.table,
+                   command.requested_at, result.message);
       continue;
     }
-    spdlog::error("{} of {} (recorded {} while rowbridge was not running) refused: {}",
-                  command.action, command.table, command.requested_at, result.message);
+    if (copy && CopyBusy()) {
+      // Another copy began in between: this one waits for it, as above.
+      ForgetSubmitted(command.table);
+      copies_waiting_ = true;
+      continue;
+    }
+    spdlog::error("{} of {} (recorded {}) refused: {}", command.action, command.table,
+                  command.requested_at, result.message);
     metrics_.errors.WithLabels({command.action}).Increment();
     refused.push_back(command.table);
   }
   return refused;
+}
+
+bool Pipeline::CopyBusy() {
+  if (copier_ && copier_->running()) return true;
+  {
+    std::lock_guard lock(requests_mutex_);
+    if (copy_request_) return true;
+  }
+  const std::optional<state::Checkpoint> checkpoint = last_checkpoint();
+  return checkpoint && checkpoint->table_copy;
+}
+
+bool Pipeline::TakeWaitingCopiesReady() {
+  if (!copies_waiting_.load() || CopyBusy()) return false;
+  return copies_waiting_.exchange(false);
+}
+
+void Pipeline::ForgetSubmitted(const std::string& table) {
+  std::lock_guard lock(requests_mutex_);
+  std::erase(submitted_pending_, table);
 }
 
 Pipeline::ReaderWork Pipeline::TakeReaderWork() {
@@ -246,7 +278,7 @@ void Pipeline::AbandonCopy(const state::TableCopy& copy, const Error& error) {
     // would), so they stay held back for this process; its next start copies them again.
     abandoned_tables_.insert(abandoned_tables_.end(), copy.tables.begin(), copy.tables.end());
   }
-  abandoned_ = AbandonedCopy{copy, error.what()};
+  abandoned_ = AbandonedCopy{copy, error.what(), error.code()};
   reader_work_pending_ = true;
 }
 
@@ -314,6 +346,8 @@ void Pipeline::BeginRequestedCopy() {
       snapshot::BeginResnapshot(config_, *store_, *checkpoint, request->table);
     }
     SetLastCheckpoint(*checkpoint);
+    // Carried out: a command recorded for the table later is a new one.
+    if (was_pending) ForgetSubmitted(request->table);
   } catch (const Error& e) {
     // The stream goes on as it was; the operator sees why and may ask again.
     spdlog::error("{} of {} not begun: {}", what, request->table, e.what());

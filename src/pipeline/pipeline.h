@@ -131,12 +131,22 @@ class Pipeline {
   // they came over HTTP. Returns the tables whose command was refused (it is logged); they leave
   // the checkpoint. An accepted one leaves it when it is carried out (the pause in the
   // checkpoint, the copy recorded by BeginRequestedCopy).
+  // A copy (resnapshot, resume) asked for while another copy runs or is being begun is not
+  // refused: it stays in the checkpoint and waits, and TakeWaitingCopiesReady says when to hand it
+  // over again.
   std::vector<std::string> SubmitPendingCommands(
       const std::vector<state::PendingCommand>& commands);
+  // Whether a copy runs alongside, is being begun, or is still in the last checkpoint.
+  bool CopyBusy();
+  // True once (then false until the next wait) when a pending copy waited and no copy is busy now.
+  bool TakeWaitingCopiesReady();
+  // `table`'s pending command may be handed over again (a new one was recorded for it).
+  void ForgetSubmitted(const std::string& table);
   // A copy alongside that failed for good: its tables are given up for this process.
   struct AbandonedCopy {
     state::TableCopy copy;
     std::string reason;
+    ErrorCode code = ErrorCode::kInternal;  // kSourceChanged: a schema change raced it
   };
   // What waits for the reader between transactions: pauses, an abandoned copy (emptied).
   struct ReaderWork {
@@ -181,9 +191,11 @@ class Pipeline {
   // Tables whose command recorded while no `run` ran (state::PendingCommand) this process has
   // handed to OnTableCommand: once per process, though it stays in the checkpoint until done.
   std::vector<std::string> submitted_pending_;
+  std::atomic<bool> copies_waiting_{false};  // a pending copy waits for a busy one
   std::optional<AbandonedCopy> abandoned_;
   std::vector<std::string> abandoned_tables_;  // tables matched later, held back until exit
-  // Per table: failed resnapshots begun again (the reader's; see Session::Abandon).
+  // Per table: failed resnapshots begun again, races with schema changes not counted (the
+  // reader's; see Session::Abandon).
   std::map<std::string, int> resnapshots_again_;
   std::atomic<bool> reader_work_pending_{false};
   // The reader found the checkpoint's binlog purged (ReaderContext::start_gone).

@@ -16,6 +16,8 @@
 #include "pipeline/repair_alongside.h"
 #include "pipeline/run_metrics.h"
 #include "pipeline/writer_pool.h"
+#include "server/status_time.h"
+#include "server/table_commands.h"
 #include "snapshot/newly_matched.h"
 #include "tables/replay_window.h"
 #include "tables/source_schema.h"
@@ -315,25 +317,7 @@ RouterContext Pipeline::Session::MakeRouterContext() {
     SaveNow();
   };
   rc.on_needs_copy = [this](const std::string& label, const std::string& why) {
-    if (!p_.config_.snapshot.enabled) {
-      spdlog::warn(
-          "{}: {}; `rowbridge resnapshot {}` copies it again (snapshot.enabled is false, "
-          "so it is not done by itself)",
-          label, why, label);
-      return;
-    }
-    std::optional<state::Checkpoint> checkpoint = p_.last_checkpoint();
-    const server::TableCommandResult result =
-        checkpoint ? p_.RequestCopy(server::TableAction::kResnapshot, label, *checkpoint)
-                   : server::TableCommandResult{503, "no checkpoint saved yet"};
-    if (result.http_status == 202) {
-      spdlog::warn("{}: {}; it is copied again alongside the stream (resnapshot)", label, why);
-    } else {
-      spdlog::warn(
-          "{}: {}; it could not be copied again now ({}): `rowbridge resnapshot {}` "
-          "does it",
-          label, why, result.message, label);
-    }
+    CopyAgain(label, why);
   };
   if (checkpoint_) rc.target_renames = checkpoint_->target_renames;
   rc.before_target_rename = [this](const state::TargetRename& rename) {
@@ -685,28 +669,41 @@ void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
                       ? "it streams into its old target; `rowbridge resnapshot` tries again"
                       : "it stays stopped; `rowbridge resnapshot` copies it again instead");
   }
-  // Most failures of a resnapshot are a schema change racing the copy (e.g. gh-ost's swapped-in
-  // table altered at once: the copy's columns are gone when it reads, or no longer those of the
-  // target it made), and the target lacks the rows the copy was to bring: it is begun anew, a few
-  // times at most per table and process.
+  // The target lacks the rows the resnapshot was to bring, so it is begun anew. A schema change
+  // that raced the copy (gh-ost's swapped-in table altered at once, say) is seen by the next copy,
+  // which therefore begins as often as changes race it; any other failure, a few times at most
+  // per table and process.
   constexpr int kCopiesAgain = 3;
-  if (kind != state::TableCopy::Kind::kResnapshot || copy.tables.size() != 1 ||
-      p_.resnapshots_again_[copy.tables[0]]++ >= kCopiesAgain) {
+  if (kind != state::TableCopy::Kind::kResnapshot || copy.tables.size() != 1) return;
+  const std::string& label = copy.tables[0];
+  const bool raced = abandoned.code == ErrorCode::kSourceChanged;
+  if (abandoned.code == ErrorCode::kInvalidArgument) return;  // refused for good (table gone)
+  if (!raced && p_.resnapshots_again_[label]++ >= kCopiesAgain) return;
+  CopyAgain(label, raced ? "its table changed while it was copied" : "its resnapshot failed");
+}
+
+void Pipeline::Session::CopyAgain(const std::string& label, const std::string& why) {
+  if (!p_.config_.snapshot.enabled) {
+    spdlog::warn(
+        "{}: {}; `rowbridge resnapshot {}` copies it again (snapshot.enabled is false, so it "
+        "is not done by itself)",
+        label, why, label);
     return;
   }
-  const std::string& label = copy.tables[0];
-  std::optional<state::Checkpoint> checkpoint = p_.last_checkpoint();
-  const server::TableCommandResult result =
-      checkpoint ? p_.RequestCopy(server::TableAction::kResnapshot, label, *checkpoint)
-                 : server::TableCommandResult{503, "no checkpoint saved yet"};
-  if (result.http_status == 202) {
-    spdlog::warn("{}: its resnapshot is begun again", label);
-  } else {
-    spdlog::error(
-        "{}: its resnapshot cannot be begun again now ({}): `rowbridge resnapshot {}` "
-        "does it",
-        label, result.message, label);
+  const state::PendingCommand command{
+      label, server::TableActionName(server::TableAction::kResnapshot),
+      server::TimestampJson(server::UnixMs(std::chrono::system_clock::now())).get<std::string>()};
+  {
+    std::lock_guard lock(buffers_.mutex());
+    if (!tracker_) return;
+    tracker_->AddPendingCommand(command);
   }
+  // At once: the stream may move past what told it, so a kill -9 must not lose the copy.
+  SaveNow();
+  spdlog::warn("{}: {}; it is copied again alongside the stream (resnapshot){}", label, why,
+               p_.CopyBusy() ? ", once the copy running now is done" : "");
+  p_.ForgetSubmitted(label);
+  SubmitPendingCommands({command});
 }
 
 void Pipeline::Session::SaveNow() {
@@ -791,6 +788,12 @@ void Pipeline::Session::Stream() {
       lock.lock();
     }
     RefreshLag(reader, now);
+    if (running && p.TakeWaitingCopiesReady()) {
+      std::vector<state::PendingCommand> pending = tracker_->checkpoint().pending_commands;
+      lock.unlock();
+      SubmitPendingCommands(pending);
+      lock.lock();
+    }
     if (p.repairs_done_pending_.exchange(false)) {
       lock.unlock();
       const std::vector<std::string> repaired = p.TakeRepairsDone();

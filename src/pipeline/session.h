@@ -90,6 +90,10 @@ class Pipeline::Session {
   // matched later stay held back and show stopped; the stream goes on. A failed resnapshot is
   // asked for again (three times at most per table and process).
   void Abandon(const Pipeline::AbandonedCopy& abandoned);
+  // `label` needs copying again (why: for the log): recorded in the checkpoint as a pending
+  // resnapshot at once (kill -9 does not lose it) and handed to the pipeline, where it waits for
+  // a copy that runs already.
+  void CopyAgain(const std::string& label, const std::string& why);
   // Saves what the tracker holds now (the reader's, before a step a replay must know of).
   void SaveNow();
 

@@ -12,8 +12,8 @@
 #include "config/target_template.h"
 #include "mapping/ddl.h"
 #include "mysql/sql_quote.h"
-#include "pipeline/statement_tables.h"
 #include "pipeline/target_alter.h"
+#include "tables/statement_tables.h"
 
 namespace rowbridge::pipeline {
 
@@ -508,9 +508,9 @@ void TableRouter::OnStatement(std::string_view sql, const binlog::QueryEvent& qu
   } catch (const Error& e) {
     if (e.IsTransient()) throw;
     // The history could not follow: only the replicated tables the statement names stop.
-    StatementTables st;
+    tables::StatementTables st;
     try {
-      st = ClassifyStatement(sql, query.database, LexOptionsOf(parse));
+      st = tables::ClassifyStatement(sql, query.database, LexOptionsOf(parse));
     } catch (const Error& lexing) {
       // Without its tokens no table can be named, and skipping the statement could lose a
       // change unseen: the run stops instead.
@@ -571,7 +571,7 @@ void TableRouter::OnStatementDml(std::string_view sql, std::string_view database
                                  const schema::BinlogPosition& position,
                                  const TransactionGtid& gtid) {
   // The schema history has tokenized this statement with the same options: this cannot throw.
-  const StatementTables st = ClassifyStatement(sql, database, lex);
+  const tables::StatementTables st = tables::ClassifyStatement(sql, database, lex);
   StopForUnloggedRows(sql, st.verb, st.tables, position, gtid);
 }
 

@@ -34,7 +34,7 @@
 // Statement-based DML (binlog_format STATEMENT or MIXED: INSERT, REPLACE, UPDATE, DELETE, LOAD
 // DATA, CREATE TABLE ... SELECT arriving as QUERY events) changed rows that never reach the binlog
 // as row events. When it
-// writes a replicated table (pipeline/statement_tables.h names the tables it writes), that table
+// writes a replicated table (tables/statement_tables.h names the tables it writes), that table
 // can no longer be followed: by default (source.on_statement_dml: stop_table) every such table
 // STOPS as above, with a message naming the statement, the table, the binlog position (and GTID)
 // and the fix; with stop_run OnStatement throws Error(kUnsupported) with that message, which ends

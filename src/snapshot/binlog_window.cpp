@@ -1,12 +1,16 @@
 #include "snapshot/binlog_window.h"
 
 #include <spdlog/spdlog.h>
+#include <strings.h>
 
 #include "binlog/event_type.h"
+#include "binlog/query_event.h"
 #include "binlog/rows_event.h"
 #include "common/error.h"
 #include "mysql/binlog_stream.h"
+#include "schema/ddl_parser.h"
 #include "tables/source_schema.h"
+#include "tables/statement_tables.h"
 
 namespace rowbridge::snapshot {
 
@@ -45,7 +49,7 @@ const binlog::TableInfo* BinlogWindow::Decoded(const binlog::TableInfo& map) {
   for (auto& [origin, decoded] : decoded_)
     if (origin == &map) return decoded.get();
   if (auto why = tables::SchemaDifference(known_, map.map.columns)) {
-    Fail(ErrorCode::kConfig,
+    Fail(ErrorCode::kSourceChanged,
          "{} changed while it was being copied ({}); run the copy of this table again", label_,
          *why);
   }
@@ -76,7 +80,10 @@ void BinlogWindow::Read(const BinlogPoint& from, const BinlogPoint& to, RowArena
     }
     ++events_read_;
     const binlog::EventType type = event.type();
-    if (binlog::IsRowsEvent(type)) {
+    if (type == binlog::EventType::kQuery || type == binlog::EventType::kMariaQueryCompressed ||
+        type == binlog::EventType::kExecuteLoadQuery) {
+      CheckStatement(event);
+    } else if (binlog::IsRowsEvent(type)) {
       std::string_view body = event.body;
       const binlog::RowsEvent rows = binlog::ParseRowsEvent(event, events_->format(), scratch_);
       (void)body;
@@ -127,6 +134,36 @@ void BinlogWindow::Read(const BinlogPoint& from, const BinlogPoint& to, RowArena
     if (p.before != SIZE_MAX) c.before = arena.Row(p.before);
     if (p.after != SIZE_MAX) c.after = arena.Row(p.after);
     out.push_back(c);
+  }
+}
+
+void BinlogWindow::CheckStatement(const binlog::Event& event) {
+  const binlog::QueryEvent query = binlog::ParseQueryEvent(event, events_->format(), scratch_);
+  const schema::ParseOptions parse =
+      schema::ParseOptions::ForQuery(query.database, query.sql_mode.value_or(0));
+  schema::LexOptions lex;
+  lex.ansi_quotes = parse.ansi_quotes;
+  lex.no_backslash_escapes = parse.no_backslash_escapes;
+  tables::StatementTables st;
+  try {
+    st = tables::ClassifyStatement(query.sql, query.database, lex);
+  } catch (const Error& e) {
+    // Unreadable, so it may have changed the table: copying again is safe, going on is not.
+    Fail(ErrorCode::kSourceChanged,
+         "a statement at {} that cannot be read ({}) may have changed {} while it was being "
+         "copied; the copy of this table runs again",
+         at_.ToString(), e.what(), label_);
+  }
+  if (!st.changes) return;
+  for (const tables::SourceTableName& name : st.tables) {
+    // Names compared without case: a false match only costs a copy run again.
+    if (strcasecmp(name.database.c_str(), database_.c_str()) == 0 &&
+        strcasecmp(name.table.c_str(), table_.c_str()) == 0) {
+      Fail(ErrorCode::kSourceChanged,
+           "{} changed while it was being copied ({} at {}, which the copy cannot apply to the "
+           "rows it holds); the copy of this table runs again",
+           label_, st.verb, at_.ToString());
+    }
   }
 }
 

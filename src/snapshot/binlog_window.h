@@ -7,8 +7,10 @@
 // The connection dumps with its own server_id (distinct from the pipeline's and from the other
 // readers'), non-registered. Row images are copied into the caller's RowArena, decoded with the
 // TABLE_MAP's column definitions enriched with the known names (tables::EnrichFromSchema). A
-// TABLE_MAP whose columns differ from the known ones means the table changed while it was copied:
-// Error(kConfig) naming it (the copy of that table must start over after the schema change).
+// TABLE_MAP whose columns differ from the known ones, or a statement that may change the table's
+// columns or rows unseen (ALTER, RENAME, TRUNCATE, DROP, statement-logged DML:
+// tables::ClassifyStatement), means the table changed while it was copied: Error(kSourceChanged)
+// naming it (the copy of that table must start over after the change).
 #pragma once
 
 #include <memory>
@@ -42,6 +44,8 @@ class BinlogWindow {
  private:
   void Open(const BinlogPoint& from);
   const binlog::TableInfo* Decoded(const binlog::TableInfo& map);
+  // Throws Error(kSourceChanged) when the QUERY `event` may change the table.
+  void CheckStatement(const binlog::Event& event);
 
   mysql::ConnectOptions options_;
   uint32_t server_id_;

@@ -380,7 +380,23 @@ void SnapshotRunner::Impl::ResolveTables(mysql::Connection& admin, RunRecord& pe
   std::vector<std::string> problems;
   resolved = resolver->ResolveAll(
       admin, problems, [this](const tables::SourceTableName& name) { return Copied(name); });
-  mapping::ThrowIfProblems(problems);
+  try {
+    mapping::ThrowIfProblems(problems);
+  } catch (const Error& e) {
+    // A resumed copy into fresh targets it made itself from the source's columns: those columns
+    // changed since (a schema change raced the copy), and only a copy from the start fits them.
+    if (pending.version_base == 0 || options.target_overrides.empty()) throw;
+    throw Error(ErrorCode::kSourceChanged,
+                fmt::format("{} (the copied table changed since its copy began; the copy runs "
+                            "again from the start)",
+                            e.what()));
+  }
+  for (const auto& [label, fresh] : options.target_overrides) {
+    const bool listed = std::any_of(resolved.begin(), resolved.end(),
+                                    [&](const auto& t) { return t.name.ToString() == label; });
+    // Dropped or renamed after the stream asked for the copy (which it read before that).
+    if (!listed) Fail(ErrorCode::kInvalidArgument, "{} is no longer in the source", label);
+  }
 }
 
 bool SnapshotRunner::Impl::Copied(const tables::SourceTableName& name) const {

@@ -117,7 +117,9 @@ struct TableCopy {
 // A table command (`rowbridge pause|resume|resnapshot`) given while no `run` was running: kept in
 // the checkpoint until the next `run` has carried it out (or refused it), because only a running
 // stream knows where the table's rows in ClickHouse end (a process killed with -9 may have written
-// past its last checkpoint).
+// past its last checkpoint). The stream records its own resnapshots here too (a swap from a shadow
+// table no rule replicated, a copy a schema change raced), at once, so that kill -9 between the
+// cause and the copy's start loses none, and one that waits for a running copy stays here.
 struct PendingCommand {
   std::string table;         // db.table
   std::string action;        // "pause", "resume" or "resnapshot"

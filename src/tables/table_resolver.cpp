@@ -135,8 +135,9 @@ mapping::PlanOptions TableResolver::PlanOptionsFor(const ReplicatedTable& table,
 TargetTable* TableResolver::ResolveTarget(const ReplicatedTable& table,
                                           std::vector<std::string>& problems) {
   const config::TableRule& rule = *table.rule;
-  const config::QualifiedName qn = config::ExpandTarget(rule.target, config_.target.database,
-                                                        table.name.database, table.name.table);
+  // TargetName, not the rule alone: a resnapshot's copy goes into its fresh table, built here
+  // from the source's columns as the copy reads them.
+  const config::QualifiedName qn = TargetName(table.name, table.rule_index);
   const std::string label = qn.database + "." + qn.table;
   if (TargetTable* existing = FindTarget(label)) {
     if (existing->mode != PlanMode(rule.mode)) {

@@ -111,8 +111,9 @@ TEST(ErrorTransience, ClickHouseExceptionsAreClassifiedByTheirCode) {
 TEST(ErrorTransience, CategoriesDecideWhenTheBuilderSaysNothing) {
   EXPECT_TRUE(Error(ErrorCode::kNetwork, "x").IsTransient());
   EXPECT_TRUE(Error(ErrorCode::kTimeout, "x").IsTransient());
-  for (ErrorCode code : {ErrorCode::kServer, ErrorCode::kProtocol, ErrorCode::kConfig,
-                         ErrorCode::kInternal, ErrorCode::kFenced, ErrorCode::kConversion}) {
+  for (ErrorCode code :
+       {ErrorCode::kServer, ErrorCode::kProtocol, ErrorCode::kConfig, ErrorCode::kInternal,
+        ErrorCode::kFenced, ErrorCode::kConversion, ErrorCode::kSourceChanged}) {
     EXPECT_FALSE(Error(code, "x").IsTransient()) << ErrorCodeName(code);
   }
   EXPECT_FALSE(Error(ErrorCode::kNetwork, "bad certificate", Transience::kPermanent).IsTransient());

@@ -40,16 +40,16 @@
 #include "schema/sql_lexer.h"
 #include "tables/source_schema.h"
 
-namespace rowbridge::pipeline {
+namespace rowbridge::tables {
 
 struct StatementTables {
-  std::vector<tables::SourceTableName> tables;  // every table named (DML: every table written)
-  bool changes = false;  // the named tables may have changed columns or rows unseen
-  bool dml = false;      // statement-based DML: the rows it changed are not in the binlog
-  std::string verb;      // "ALTER TABLE", "DROP TABLE", "UPDATE", ... for messages; empty if none
+  std::vector<SourceTableName> tables;  // every table named (DML: every table written)
+  bool changes = false;                 // the named tables may have changed columns or rows unseen
+  bool dml = false;  // statement-based DML: the rows it changed are not in the binlog
+  std::string verb;  // "ALTER TABLE", "DROP TABLE", "UPDATE", ... for messages; empty if none
 };
 
 StatementTables ClassifyStatement(std::string_view sql, std::string_view default_database,
                                   const schema::LexOptions& lex = {});
 
-}  // namespace rowbridge::pipeline
+}  // namespace rowbridge::tables

@@ -1,9 +1,9 @@
-#include "pipeline/statement_tables.h"
+#include "tables/statement_tables.h"
 
 #include <algorithm>
 #include <initializer_list>
 
-namespace rowbridge::pipeline {
+namespace rowbridge::tables {
 
 namespace {
 
@@ -30,7 +30,7 @@ bool EndsTableFactor(const Token& t) {
 
 // A table named in a table reference, with its alias (empty if none).
 struct NamedTable {
-  tables::SourceTableName name;
+  SourceTableName name;
   std::string alias;
   bool qualified = false;  // written with its database
 };
@@ -59,7 +59,7 @@ class Parser {
     return true;
   }
   // A table name: name or name.name. False (nothing consumed) if none is next.
-  bool TableName(tables::SourceTableName& out) {
+  bool TableName(SourceTableName& out) {
     if (!IsName(Peek())) return false;
     std::string first = Peek().text;
     ++pos_;
@@ -232,11 +232,11 @@ void TableReferences(Parser& p, std::vector<NamedTable>& out) {
 }
 
 // The targets of a multi-table DELETE: name[.*] [, name[.*] ...].
-std::vector<tables::SourceTableName> DeleteTargets(Parser& p, std::vector<bool>& qualified) {
-  std::vector<tables::SourceTableName> targets;
+std::vector<SourceTableName> DeleteTargets(Parser& p, std::vector<bool>& qualified) {
+  std::vector<SourceTableName> targets;
   do {
     const bool has_database = IsName(p.Peek()) && p.Peek(1).IsSymbol(".") && IsName(p.Peek(2));
-    tables::SourceTableName name;
+    SourceTableName name;
     if (!p.TableName(name)) break;
     if (p.Peek().IsSymbol(".") && p.Peek(1).IsSymbol("*")) {
       p.Skip();
@@ -254,12 +254,12 @@ bool SameName(std::string_view a, std::string_view b) {
 
 // The tables the names of a multi-table DELETE stand for: an alias of table_references, else the
 // table of that name.
-std::vector<tables::SourceTableName> ResolveTargets(
-    const std::vector<tables::SourceTableName>& targets, const std::vector<bool>& qualified,
-    const std::vector<NamedTable>& references) {
-  std::vector<tables::SourceTableName> out;
+std::vector<SourceTableName> ResolveTargets(const std::vector<SourceTableName>& targets,
+                                            const std::vector<bool>& qualified,
+                                            const std::vector<NamedTable>& references) {
+  std::vector<SourceTableName> out;
   for (size_t i = 0; i < targets.size(); ++i) {
-    const tables::SourceTableName* resolved = &targets[i];
+    const SourceTableName* resolved = &targets[i];
     if (!qualified[i]) {
       for (const NamedTable& r : references) {
         if (!r.alias.empty() && SameName(r.alias, targets[i].table)) {
@@ -273,14 +273,14 @@ std::vector<tables::SourceTableName> ResolveTargets(
   return out;
 }
 
-void AddUnique(std::vector<tables::SourceTableName>& list, const tables::SourceTableName& name) {
+void AddUnique(std::vector<SourceTableName>& list, const SourceTableName& name) {
   if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
 }
 
 // The DML statement at the parser's position into `out`; `expressions` are the names of the
 // common table expressions before it (not tables).
 void ClassifyDml(Parser& p, const std::vector<std::string>& expressions, StatementTables& out) {
-  tables::SourceTableName name;
+  SourceTableName name;
   if (p.Peek().IsWord("INSERT") || p.Peek().IsWord("REPLACE")) {
     out.verb = p.Peek().IsWord("INSERT") ? "INSERT" : "REPLACE";
     p.Skip();
@@ -314,7 +314,7 @@ void ClassifyDml(Parser& p, const std::vector<std::string>& expressions, Stateme
     while (p.Accept("LOW_PRIORITY") || p.Accept("QUICK") || p.Accept("IGNORE")) {
     }
     std::vector<bool> qualified;
-    std::vector<tables::SourceTableName> targets;
+    std::vector<SourceTableName> targets;
     if (p.Accept("FROM")) {
       targets = DeleteTargets(p, qualified);
       if (!p.Accept("USING")) {
@@ -363,7 +363,7 @@ StatementTables ClassifyStatement(std::string_view sql, std::string_view default
                                   const schema::LexOptions& lex) {
   Parser p(schema::LexSql(sql, lex), default_database);
   StatementTables out;
-  tables::SourceTableName name;
+  SourceTableName name;
   if (p.Peek().IsWord("SET") && p.Peek(1).IsWord("STATEMENT")) {
     // MariaDB: SET STATEMENT var=value [, ...] FOR statement.
     while (!p.AtEnd() && !p.Peek().IsWord("FOR")) {
@@ -455,4 +455,4 @@ StatementTables ClassifyStatement(std::string_view sql, std::string_view default
   return out;
 }
 
-}  // namespace rowbridge::pipeline
+}  // namespace rowbridge::tables
