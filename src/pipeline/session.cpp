@@ -317,7 +317,7 @@ RouterContext Pipeline::Session::MakeRouterContext() {
     SaveNow();
   };
   rc.on_needs_copy = [this](const std::string& label, const std::string& why) {
-    CopyAgain(label, why);
+    CopyAgain(label, why, false);
   };
   if (checkpoint_) rc.target_renames = checkpoint_->target_renames;
   rc.before_target_rename = [this](const state::TargetRename& rename) {
@@ -679,11 +679,12 @@ void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
   const bool raced = abandoned.code == ErrorCode::kSourceChanged;
   if (abandoned.code == ErrorCode::kInvalidArgument) return;  // refused for good (table gone)
   if (!raced && p_.resnapshots_again_[label]++ >= kCopiesAgain) return;
-  CopyAgain(label, raced ? "its table changed while it was copied" : "its resnapshot failed");
+  // Begun again whatever snapshot.enabled says: the resnapshot was asked for.
+  CopyAgain(label, raced ? "its table changed while it was copied" : "its resnapshot failed", true);
 }
 
-void Pipeline::Session::CopyAgain(const std::string& label, const std::string& why) {
-  if (!p_.config_.snapshot.enabled) {
+void Pipeline::Session::CopyAgain(const std::string& label, const std::string& why, bool asked) {
+  if (!asked && !p_.config_.snapshot.enabled) {
     spdlog::warn(
         "{}: {}; `rowbridge resnapshot {}` copies it again (snapshot.enabled is false, so it "
         "is not done by itself)",

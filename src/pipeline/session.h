@@ -92,8 +92,9 @@ class Pipeline::Session {
   void Abandon(const Pipeline::AbandonedCopy& abandoned);
   // `label` needs copying again (why: for the log): recorded in the checkpoint as a pending
   // resnapshot at once (kill -9 does not lose it) and handed to the pipeline, where it waits for
-  // a copy that runs already.
-  void CopyAgain(const std::string& label, const std::string& why);
+  // a copy that runs already. Only with snapshot.enabled unless `asked` (an operator's resnapshot
+  // begun again).
+  void CopyAgain(const std::string& label, const std::string& why, bool asked);
   // Saves what the tracker holds now (the reader's, before a step a replay must know of).
   void SaveNow();
 

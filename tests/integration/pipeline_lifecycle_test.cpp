@@ -278,5 +278,75 @@ TEST_F(PipelineLifecycleTest, KillNineDuringAResnapshotLosesNothing) {
   EXPECT_EQ(rb.Terminate(), 0) << rb.log();
 }
 
+// A resnapshot copies into its fresh table, and a schema change of the table during the copy
+// begins the copy again (with the new columns) rather than handing stale ones over. A copy the
+// stream itself needs meanwhile (b swapped in from a shadow table no rule replicates) is recorded
+// at once and waits for the running one, across a kill -9.
+TEST_F(PipelineLifecycleTest, ResnapshotRacedBySchemaChangesAndASecondCopyEndsEqual) {
+  TestDir dir("lifecycle-resnapshot-raced");
+  CreateAndFill();
+  std::string fill;
+  for (int i = 0; i < 15; ++i) {
+    fill += "INSERT INTO a VALUES ";
+    for (int k = 0; k < 1000; ++k) {
+      const int id = 1000000 + i * 1000 + k;
+      fill += fmt::format("{}({}, {}, 'f{}')", k ? ", " : "", id, id % 97, id);
+    }
+    fill += ";\n";
+  }
+  Sql(fill);
+  PipelineConfig config = LifecycleConfig();
+  config.snapshot = true;  // copies the stream needs are made by themselves
+  RowbridgeProcess rb(dir.path(), config);
+  StartAndWaitForCheckpoint(rb);
+  Change(5);
+  rb.WaitCaughtUp(120s);
+
+  CliResult resnapshot = Command(rb, "resnapshot", "a");
+  ASSERT_EQ(resnapshot.exit_code, 0) << resnapshot.out << resnapshot.err;
+  // The copy goes into a fresh table, not into the live target.
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return LogHas(rb, "created ClickHouse table " + target_db_ + ".a_rowbridge_resnapshot");
+      },
+      60s))
+      << rb.log();
+  EXPECT_EQ(Ch(fmt::format("EXISTS TABLE {}", Target("a_rowbridge_resnapshot"))), "1");
+  Sql("ALTER TABLE a MODIFY s VARCHAR(40)");
+  Sql("CREATE TABLE _b_new LIKE b; ALTER TABLE _b_new MODIFY s VARCHAR(30); "
+      "INSERT INTO _b_new SELECT * FROM b; RENAME TABLE b TO _b_old, _b_new TO b; "
+      "DROP TABLE _b_old");
+  Change(5);
+  ASSERT_TRUE(WaitFor([&] { return LogHas(rb, "once the copy running now is done"); }, 60s))
+      << rb.log();
+  EXPECT_TRUE(LogHas(rb, source_db_ + ".a changed while it was being copied")) << rb.log();
+  const auto recorded = rb.SavedCheckpoint();
+  ASSERT_TRUE(recorded.has_value());
+  rb.Kill();
+  Change(5);
+  rb.Start();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        const auto saved = rb.SavedCheckpoint();
+        return saved && !saved->table_copy && saved->pending_commands.empty() &&
+               LogHas(rb, "resnapshot of " + source_db_ + ".b handed over");
+      },
+      240s))
+      << rb.log();
+  Change(10);
+  rb.WaitCaughtUp(120s);
+  for (const char* t : {"a", "b"}) ExpectReplica(t);
+  ExpectChangelog("c");
+  EXPECT_EQ(Ch(fmt::format("SELECT type FROM system.columns WHERE database = '{}' AND table = "
+                           "'b' AND name = 's'",
+                           target_db_)),
+            "Nullable(String)");
+  for (const char* t : {"a_rowbridge_resnapshot", "b_rowbridge_resnapshot"}) {
+    EXPECT_EQ(Ch(fmt::format("EXISTS TABLE {}", Target(t))), "0") << t;
+  }
+  EXPECT_TRUE(rb.SavedCheckpoint()->stopped_tables.empty()) << rb.log();
+  EXPECT_EQ(rb.Terminate(), 0) << rb.log();
+}
+
 }  // namespace
 }  // namespace rowbridge::testing
