@@ -319,6 +319,19 @@ RouterContext Pipeline::Session::MakeRouterContext() {
   rc.on_needs_copy = [this](const std::string& label, const std::string& why) {
     CopyAgain(label, why, false);
   };
+  rc.on_renamed = [this](const std::string& from, const std::string& to) {
+    std::optional<state::PendingCommand> moved;
+    {
+      std::lock_guard lock(buffers_.mutex());
+      if (!tracker_) return;
+      const state::PendingCommand* pending = tracker_->checkpoint().FindPending(from);
+      if (pending == nullptr || pending->action != "resnapshot") return;
+      moved = *pending;
+      tracker_->RemovePendingCommand(from);
+    }
+    // The copy the stream needed was of the table, whatever it is called now.
+    CopyAgain(to, fmt::format("it is {} renamed, whose copy was pending", from), true);
+  };
   if (checkpoint_) rc.target_renames = checkpoint_->target_renames;
   rc.before_target_rename = [this](const state::TargetRename& rename) {
     {

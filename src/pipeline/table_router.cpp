@@ -931,6 +931,7 @@ bool TableRouter::LeaveOldName(const tables::SourceTableName& from,
   spdlog::info("{} renamed to {} at {}; its rows go where the rules route {}", from.ToString(),
                to.ToString(), where, to.ToString());
   Retire(from);
+  if (ctx_.on_renamed) ctx_.on_renamed(from.ToString(), to.ToString());
   return true;
 }
 

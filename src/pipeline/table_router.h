@@ -180,6 +180,8 @@ struct RouterContext {
   // table renamed from one no rule replicated, e.g. gh-ost's unmatched shadow swapped in), with
   // "db.table" and why: it is copied again alongside the stream (resnapshot) where that can be.
   std::function<void(const std::string& table, const std::string& why)> on_needs_copy;
+  // A replicated table left its name for `to` (RENAME): a copy waiting for `from` follows it.
+  std::function<void(const std::string& from, const std::string& to)> on_renamed;
   // Target tables renamed after source RENAMEs that a replay from the checkpoint meets again (the
   // checkpoint's target_renames, in order): rows of a table's old name before its RENAME go to the
   // target under its new name.

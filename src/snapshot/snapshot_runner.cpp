@@ -360,6 +360,7 @@ std::unique_ptr<mysql::Connection> SnapshotRunner::Impl::ConnectSource() {
 }
 
 void SnapshotRunner::Impl::ResolveTables(mysql::Connection& admin, RunRecord& pending) {
+  const std::vector<std::string> created_before = pending.created_targets;
   tables::ResolverOptions resolver_options;
   resolver_options.conversion_counters = std::make_shared<mapping::ConversionCounters>(
       [this](const mapping::ColumnName& c, mapping::RangeRule rule) {
@@ -385,7 +386,13 @@ void SnapshotRunner::Impl::ResolveTables(mysql::Connection& admin, RunRecord& pe
   } catch (const Error& e) {
     // A resumed copy into fresh targets it made itself from the source's columns: those columns
     // changed since (a schema change raced the copy), and only a copy from the start fits them.
-    if (pending.version_base == 0 || options.target_overrides.empty()) throw;
+    const bool made_before = std::any_of(
+        options.target_overrides.begin(), options.target_overrides.end(), [&](const auto& o) {
+          const std::string fresh = o.second.database + "." + o.second.table;
+          return std::find(created_before.begin(), created_before.end(), fresh) !=
+                 created_before.end();
+        });
+    if (!made_before) throw;
     throw Error(ErrorCode::kSourceChanged,
                 fmt::format("{} (the copied table changed since its copy began; the copy runs "
                             "again from the start)",
@@ -394,8 +401,14 @@ void SnapshotRunner::Impl::ResolveTables(mysql::Connection& admin, RunRecord& pe
   for (const auto& [label, fresh] : options.target_overrides) {
     const bool listed = std::any_of(resolved.begin(), resolved.end(),
                                     [&](const auto& t) { return t.name.ToString() == label; });
-    // Dropped or renamed after the stream asked for the copy (which it read before that).
-    if (!listed) Fail(ErrorCode::kInvalidArgument, "{} is no longer in the source", label);
+    // Renamed or dropped after the position the stream read when it asked for the copy: the
+    // stream will reach that statement, and a rename takes the copy along (Session::CopyAgain).
+    if (!listed) {
+      Fail(ErrorCode::kSourceChanged,
+           "{} is no longer in the source under this name (renamed or dropped later in the "
+           "binlog than the stream has read)",
+           label);
+    }
   }
 }
 
