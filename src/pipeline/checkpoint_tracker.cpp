@@ -80,8 +80,19 @@ void CheckpointTracker::AddReplicatedTable(const std::string& label) {
 
 void CheckpointTracker::AddTableStart(state::TableStart start) {
   if (checkpoint_.table_copy) {
-    std::erase(checkpoint_.table_copy->tables, start.table);
-    if (checkpoint_.table_copy->tables.empty()) checkpoint_.table_copy.reset();
+    // fresh_targets and resume_from run parallel to tables: an entry leaves all of them, or the
+    // checkpoint saved between two tables of one hand-over would not load.
+    state::TableCopy& copy = *checkpoint_.table_copy;
+    auto it = std::find(copy.tables.begin(), copy.tables.end(), start.table);
+    if (it != copy.tables.end()) {
+      const auto index = it - copy.tables.begin();
+      if (static_cast<size_t>(index) < copy.fresh_targets.size())
+        copy.fresh_targets.erase(copy.fresh_targets.begin() + index);
+      if (static_cast<size_t>(index) < copy.resume_from.size())
+        copy.resume_from.erase(copy.resume_from.begin() + index);
+      copy.tables.erase(it);
+    }
+    if (copy.tables.empty()) checkpoint_.table_copy.reset();
   }
   AddReplicatedTable(start.table);
   std::erase_if(checkpoint_.table_starts,

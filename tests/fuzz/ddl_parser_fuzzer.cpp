@@ -1,4 +1,6 @@
-// libFuzzer target: arbitrary text through the DDL lexer, parser and the schema catalog. The
+// libFuzzer target: arbitrary text through the DDL lexer, parser, the statement classifier (which
+// tables a QUERY event may change: the stream and the copy's binlog window use it) and the schema
+// catalog. The
 // input is split at NUL bytes into statements applied in order to one SchemaHistory that starts
 // with a few known tables (so ALTERs have something to change); the first byte picks the lexer
 // modes. After the statements the history must survive a JSON round trip and a prune.
@@ -13,6 +15,7 @@
 #include "schema/ddl_describe.h"
 #include "schema/ddl_parser.h"
 #include "schema/schema_history.h"
+#include "tables/statement_tables.h"
 
 namespace {
 
@@ -50,6 +53,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     size_t end = input.find('\0', start);
     if (end == std::string_view::npos) end = input.size();
     const std::string_view sql = input.substr(start, end - start);
+    try {
+      LexOptions lex;
+      lex.ansi_quotes = options.ansi_quotes;
+      lex.no_backslash_escapes = options.no_backslash_escapes;
+      const rowbridge::tables::StatementTables st =
+          rowbridge::tables::ClassifyStatement(sql, "d", lex);
+      if (st.dml && !st.changes) __builtin_trap();  // statement DML always changes rows unseen
+    } catch (const rowbridge::Error&) {
+    }
     try {
       DescribeStatement(ParseDdl(sql, options));
       history.ApplyDdl(sql, options, StatementContext{8}, {"bin.000001", offset});

@@ -399,6 +399,28 @@ TEST(PipelineCheckpointTracker, ReplicatedTablesJoinAtOnce) {
   EXPECT_FALSE(t.Advance(1));
 }
 
+// A resnapshot of two tables (on_purged_position: recopy) hands them over one at a time, saving
+// in between: the fresh targets must stay parallel to the tables, or that checkpoint would not
+// load.
+TEST(PipelineCheckpointTracker, AHandedOverResnapshotTableTakesItsFreshTargetAlong) {
+  state::Checkpoint start;
+  start.file = "mysql-bin.000001";
+  start.position = 100;
+  start.replicated_tables = std::vector<std::string>{"db.a", "db.b"};
+  start.table_copy = state::TableCopy{
+      7, {"db.a", "db.b"}, {"t.a_rowbridge_resnapshot", "t.b_rowbridge_resnapshot"}, {}};
+  CheckpointTracker t(start);
+  t.AddTableStart({"db.a", "mysql-bin.000001", 500, "t.a_rowbridge_resnapshot", true});
+  ASSERT_TRUE(t.checkpoint().table_copy.has_value());
+  EXPECT_EQ(t.checkpoint().table_copy->tables, std::vector<std::string>{"db.b"});
+  EXPECT_EQ(t.checkpoint().table_copy->fresh_targets,
+            std::vector<std::string>{"t.b_rowbridge_resnapshot"});
+  const state::Checkpoint saved = state::Checkpoint::FromJson(t.checkpoint().ToJson(), "test");
+  EXPECT_EQ(saved.table_copy, t.checkpoint().table_copy);
+  t.AddTableStart({"db.b", "mysql-bin.000001", 500, "t.b_rowbridge_resnapshot", true});
+  EXPECT_FALSE(t.checkpoint().table_copy.has_value());
+}
+
 TEST(PipelineCheckpointTracker, HandedOverTablesLeaveTheCopyAndStartAtItsEnd) {
   state::Checkpoint start;
   start.file = "mysql-bin.000001";
