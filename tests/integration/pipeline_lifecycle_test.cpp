@@ -44,6 +44,20 @@ class PipelineLifecycleTest : public PipelineFixture {
     Sql(sql);
   }
 
+  // `thousands` x 1000 more rows in a (ids from 1000000 on), so that copying it takes a while.
+  void FillA(int thousands) {
+    std::string fill;
+    for (int i = 0; i < thousands; ++i) {
+      fill += "INSERT INTO a VALUES ";
+      for (int k = 0; k < 1000; ++k) {
+        const int id = 1000000 + i * 1000 + k;
+        fill += fmt::format("{}({}, {}, 'f{}')", k ? ", " : "", id, id % 97, id);
+      }
+      fill += ";\n";
+    }
+    Sql(fill);
+  }
+
   // `rounds` transactions touching each of a, b and c.
   void Change(int rounds) {
     std::string sql;
@@ -220,16 +234,7 @@ TEST_F(PipelineLifecycleTest, ACheckpointTheSourceNoLongerHasStopsWithTheFix) {
 TEST_F(PipelineLifecycleTest, KillNineDuringAResnapshotLosesNothing) {
   TestDir dir("lifecycle-resnapshot-kill9");
   CreateAndFill();
-  std::string fill;
-  for (int i = 0; i < 20; ++i) {
-    fill += "INSERT INTO a VALUES ";
-    for (int k = 0; k < 1000; ++k) {
-      const int id = 1000000 + i * 1000 + k;
-      fill += fmt::format("{}({}, {}, 'f{}')", k ? ", " : "", id, id % 97, id);
-    }
-    fill += ";\n";
-  }
-  Sql(fill);
+  FillA(20);
   RowbridgeProcess rb(dir.path(), LifecycleConfig());
   StartAndWaitForCheckpoint(rb);
   Change(10);
@@ -285,16 +290,7 @@ TEST_F(PipelineLifecycleTest, KillNineDuringAResnapshotLosesNothing) {
 TEST_F(PipelineLifecycleTest, ResnapshotRacedBySchemaChangesAndASecondCopyEndsEqual) {
   TestDir dir("lifecycle-resnapshot-raced");
   CreateAndFill();
-  std::string fill;
-  for (int i = 0; i < 15; ++i) {
-    fill += "INSERT INTO a VALUES ";
-    for (int k = 0; k < 1000; ++k) {
-      const int id = 1000000 + i * 1000 + k;
-      fill += fmt::format("{}({}, {}, 'f{}')", k ? ", " : "", id, id % 97, id);
-    }
-    fill += ";\n";
-  }
-  Sql(fill);
+  FillA(15);
   PipelineConfig config = LifecycleConfig();
   config.snapshot = true;  // copies the stream needs are made by themselves
   RowbridgeProcess rb(dir.path(), config);
