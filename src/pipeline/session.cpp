@@ -320,13 +320,11 @@ RouterContext Pipeline::Session::MakeRouterContext() {
     CopyAgain(label, why, false);
   };
   rc.on_renamed = [this](const std::string& from, const std::string& to) {
-    std::optional<state::PendingCommand> moved;
     {
       std::lock_guard lock(buffers_.mutex());
       if (!tracker_) return;
       const state::PendingCommand* pending = tracker_->checkpoint().FindPending(from);
       if (pending == nullptr || pending->action != "resnapshot") return;
-      moved = *pending;
       tracker_->RemovePendingCommand(from);
     }
     // The copy the stream needed was of the table, whatever it is called now.
@@ -690,7 +688,7 @@ void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
   if (kind != state::TableCopy::Kind::kResnapshot || copy.tables.size() != 1) return;
   const std::string& label = copy.tables[0];
   const bool raced = abandoned.code == ErrorCode::kSourceChanged;
-  if (abandoned.code == ErrorCode::kInvalidArgument) return;  // refused for good (table gone)
+  if (abandoned.code == ErrorCode::kInvalidArgument) return;  // refused: again cannot help
   if (!raced && p_.resnapshots_again_[label]++ >= kCopiesAgain) return;
   // Begun again whatever snapshot.enabled says: the resnapshot was asked for.
   CopyAgain(label, raced ? "its table changed while it was copied" : "its resnapshot failed", true);

@@ -27,13 +27,6 @@ std::string Abbreviated(std::string_view sql, size_t max = 300) {
   return s;
 }
 
-schema::LexOptions LexOptionsOf(const schema::ParseOptions& parse) {
-  schema::LexOptions lex;
-  lex.ansi_quotes = parse.ansi_quotes;
-  lex.no_backslash_escapes = parse.no_backslash_escapes;
-  return lex;
-}
-
 std::string JoinLines(const std::vector<std::string>& lines) {
   std::string s;
   for (const auto& l : lines) {
@@ -510,7 +503,7 @@ void TableRouter::OnStatement(std::string_view sql, const binlog::QueryEvent& qu
     // The history could not follow: only the replicated tables the statement names stop.
     tables::StatementTables st;
     try {
-      st = tables::ClassifyStatement(sql, query.database, LexOptionsOf(parse));
+      st = tables::ClassifyStatement(sql, query.database, parse.lex());
     } catch (const Error& lexing) {
       // Without its tokens no table can be named, and skipping the statement could lose a
       // change unseen: the run stops instead.
@@ -537,7 +530,7 @@ void TableRouter::OnStatement(std::string_view sql, const binlog::QueryEvent& qu
   }
   if (const auto* none = std::get_if<schema::NoTableChange>(&outcome.statement)) {
     // Replayed or not: a replay from a checkpoint before the statement must stop again.
-    if (none->is_dml) OnStatementDml(sql, query.database, LexOptionsOf(parse), position, gtid);
+    if (none->is_dml) OnStatementDml(sql, query.database, parse.lex(), position, gtid);
     return;
   }
   if (outcome.replayed) return;

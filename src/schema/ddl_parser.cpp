@@ -89,9 +89,7 @@ constexpr std::string_view kTableOptionNames[] = {"ENGINE",
 class Parser {
  public:
   Parser(std::string_view sql, const ParseOptions& options)
-      : sql_(sql),
-        options_(options),
-        tokens_(LexSql(sql, LexOptions{options.ansi_quotes, options.no_backslash_escapes})) {}
+      : sql_(sql), options_(options), tokens_(LexSql(sql, options.lex())) {}
 
   DdlStatement Run() {
     DdlStatement statement = Statement();

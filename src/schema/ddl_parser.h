@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "schema/ddl_statement.h"
+#include "schema/sql_lexer.h"
 
 namespace rowbridge::schema {
 
@@ -31,6 +32,8 @@ struct ParseOptions {
 
   // Options for a QUERY event's database and its sql_mode status variable (absent = 0).
   static ParseOptions ForQuery(std::string_view database, uint64_t sql_mode);
+  // The lexer's share of them (quoting and escapes).
+  LexOptions lex() const { return LexOptions{ansi_quotes, no_backslash_escapes}; }
 };
 
 DdlStatement ParseDdl(std::string_view sql, const ParseOptions& options);

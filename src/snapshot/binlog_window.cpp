@@ -141,12 +141,9 @@ void BinlogWindow::CheckStatement(const binlog::Event& event) {
   const binlog::QueryEvent query = binlog::ParseQueryEvent(event, events_->format(), scratch_);
   const schema::ParseOptions parse =
       schema::ParseOptions::ForQuery(query.database, query.sql_mode.value_or(0));
-  schema::LexOptions lex;
-  lex.ansi_quotes = parse.ansi_quotes;
-  lex.no_backslash_escapes = parse.no_backslash_escapes;
   tables::StatementTables st;
   try {
-    st = tables::ClassifyStatement(query.sql, query.database, lex);
+    st = tables::ClassifyStatement(query.sql, query.database, parse.lex());
   } catch (const Error& e) {
     // Unreadable, so it may have changed the table: copying again is safe, going on is not.
     Fail(ErrorCode::kSourceChanged,

@@ -54,11 +54,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (end == std::string_view::npos) end = input.size();
     const std::string_view sql = input.substr(start, end - start);
     try {
-      LexOptions lex;
-      lex.ansi_quotes = options.ansi_quotes;
-      lex.no_backslash_escapes = options.no_backslash_escapes;
       const rowbridge::tables::StatementTables st =
-          rowbridge::tables::ClassifyStatement(sql, "d", lex);
+          rowbridge::tables::ClassifyStatement(sql, "d", options.lex());
       if (st.dml && !st.changes) __builtin_trap();  // statement DML always changes rows unseen
     } catch (const rowbridge::Error&) {
     }
