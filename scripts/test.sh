@@ -21,7 +21,7 @@
 #                          (default "mysql mariadb11"; "" runs MariaDB 10.11 only)
 #   ROWBRIDGE_PACKAGE_TEST=0  skip the Debian package step (scripts/package.sh --install-test:
 #                          a release build, the .deb, installed into a clean Debian 12 chroot)
-#   ROWBRIDGE_SOAK_MINUTES minutes of faults in the short soak (default 3; 0 skips it)
+#   ROWBRIDGE_SOAK_MINUTES minutes of faults in the short soak (default 2; 0 skips it)
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT" || exit 1
@@ -165,11 +165,11 @@ bench_smoke() {
 
 # The fault-injection soak, short (tests/soak/soak.sh, docs/running.md "Fault-injection soak"):
 # random faults for ROWBRIDGE_SOAK_MINUTES on its own MariaDB and ClickHouse (the shared servers
-# are not touched), then `rowbridge check` and a row-for-row comparison; about 4 minutes in all
-# (3 minutes of faults: CI must stay near 45 minutes; longer soaks run by hand).
+# are not touched), then `rowbridge check` and a row-for-row comparison; about 3 minutes in all
+# (2 minutes of faults: CI must stay near 45 minutes; longer soaks run by hand).
 # The seed is random and printed, so each run covers another schedule and a failure repeats with
 # --seed.
-SOAK_MINUTES="${ROWBRIDGE_SOAK_MINUTES:-3}"
+SOAK_MINUTES="${ROWBRIDGE_SOAK_MINUTES:-2}"
 soak_short() { bash "$ROOT/tests/soak/soak.sh" --minutes "$SOAK_MINUTES" --build "$BUILD"; }
 
 # The source chroots (MySQL 9.x, MariaDB 11.8) are built in the background while the code
