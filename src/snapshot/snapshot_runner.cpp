@@ -264,6 +264,7 @@ struct SnapshotRunner::Impl {
   void ResolveTables(mysql::Connection& admin, RunRecord& pending);
   // Whether this run copies the table (SnapshotOptions::only_tables).
   bool Copied(const tables::SourceTableName& name) const;
+  Error RacedBySchemaChange(const CopiedTable& t, Error error) const;
   // A new run: its version band, the targets holding rows already, its start position.
   void StartRun(mysql::Connection& admin, const RunRecord& pending);
   void FindEarlierRows();
@@ -410,6 +411,39 @@ void SnapshotRunner::Impl::ResolveTables(mysql::Connection& admin, RunRecord& pe
            label);
     }
   }
+}
+
+// A chunk query the server refused for an unknown column or table (ER_BAD_FIELD_ERROR,
+// ER_NO_SUCH_TABLE) in a copy alongside the stream, whose window has not reached the ALTER or
+// RENAME yet: when the table's columns now differ from the ones the copy read, or the table is
+// gone, the copy is begun again (kSourceChanged) instead of counting as a failure. The same server
+// error on an unchanged table stays what it is, so a fault of rowbridge's own never loops.
+Error SnapshotRunner::Impl::RacedBySchemaChange(const CopiedTable& t, Error error) const {
+  constexpr int kBadFieldError = 1054;
+  constexpr int kNoSuchTable = 1146;
+  if (!options.alongside || error.code() != ErrorCode::kServer ||
+      (error.server_code() != kBadFieldError && error.server_code() != kNoSuchTable) ||
+      t.source == nullptr || !t.source->known) {
+    return error;
+  }
+  try {
+    auto admin = mysql::Connection::Connect(SourceOptions());
+    const auto now =
+        tables::LoadSourceTableSchema(*admin, t.source->name.database, t.source->name.table);
+    const auto& read = t.source->known->columns;
+    const bool same =
+        now && std::equal(now->columns.begin(), now->columns.end(), read.begin(), read.end(),
+                          [](const ColumnDef& a, const ColumnDef& b) { return a.name == b.name; });
+    if (same) return error;
+  } catch (...) {
+    spdlog::warn("snapshot {}: after \"{}\": {}", t.label, error.what(),
+                 CurrentExceptionAsError("reading its columns again").what());
+    return error;
+  }
+  return Error(ErrorCode::kSourceChanged,
+               fmt::format("{} (the table changed while it was being copied; the copy runs again "
+                           "from the start)",
+                           error.what()));
 }
 
 bool SnapshotRunner::Impl::Copied(const tables::SourceTableName& name) const {
@@ -1435,8 +1469,9 @@ void SnapshotRunner::Impl::RunReaders(const std::function<void(CopiedTable&, uin
         try {
           work(*tables[i], r);
         } catch (...) {
-          SetError(CurrentExceptionAsError(
-              fmt::format("snapshot {} (reader thread {})", tables[i]->label, r)));
+          SetError(RacedBySchemaChange(
+              *tables[i], CurrentExceptionAsError(
+                              fmt::format("snapshot {} (reader thread {})", tables[i]->label, r))));
           return;
         }
       }

@@ -542,6 +542,35 @@ TEST_F(SnapshotTest, UnitInFlightButNeverSentIsCopiedAgain) {
   EXPECT_EQ(Ch("SELECT count(), uniqExact(id), sum(v) FROM " + db_ + ".f"), "1000\t1000\t500500\n");
 }
 
+// A copy alongside the stream whose chunk query meets a column renamed since the copy read the
+// table's columns (the window, behind the stream, has not reached the ALTER yet): the server's
+// "Unknown column" ends the copy as a source change, which begins it again, not as a failure that
+// counts towards giving it up. The same error in a first-start copy stays the server's error.
+TEST_F(SnapshotTest, AColumnRenamedDuringACopyAlongsideEndsItAsASourceChange) {
+  const std::string config = WriteConfig("  - match: " + db_ + ".r\n", 100);
+  for (const bool alongside : {true, false}) {
+    SCOPED_TRACE(alongside ? "alongside the stream" : "first start");
+    Sql("DROP TABLE IF EXISTS r; CREATE TABLE r (id INT PRIMARY KEY, v INT) ENGINE=InnoDB;"
+        "INSERT INTO r SELECT seq, seq FROM " +
+        SequenceTable(1000) + ";");
+    Ch("DROP TABLE IF EXISTS " + db_ + ".r");
+    SnapshotOptions options;
+    options.alongside = alongside;
+    options.state_job = alongside ? "renamed-alongside" : "renamed-first";
+    options.hand_over = [](const snapshot::BinlogPoint&) { return true; };
+    options.before_insert = [&](const std::string&, uint64_t chunk) {
+      if (chunk == 1) Sql("ALTER TABLE r CHANGE v w INT");
+    };
+    try {
+      Copy(config, options);
+      ADD_FAILURE() << "the copy read a renamed column";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), alongside ? ErrorCode::kSourceChanged : ErrorCode::kServer) << e.what();
+      EXPECT_NE(std::string(e.what()).find("Unknown column"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // A failure after one table reached the final position E and before the other did (a ClickHouse
 // connection cut during the other's catch-up): the retried run picks a later E, and the table done
 // first must be brought up to that E as well, not left at the first attempt's. The soak found this:
