@@ -199,7 +199,7 @@ server::TableCommandResult Pipeline::RequestPause(const std::string& label,
 }
 
 std::vector<std::string> Pipeline::SubmitPendingCommands(
-    const std::vector<state::PendingCommand>& commands) {
+    const std::vector<state::PendingCommand>& commands, bool stream_caught_up) {
   std::vector<std::string> refused;
   for (const state::PendingCommand& command : commands) {
     const std::optional<server::TableAction> action = server::ParseTableAction(command.action);
@@ -208,6 +208,13 @@ std::vector<std::string> Pipeline::SubmitPendingCommands(
     if (copy && CopyBusy()) {
       copies_waiting_ = true;
       continue;
+    }
+    if (action == server::TableAction::kResnapshot && !stream_caught_up) {
+      const std::optional<state::Checkpoint> checkpoint = last_checkpoint();
+      if (checkpoint && !snapshot::StreamCovers(*checkpoint, command.table)) {
+        copies_waiting_ = true;
+        continue;
+      }
     }
     {
       std::lock_guard lock(requests_mutex_);

@@ -133,9 +133,12 @@ class Pipeline {
   // checkpoint, the copy recorded by BeginRequestedCopy).
   // A copy (resnapshot, resume) asked for while another copy runs or is being begun is not
   // refused: it stays in the checkpoint and waits, and TakeWaitingCopiesReady says when to hand it
-  // over again.
-  std::vector<std::string> SubmitPendingCommands(
-      const std::vector<state::PendingCommand>& commands);
+  // over again. So does a resnapshot of a table the stream does not cover yet while the stream
+  // has not caught up with the source (`stream_caught_up`): the stream, replaying from an older
+  // checkpoint, has yet to read the RENAME that gives the table its name; once caught up, a table
+  // still not covered is refused.
+  std::vector<std::string> SubmitPendingCommands(const std::vector<state::PendingCommand>& commands,
+                                                 bool stream_caught_up);
   // Whether a copy runs alongside, is being begun, or is still in the last checkpoint.
   bool CopyBusy();
   // True once (then false until the next wait) when a pending copy waited and no copy is busy now.

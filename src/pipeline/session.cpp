@@ -384,7 +384,17 @@ void Pipeline::Session::ResolveTables() {
   resolver_options.on_created = [this](const std::string& label) {
     {
       std::lock_guard lock(buffers_.mutex());
-      if (!tracker_) return;
+      if (!tracker_) {
+        // Created while the session starts (a table the checkpoint's history does not know yet):
+        // recorded in the checkpoint it starts from, at once, or a kill -9 before the session's
+        // first save loses the mark and the table stops at its first schema change.
+        if (!checkpoint_) return;
+        auto& created = checkpoint_->created_targets;
+        if (std::find(created.begin(), created.end(), label) != created.end()) return;
+        created.insert(std::upper_bound(created.begin(), created.end(), label), label);
+        p_.store_->Save(*checkpoint_);
+        return;
+      }
       tracker_->AddCreatedTarget(label);
     }
     // At once: a restart that found the table without the record would take it for one rowbridge
@@ -644,7 +654,8 @@ void Pipeline::Session::DoReaderWork(const schema::BinlogPosition& at) {
 }
 
 void Pipeline::Session::SubmitPendingCommands(const std::vector<state::PendingCommand>& pending) {
-  const std::vector<std::string> refused = p_.SubmitPendingCommands(pending);
+  const std::vector<std::string> refused =
+      p_.SubmitPendingCommands(pending, stream_caught_up_.load());
   if (refused.empty()) return;
   {
     std::lock_guard lock(buffers_.mutex());
@@ -754,6 +765,7 @@ void Pipeline::Session::RefreshLag(const BinlogReader& reader, SteadyTime now) {
              now - reader.last_event_received() < std::chrono::seconds(1)) {
     lag = wall - reader.last_event_time();
   }
+  stream_caught_up_ = reader.caught_up();
   p_.run_metrics_->lag.Set(std::max(0.0, lag));
   p_.status_.SetReplicationLag(lag);
   p_.metrics_.buffered_bytes.Set(static_cast<double>(buffers_.held_bytes()));

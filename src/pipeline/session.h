@@ -7,6 +7,7 @@
 // router and threads go with it, and the next session rebuilds them from the checkpoint.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -133,6 +134,9 @@ class Pipeline::Session {
   // before any taken after it.
   std::mutex save_mutex_;
   state::Checkpoint saved_;  // the last one saved by Stream() or SaveNow()
+  // The reader is at the source's end (RefreshLag): pending copies of tables not covered yet stop
+  // waiting for a RENAME the replay has yet to read (Pipeline::SubmitPendingCommands).
+  std::atomic<bool> stream_caught_up_{false};
 };
 
 }  // namespace rowbridge::pipeline

@@ -163,14 +163,18 @@ std::string ResnapshotRefusal(const config::Config& config, const state::Checkpo
     return fmt::format("a copy of {} runs already; try again once it is done",
                        Joined(checkpoint.table_copy->tables));
   }
+  if (!StreamCovers(checkpoint, table)) {
+    return "the stream does not cover it yet (a table matched later is copied at the next start)";
+  }
+  return "";
+}
+
+bool StreamCovers(const state::Checkpoint& checkpoint, const std::string& table) {
   const bool replicated =
       checkpoint.replicated_tables &&
       std::find(checkpoint.replicated_tables->begin(), checkpoint.replicated_tables->end(),
                 table) != checkpoint.replicated_tables->end();
-  if (!replicated && checkpoint.FindStopped(table) == nullptr) {
-    return "the stream does not cover it yet (a table matched later is copied at the next start)";
-  }
-  return "";
+  return replicated || checkpoint.FindStopped(table) != nullptr;
 }
 
 void BeginResnapshot(const config::Config& config, state::StateStore& store,

@@ -71,6 +71,11 @@ config::QualifiedName SplitLabel(const std::string& label);
 // The table a resnapshot copies `target` into before it takes its place.
 config::QualifiedName FreshTargetName(const config::QualifiedName& target);
 
+// Whether the stream of `checkpoint` covers `table` ("db.table"): replicated or stopped. A table
+// renamed later in the binlog than the checkpoint is not covered under its new name until the
+// stream reads the RENAME.
+bool StreamCovers(const state::Checkpoint& checkpoint, const std::string& table);
+
 // Why `table` ("db.table") cannot be copied again now, given the last checkpoint; empty when it
 // can: matched by a rule that creates tables, covered by the stream (replicated or stopped), and
 // no other copy running.

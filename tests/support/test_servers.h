@@ -98,7 +98,9 @@ uint32_t UniqueServerId();
 std::string RunMysqlSql(const MysqlAddress& server, std::string_view sql,
                         std::string_view database = {});
 
-// The same through clickhouse-client (--multiquery, TabSeparated output) as the default user.
+// The same for ClickHouse (several statements, TabSeparated output) as the default user, over
+// the HTTP interface (clickhouse-client for SET/USE/temporary tables). Throws rowbridge::Error
+// (kServer) with the server's message and the start of the SQL when a statement fails.
 std::string RunClickHouseSql(const ClickHouseAddress& server, std::string_view sql);
 
 // A derived table (with its alias) of one BIGINT column `seq` holding 1..n, for
