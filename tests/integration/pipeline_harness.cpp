@@ -360,6 +360,14 @@ void RowbridgeProcess::WaitCaughtUp(std::chrono::seconds timeout) {
                   " table(s) runs alongside)";
           return false;
         }
+        // So is a copy the stream recorded and has yet to begin (a shadow table swapped in,
+        // say): until it begins, the live target may lack the rows it brings.
+        for (const state::PendingCommand& pending : c->pending_commands) {
+          if (pending.action == "resnapshot" || pending.action == "resume") {
+            last += " (a " + pending.action + " of " + pending.table + " waits to begin)";
+            return false;
+          }
+        }
         return c->file > file || (c->file == file && c->position >= position);
       },
       timeout);
