@@ -6,16 +6,18 @@
 # table, all at once, into one MergeTree table of the types mysql() gives. Prints one results
 # table: seconds, rows/min, CPU of rowbridge, ClickHouse and MariaDB, rowbridge's peak RSS.
 #
-#   bench/full.sh [--rows N] [--tables N] [--max-string N] [--build DIR] [--out DIR] [--smoke] [--keep]
+#   bench/full.sh [--rows N] [--tables N] [--engine E] [--max-string N] [--build DIR] [--out DIR] [--smoke] [--keep]
 #     --rows N       rows in all source tables together (default 1000000), split evenly
 #     --tables N     source tables merged into the one target (default 3)
+#     --engine E     the source tables' engine (default MyISAM, the seed's): InnoDB shows what the
+#                    copy's key-ordered reads cost the source when rows are stored in key order
 #     --max-string N longest generated string/blob of a row (loadgen; default 32)
 #     --build DIR    where rowbridge and rowbridge-loadgen are (default build/rel, a Release build)
 #     --out DIR      also write results.md there
 #     --smoke        30,000 rows: checks that everything works, measures nothing
 #     --keep         keep the work directory (config, logs)
 #
-# Source tables: bifrost_test.binlog_field_test_1..N (MyISAM, as the seed), filled by
+# Source tables: bifrost_test.binlog_field_test_1..N (MyISAM, as the seed, unless --engine), filled by
 # rowbridge-loadgen (-conn 2 -batchsize 1000, no pause); table t's ids start at t * 10^10, so the
 # merged target never sees a key twice. rowbridge's CPU time and peak RSS come from /usr/bin/time,
 # the servers' CPU time from /proc/PID/stat. After the copy `rowbridge check` must find the target
@@ -27,11 +29,12 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-rows=1000000 tables=3 max_string=32 build="$BENCH_ROOT/build/rel" out="" smoke=0 keep=0
+rows=1000000 tables=3 engine="" max_string=32 build="$BENCH_ROOT/build/rel" out="" smoke=0 keep=0
 while (($#)); do
   case "$1" in
     --rows) rows="$2"; shift 2 ;;
     --tables) tables="$2"; shift 2 ;;
+    --engine) engine="$2"; shift 2 ;;
     *) bench_common_option "$@"; shift "$BENCH_SHIFT" ;;
   esac
 done
@@ -46,7 +49,7 @@ trap 'exit 130' INT TERM
 
 bench_say "starting MariaDB and ClickHouse"
 bench_start_servers "$work"
-bench_create_seed_tables "$tables"
+bench_create_seed_tables "$tables" "$engine"
 bench_create_seed_ch_table bifrost_test.binlog_field_test_1
 
 bench_say "filling $tables source tables with $per_table rows each"
@@ -122,14 +125,14 @@ fn_rows="$(bench_ch --query "SELECT count() FROM bench_fn.merged")"
 ((fn_rows == rows)) || bench_die "mysql() copied $fn_rows rows, wanted $rows"
 
 results="$work/results.md"
-awk -v rows="$rows" -v tables="$tables" -v t0="$t0" -v t1="$t1" -v f0="$f0" -v f1="$f1" \
+awk -v rows="$rows" -v tables="$tables" -v engine="${engine:-MyISAM}" -v t0="$t0" -v t1="$t1" -v f0="$f0" -v f1="$f1" \
   -v rbu="$rb_user" -v rbs="$rb_sys" -v rss="$rb_rss_kb" -v hz="$BENCH_HZ" \
   -v ch0="$ch0" -v ch1="$ch1" -v my0="$my0" -v my1="$my1" -v smoke="$smoke" \
   -v fch0="$fch0" -v fch1="$fch1" -v fmy0="$fmy0" -v fmy1="$fmy1" \
   -v loadavg="$(bench_loadavg)" -v cores="$(nproc)" -v server="$(bench_ch --query "SELECT version()")" '
 BEGIN {
   rt = t1 - t0; ft = f1 - f0; rb_cpu = rbu + rbs
-  printf "\nfull copy (seed 3): %d seed tables (MyISAM), %d rows in all, into one ClickHouse table%s\n", tables, rows, smoke ? " (SMOKE: not a measurement)" : ""
+  printf "\nfull copy (seed 3): %d seed tables (%s), %d rows in all, into one ClickHouse table%s\n", tables, engine, rows, smoke ? " (SMOKE: not a measurement)" : ""
   printf "MariaDB 10.11 -> ClickHouse %s on 127.0.0.1, %d cores, load average at the end %s\n\n", server, cores, loadavg
   printf "| method | seconds | rows/min | rowbridge CPU s | rowbridge CPU %% | rows/min per rowbridge core | ClickHouse CPU s | MariaDB CPU s | rowbridge peak RSS MiB |\n"
   printf "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"

@@ -105,7 +105,7 @@ bench_metrics_values() {
 # binlog_field_test_1..N (tests/data/seed/mysql_schema.sql, MyISAM as the seed has it). Table t
 # takes its ids from t * 10^10, so tables merged into one target never share a key.
 bench_create_seed_tables() {
-  local n="$1" t
+  local n="$1" engine="${2:-}" t
   bench_sql -e "DROP DATABASE IF EXISTS bifrost_test"
   bench_ch --query "DROP DATABASE IF EXISTS bifrost_test"
   bench_sql <"$BENCH_ROOT/tests/data/seed/mysql_schema.sql"
@@ -114,6 +114,7 @@ bench_create_seed_tables() {
   done
   for ((t = 1; t <= n; t++)); do
     bench_sql -e "ALTER TABLE bifrost_test.binlog_field_test_$t AUTO_INCREMENT = ${t}0000000000"
+    [[ -z "$engine" ]] || bench_sql -e "ALTER TABLE bifrost_test.binlog_field_test_$t ENGINE = $engine"
   done
 }
 
