@@ -280,7 +280,8 @@ Pipeline::ReaderWork Pipeline::TakeReaderWork() {
 void Pipeline::AbandonCopy(const state::TableCopy& copy, const Error& error) {
   metrics_.errors.WithLabels({"copy"}).Increment();
   std::lock_guard lock(requests_mutex_);
-  if (copy.kind() == state::TableCopy::Kind::kMatchedLater) {
+  if (copy.kind() == state::TableCopy::Kind::kMatchedLater &&
+      !CopiedAgainFresh(copy, error.code())) {
     // Tables matched later: the stream must not pick them up without their rows (a new session
     // would), so they stay held back for this process; its next start copies them again.
     abandoned_tables_.insert(abandoned_tables_.end(), copy.tables.begin(), copy.tables.end());
@@ -326,6 +327,37 @@ server::TableCommandResult Pipeline::RequestCopy(server::TableAction action,
   return {202, fmt::format("{} is copied again alongside the stream; `rowbridge tables` shows the "
                            "copy's progress",
                            label)};
+}
+
+bool Pipeline::CopiedAgainFresh(const state::TableCopy& copy, ErrorCode code) const {
+  if (copy.kind() != state::TableCopy::Kind::kMatchedLater || code != ErrorCode::kSourceChanged) {
+    return false;
+  }
+  return std::all_of(copy.tables.begin(), copy.tables.end(), [&](const std::string& table) {
+    return snapshot::FreshCopyRefusal(config_, table).empty();
+  });
+}
+
+void Pipeline::BeginMatchedLaterAgain() {
+  std::optional<state::TableCopy> raced;
+  {
+    std::lock_guard lock(requests_mutex_);
+    raced = std::exchange(matched_later_again_, std::nullopt);
+  }
+  if (!raced) return;
+  try {
+    std::optional<state::Checkpoint> checkpoint = store_->Load();
+    if (!checkpoint) Fail(ErrorCode::kInternal, "no checkpoint in {}", store_->Describe());
+    if (!checkpoint->table_copy || !(*checkpoint->table_copy == *raced)) return;
+    snapshot::BeginMatchedLaterAgain(config_, *store_, *checkpoint);
+    SetLastCheckpoint(*checkpoint);
+  } catch (const Error& e) {
+    // The checkpoint still holds the raced copy: the next session resumes it, which meets the
+    // change again and asks for this again.
+    spdlog::error("the copy of {} was not begun again: {}", fmt::join(raced->tables, ", "),
+                  e.what());
+    metrics_.errors.WithLabels({"copy"}).Increment();
+  }
 }
 
 void Pipeline::BeginRequestedCopy() {
@@ -456,6 +488,7 @@ void Pipeline::Run() {
       if (restart_requested_.exchange(false) && !stop_requested_) {
         BeginRequestedCopy();
         BeginRequestedRepairs();
+        BeginMatchedLaterAgain();
         continue;
       }
       status_.SetState(server::PipelineState::kStopped);

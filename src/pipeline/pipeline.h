@@ -112,6 +112,13 @@ class Pipeline {
   void BeginRequestedCopy();
   // Between sessions: records the repairs asked for, if any, in the stored checkpoint.
   void BeginRequestedRepairs();
+  // Between sessions: the copy of tables matched later that a schema change raced
+  // (matched_later_again_), begun again into fresh tables, if it is still the stored one.
+  void BeginMatchedLaterAgain();
+  // Whether the failed `copy` is of tables matched later that a schema change raced (`code`
+  // kSourceChanged) and can be begun again into fresh tables (snapshot::FreshCopyRefusal): then
+  // its tables stay held back by the copy instead of being given up.
+  bool CopiedAgainFresh(const state::TableCopy& copy, ErrorCode code) const;
   server::TableCommandResult RequestRepair(const std::string& label,
                                            const state::Checkpoint& checkpoint);
   // The repair's wait before it writes a range: until the stream's checkpoint has reached the
@@ -183,6 +190,7 @@ class Pipeline {
   };
   std::mutex requests_mutex_;
   std::optional<CopyRequest> copy_request_;
+  std::optional<state::TableCopy> matched_later_again_;
   struct RepairRequest {
     std::string table;  // "db.table"
     std::string requested_at;

@@ -555,7 +555,10 @@ void Pipeline::Session::TakeOver(const HandOverDesk::Offer& offer,
     std::lock_guard lock(buffers_.mutex());
     copy = tracker_->checkpoint().table_copy;
   }
-  if (copy && copy->tables == offer.tables && copy->kind() == state::TableCopy::Kind::kResnapshot) {
+  // A resnapshot, or tables matched later copied again into fresh tables: each takes its
+  // target's place.
+  if (copy && copy->tables == offer.tables && !copy->fresh_targets.empty() &&
+      copy->kind() != state::TableCopy::Kind::kResume) {
     ReplaceTargets(offer, copy->fresh_targets, at);
     return;
   }
@@ -670,6 +673,16 @@ void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
     std::lock_guard lock(buffers_.mutex());
     const auto& current = tracker_->checkpoint().table_copy;
     if (!current || !(*current == copy)) return;  // handed over or replaced meanwhile
+    if (p_.CopiedAgainFresh(copy, abandoned.code)) {
+      // The first copy's targets have the old columns: the copy begins again, between sessions,
+      // into fresh tables built from the current ones, its tables held back meanwhile.
+      spdlog::warn("{}: {}; copied again into fresh tables, which take their targets' places",
+                   JoinedLabels(copy.tables), abandoned.reason);
+      std::lock_guard requests(p_.requests_mutex_);
+      p_.matched_later_again_ = copy;
+      p_.restart_requested_ = true;
+      return;
+    }
     tracker_->ClearTableCopy();
   }
   SaveNow();

@@ -264,6 +264,8 @@ bool TableRouter::ReplaceTarget(
     const tables::SourceTableName& name, const schema::BinlogPosition& start,
     const config::QualifiedName& fresh, const schema::BinlogPosition& at,
     const std::function<void(const std::string& target)>& before_replace) {
+  // Tables matched later copied into fresh tables were held back until now.
+  ctx_.resolver->Release(name);
   const int rule = ctx_.resolver->Match(name);
   if (rule == config::TableMatcher::kNoRule) {
     Fail(ErrorCode::kInternal, "{}: copied again, but no rule matches it", name.ToString());

@@ -144,8 +144,7 @@ config::QualifiedName FreshTargetName(const config::QualifiedName& target) {
   return {target.database, target.table + "_rowbridge_resnapshot"};
 }
 
-std::string ResnapshotRefusal(const config::Config& config, const state::Checkpoint& checkpoint,
-                              const std::string& table) {
+std::string FreshCopyRefusal(const config::Config& config, const std::string& table) {
   const config::QualifiedName name = SplitLabel(table);
   config::TableMatcher matcher(config.tables);
   const int rule = matcher.Match(name.database, name.table);
@@ -159,6 +158,12 @@ std::string ResnapshotRefusal(const config::Config& config, const state::Checkpo
     return "target.cluster is set, and a resnapshot cannot swap a cluster's tables yet "
            "(docs/running.md, \"Clusters and high availability\")";
   }
+  return "";
+}
+
+std::string ResnapshotRefusal(const config::Config& config, const state::Checkpoint& checkpoint,
+                              const std::string& table) {
+  if (std::string why = FreshCopyRefusal(config, table); !why.empty()) return why;
   if (checkpoint.table_copy) {
     return fmt::format("a copy of {} runs already; try again once it is done",
                        Joined(checkpoint.table_copy->tables));
@@ -200,6 +205,42 @@ void BeginResnapshot(const config::Config& config, state::StateStore& store,
       "resnapshot of {}: copying it again into {}.{} alongside the stream, which goes on writing "
       "into {}.{} until the copy takes its place (versions from {} on)",
       table, fresh.database, fresh.table, target.database, target.table, checkpoint.next_version);
+}
+
+void BeginMatchedLaterAgain(const config::Config& config, state::StateStore& store,
+                            state::Checkpoint& checkpoint) {
+  if (!checkpoint.table_copy ||
+      checkpoint.table_copy->kind() != state::TableCopy::Kind::kMatchedLater) {
+    Fail(ErrorCode::kInternal, "no copy of tables matched later to begin again");
+  }
+  const std::vector<std::string> tables = checkpoint.table_copy->tables;
+  std::vector<std::string> fresh_targets;
+  config::TableMatcher matcher(config.tables);
+  for (const std::string& table : tables) {
+    if (std::string why = FreshCopyRefusal(config, table); !why.empty()) {
+      Fail(ErrorCode::kInvalidArgument, "cannot copy {} again into a fresh table: {}", table, why);
+    }
+    const config::QualifiedName name = SplitLabel(table);
+    const config::QualifiedName target = config::ExpandTarget(
+        config.tables[static_cast<size_t>(matcher.Match(name.database, name.table))].target,
+        config.target.database, name.database, name.table);
+    const config::QualifiedName fresh = FreshTargetName(target);
+    fresh_targets.push_back(fresh.database + "." + fresh.table);
+  }
+  // Left by an earlier attempt: its rows are of another copy.
+  tables::TargetCatalog catalog(endpoints::TargetClientOptions(config.target));
+  for (const std::string& fresh : fresh_targets) {
+    const config::QualifiedName name = SplitLabel(fresh);
+    catalog.Execute("DROP TABLE IF EXISTS " +
+                    clickhouse::QuoteQualified(name.database, name.table));
+  }
+  state::TableCopy copy{checkpoint.next_version, tables, fresh_targets, {}};
+  copy.matched_later = true;
+  RecordCopy(store, checkpoint, std::move(copy));
+  spdlog::info(
+      "copy of {}: begun again into fresh tables built from their current columns ({}), which "
+      "take their targets' places once complete (versions from {} on)",
+      Joined(tables), Joined(fresh_targets), checkpoint.table_copy->version_base);
 }
 
 std::string PauseRefusal(const state::Checkpoint& checkpoint, const std::string& table) {

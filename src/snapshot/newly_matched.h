@@ -105,6 +105,19 @@ void BeginResume(const config::Config& config, state::StateStore& store,
 void BeginResnapshot(const config::Config& config, state::StateStore& store,
                      state::Checkpoint& checkpoint, const std::string& table);
 
+// Why `table`'s copy cannot go into a fresh target that takes its rules' target's place; empty
+// when it can: matched by a rule that creates tables, on a target that is not a cluster.
+std::string FreshCopyRefusal(const config::Config& config, const std::string& table);
+
+// The copy of tables matched later that `checkpoint` records (table_copy), which a schema change
+// raced, begun again (saved by a clean stop of the stream): each table into a fresh target built
+// from its current columns (the target the first attempt made has the old ones; a stale fresh
+// table is dropped), with the stream's next_version moved above the new band. The tables stay held
+// back until the hand-over puts each fresh table in its target's place (TableCopy::matched_later).
+// Throws Error(kInvalidArgument) with FreshCopyRefusal's reason, before changing anything.
+void BeginMatchedLaterAgain(const config::Config& config, state::StateStore& store,
+                            state::Checkpoint& checkpoint);
+
 // `source.on_purged_position: recopy`: `checkpoint` resumes from a binlog the source purged. It is
 // moved to `now` (the source's current end; `schema_history` is the history valid there), and
 // every table it covers (streamed, stopped or paused, or being copied) is copied again alongside

@@ -387,12 +387,15 @@ void SnapshotRunner::Impl::ResolveTables(mysql::Connection& admin, RunRecord& pe
   } catch (const Error& e) {
     // A resumed copy into fresh targets it made itself from the source's columns: those columns
     // changed since (a schema change raced the copy), and only a copy from the start fits them.
-    const bool made_before = std::any_of(
-        options.target_overrides.begin(), options.target_overrides.end(), [&](const auto& o) {
-          const std::string fresh = o.second.database + "." + o.second.table;
-          return std::find(created_before.begin(), created_before.end(), fresh) !=
-                 created_before.end();
-        });
+    // So does a resumed copy of tables matched later into targets it made itself.
+    const bool made_before =
+        std::any_of(options.target_overrides.begin(), options.target_overrides.end(),
+                    [&](const auto& o) {
+                      const std::string fresh = o.second.database + "." + o.second.table;
+                      return std::find(created_before.begin(), created_before.end(), fresh) !=
+                             created_before.end();
+                    }) ||
+        (options.alongside && options.target_overrides.empty() && !created_before.empty());
     if (!made_before) throw;
     throw Error(ErrorCode::kSourceChanged,
                 fmt::format("{} (the copied table changed since its copy began; the copy runs "

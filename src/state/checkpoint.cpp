@@ -133,6 +133,7 @@ std::string Checkpoint::ToJson() const {
     if (!table_copy->fresh_targets.empty())
       j["table_copy"]["fresh_targets"] = table_copy->fresh_targets;
     if (!table_copy->resume_from.empty()) j["table_copy"]["resume_from"] = table_copy->resume_from;
+    if (table_copy->matched_later) j["table_copy"]["matched_later"] = true;
   }
   if (!schema_history.empty()) j["schema_history"] = nlohmann::ordered_json::parse(schema_history);
   return j.dump();
@@ -209,10 +210,10 @@ Checkpoint Checkpoint::FromJson(std::string_view text, std::string_view origin) 
     }
     if (j.contains("table_copy")) {
       const auto& t = j.at("table_copy");
-      c.table_copy = TableCopy{t.at("version_base").get<uint64_t>(),
-                               t.at("tables").get<std::vector<std::string>>(),
-                               t.value("fresh_targets", std::vector<std::string>()),
-                               t.value("resume_from", std::vector<std::string>())};
+      c.table_copy = TableCopy{
+          t.at("version_base").get<uint64_t>(), t.at("tables").get<std::vector<std::string>>(),
+          t.value("fresh_targets", std::vector<std::string>()),
+          t.value("resume_from", std::vector<std::string>()), t.value("matched_later", false)};
       if (!c.table_copy->fresh_targets.empty() &&
           c.table_copy->fresh_targets.size() != c.table_copy->tables.size()) {
         Fail(ErrorCode::kCorruption, "{}: table_copy has {} tables but {} fresh targets", origin,

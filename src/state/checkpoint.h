@@ -104,12 +104,16 @@ struct TableCopy {
   // changes from where it stopped ("file:pos", in the order of `tables`) are applied to its own
   // target, then the stream takes it over. Empty otherwise.
   std::vector<std::string> resume_from;
+  // Tables matched later whose first copy a schema change raced, copied again into fresh targets
+  // (`fresh_targets`) built from their current columns: the stream still holds them back, and
+  // the hand-over puts each fresh target in its rules' target's place.
+  bool matched_later = false;
 
   enum class Kind { kMatchedLater, kResnapshot, kResume };
   Kind kind() const {
-    return !fresh_targets.empty() ? Kind::kResnapshot
-           : !resume_from.empty() ? Kind::kResume
-                                  : Kind::kMatchedLater;
+    return !fresh_targets.empty() && !matched_later ? Kind::kResnapshot
+           : !resume_from.empty()                   ? Kind::kResume
+                                                    : Kind::kMatchedLater;
   }
   bool operator==(const TableCopy&) const = default;
 };

@@ -392,6 +392,58 @@ TEST_F(PipelineNewTablesTest, ACopyThatFailsLeavesTheStreamRunning) {
   EXPECT_EQ(rb.Terminate(), 0) << rb.log();
 }
 
+// A table matched later whose copy a schema change races (a column added while its chunks are
+// read): the copy is begun again at once into a fresh table built from the new columns, and the
+// table ends equal to its source, new column and its default included, with no restart and no
+// table stopped.
+TEST_F(PipelineNewTablesTest, TableMatchedLaterWhoseCopyASchemaChangeRacesIsCopiedAgain) {
+  TestDir dir("pipeline-new-table-raced");
+  CreateTables({"a", "big"});
+  Changes changes(20261204, source_db_);
+  changes.AddTable("a", true);
+  changes.AddTable("big", true);
+  PipelineConfig first = Config(Rule("a", "replica"));
+  {
+    RowbridgeProcess rb(dir.path(), first);
+    rb.Start();
+    ASSERT_TRUE(WaitFor([&] { return rb.SavedCheckpoint().has_value(); }, 60s)) << rb.log();
+    ASSERT_EQ(rb.Terminate(), 0) << rb.log();
+  }
+  std::string fill;
+  for (int i = 0; i < 30; ++i) fill += changes.Fill("big", 1000);
+  RunMysqlSql(mysql_, fill);
+  PipelineConfig second = first;
+  second.tables_yaml += Rule("big", "replica");
+  RowbridgeProcess rb(dir.path(), second);
+  rb.Start();
+  ASSERT_TRUE(WaitFor(
+      [&] { return rb.log().find("being copied alongside the stream") != std::string::npos; }, 60s))
+      << rb.log();
+  RunMysqlSql(mysql_, fmt::format("ALTER TABLE `{0}`.big ADD COLUMN extra INT NOT NULL DEFAULT 9;\n"
+                                  "UPDATE `{0}`.big SET extra = 10 WHERE id % 7 = 0;\n",
+                                  source_db_) +
+                          changes.Next({"a"}, 10));
+  ASSERT_TRUE(WaitFor([&] { return rb.log().find("handed over") != std::string::npos; }, 300s))
+      << rb.log();
+  RunMysqlSql(mysql_, changes.Next({"a"}, 20) +
+                          fmt::format("UPDATE `{0}`.big SET v = v + 1 WHERE id % 5 = 0;\n"
+                                      "DELETE FROM `{0}`.big WHERE id % 11 = 0;\n",
+                                      source_db_));
+  rb.WaitCaughtUp(120s);
+  ExpectReplica("a");
+  std::vector<ColumnCompare> columns = Changes::Columns();
+  columns.push_back({"extra", Compare::kText});
+  EXPECT_EQ(ReplicaRows(ch_, target_db_, "big", columns, "id"),
+            MysqlRows(mysql_, source_db_, "big", columns, "id"));
+  EXPECT_EQ(rb.HttpStatus("/healthz"), 200) << rb.HttpGet("/healthz");
+  const auto checkpoint = rb.SavedCheckpoint();
+  ASSERT_TRUE(checkpoint.has_value());
+  EXPECT_TRUE(checkpoint->stopped_tables.empty());
+  EXPECT_TRUE(std::binary_search(checkpoint->replicated_tables->begin(),
+                                 checkpoint->replicated_tables->end(), source_db_ + ".big"));
+  EXPECT_EQ(rb.Terminate(), 0) << rb.log();
+}
+
 TEST_F(PipelineNewTablesTest, KillNineDuringTheNewTablesCopyResumesIt) {
   TestDir dir("pipeline-new-table-kill9");
   CreateTables({"a", "al", "b", "bl"});

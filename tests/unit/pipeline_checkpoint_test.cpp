@@ -97,6 +97,20 @@ TEST(PipelineCheckpoint, CarriesReplicatedTablesAndTableCopies) {
   EXPECT_TRUE(state::Checkpoint::FromJson(c.ToJson(), "test").replicated_tables.has_value());
 }
 
+// Tables matched later copied again into fresh tables (a schema change raced their first copy)
+// are still tables matched later: held back by the stream, not a resnapshot of streamed tables.
+TEST(PipelineCheckpoint, AMatchedLaterCopyIntoFreshTablesKeepsItsKind) {
+  state::Checkpoint c = Sample();
+  c.table_copy = state::TableCopy{1000, {"shop.c"}, {"ch.c_rowbridge_resnapshot"}, {}};
+  EXPECT_EQ(c.table_copy->kind(), state::TableCopy::Kind::kResnapshot);
+  c.table_copy->matched_later = true;
+  EXPECT_EQ(c.table_copy->kind(), state::TableCopy::Kind::kMatchedLater);
+  const state::Checkpoint back = state::Checkpoint::FromJson(c.ToJson(), "test");
+  EXPECT_EQ(back, c);
+  EXPECT_EQ(back.table_copy->kind(), state::TableCopy::Kind::kMatchedLater);
+  EXPECT_EQ(back.table_copy->fresh_targets, c.table_copy->fresh_targets);
+}
+
 TEST(PipelineCheckpoint, RejectsGarbage) {
   EXPECT_THROW(state::Checkpoint::FromJson("{", "t"), Error);
   EXPECT_THROW(state::Checkpoint::FromJson("{\"file\":\"\",\"position\":1}", "t"), Error);
