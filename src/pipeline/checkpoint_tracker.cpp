@@ -63,8 +63,12 @@ void CheckpointTracker::AddCreatedTarget(const std::string& label) {
     created.insert(it, label);
     created_targets_changed_ = true;  // worth a save even if no boundary moves
   }
-  for (const state::TargetRename& r : checkpoint_.target_renames) {
-    if (r.from == label) created_again_.push_back(label);
+  // The newest rename that freed the name is the one the new table follows.
+  for (auto r = checkpoint_.target_renames.rbegin(); r != checkpoint_.target_renames.rend(); ++r) {
+    if (r->from != label) continue;
+    if (!r->from_created_again) created_targets_changed_ = true;
+    r->from_created_again = true;
+    break;
   }
 }
 
@@ -241,12 +245,7 @@ bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
       const bool renamed_into =
           std::any_of(renames.begin() + static_cast<long>(i) + 1, renames.end(),
                       [&](const state::TargetRename& later) { return later.to == r.from; });
-      auto again = std::find(created_again_.begin(), created_again_.end(), r.from);
-      if (again != created_again_.end()) {
-        created_again_.erase(again);
-      } else if (!renamed_into) {
-        std::erase(checkpoint_.created_targets, r.from);
-      }
+      if (!r.from_created_again && !renamed_into) std::erase(checkpoint_.created_targets, r.from);
       return true;
     });
   }

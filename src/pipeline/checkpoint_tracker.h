@@ -144,8 +144,7 @@ class CheckpointTracker {
   size_t stops_added_ = 0;
   std::deque<std::string> schemas_;  // not yet in checkpoint_
   size_t schemas_applied_ = 0;
-  bool created_targets_changed_ = false;    // or replicated_tables
-  std::vector<std::string> created_again_;  // old names of pending renames created anew
+  bool created_targets_changed_ = false;  // or replicated_tables
   size_t schemas_added_ = 0;
 };
 

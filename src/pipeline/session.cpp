@@ -229,13 +229,14 @@ void Pipeline::Session::OpenSchemaHistory() {
   history_.emplace(options);
 }
 
-std::set<tables::SourceTableName> Pipeline::Session::UncoveredCreatedInReplay() {
+std::set<tables::SourceTableName> Pipeline::Session::UncoveredCreatedInReplay(
+    const std::vector<tables::SourceTableName>& listed) {
   if (!checkpoint_->replicated_tables) return {};
   const std::set<std::string> covered = snapshot::CoveredTables(*checkpoint_);
   std::set<tables::SourceTableName> uncovered;
   config::TableMatcher matcher(p_.config_.tables);
   return OnSource([&] {
-    for (const tables::SourceTableName& name : tables::ListSourceTables(*admin_)) {
+    for (const tables::SourceTableName& name : listed) {
       if (matcher.Match(name.database, name.table) == config::TableMatcher::kNoRule) continue;
       if (covered.count(name.ToString()) == 0) uncovered.insert(name);
     }
@@ -304,7 +305,9 @@ RouterContext Pipeline::Session::MakeRouterContext() {
       rc.table_starts[name] = {t.file, t.position};
       if (t.counted) rc.counted_starts.insert(name);
     }
-    rc.created_in_replay = UncoveredCreatedInReplay();
+    rc.created_in_replay = [this](const std::vector<tables::SourceTableName>& listed) {
+      return UncoveredCreatedInReplay(listed);
+    };
   }
   rc.on_replicated = [this](const std::string& label) {
     {

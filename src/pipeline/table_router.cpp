@@ -125,11 +125,13 @@ void TableRouter::Prepare(mysql::Connection& source, std::vector<std::string>& p
   for (const std::string& warning : config::RulesMatchingNothing(ctx_.config->tables, pairs)) {
     spdlog::warn("{}", warning);
   }
+  const std::set<tables::SourceTableName> created_in_replay =
+      ctx_.created_in_replay ? ctx_.created_in_replay(names) : std::set<tables::SourceTableName>();
   for (const tables::SourceTableName& name : names) {
     const int rule = ctx_.resolver->Match(name);
     if (rule == config::TableMatcher::kNoRule) continue;
-    if (tables_.count(name) != 0) continue;                 // stopped earlier
-    if (ctx_.created_in_replay.count(name) != 0) continue;  // the replay creates it
+    if (tables_.count(name) != 0) continue;            // stopped earlier
+    if (created_in_replay.count(name) != 0) continue;  // the replay creates it
     if (RenamedToLater(ctx_.resolver->TargetLabel(name, rule), ctx_.start)) {
       // Renamed from another table after the checkpoint: the name is not the table's yet where
       // the stream starts (its columns are not seeded there), and its target may not have been
@@ -946,7 +948,11 @@ void TableRouter::OnNewName(const schema::TableChange& change,
     if (from_rule != config::TableMatcher::kNoRule && !BeforeStart(*from, position))
       GetOrCreate(*from, from_rule, nullptr, JustBefore(position), nullptr);
   }
-  if (from && !LeaveOldName(*from, name, where, followed)) return;
+  // The old name's target holds the table copied as of a later position (a resnapshot handed
+  // over after this statement, which the stream replays): it stays with that name, and the table
+  // leaving the name has none of its rows there, so it is copied again under its new name.
+  const bool from_copied_later = from && BeforeStart(*from, position);
+  if (from && !from_copied_later && !LeaveOldName(*from, name, where, followed)) return;
   const bool from_replicated = followed != nullptr;
 
   const int rule = ctx_.resolver->Match(name);
@@ -1026,10 +1032,16 @@ void TableRouter::OnNewName(const schema::TableChange& change,
     // renamed into a matched name, or an online schema change's shadow no rule matched swapped in
     // (the target holds the old table's rows, without what the shadow added).
     if (!name_was_taken && ctx_.on_replicated) ctx_.on_replicated(name.ToString());
-    const std::string why = fmt::format(
-        "it was renamed at {} from {}, which no rule replicated, so its target lacks the rows "
-        "(or the values) {} had then",
-        where, from->ToString(), from->ToString());
+    const std::string why =
+        from_copied_later
+            ? fmt::format(
+                  "it was renamed at {} from {}, whose target holds {} as copied at a "
+                  "later position, so its rows are in no target",
+                  where, from->ToString(), from->ToString())
+            : fmt::format(
+                  "it was renamed at {} from {}, which no rule replicated, so its target "
+                  "lacks the rows (or the values) {} had then",
+                  where, from->ToString(), from->ToString());
     if (ctx_.on_needs_copy) {
       ctx_.on_needs_copy(name.ToString(), why);
     } else {

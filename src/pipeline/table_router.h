@@ -167,10 +167,14 @@ struct RouterContext {
       on_default_not_carried;
   // Tables copied after the stream began, and the position their stream starts at.
   std::map<tables::SourceTableName, schema::BinlogPosition> table_starts;
-  // Matched source tables the checkpoint does not cover that statements after `start` create
-  // (tables/replay_window.h): the stream meets their creation again, so Prepare gives them no
-  // columns at `start`, where they do not exist yet.
-  std::set<tables::SourceTableName> created_in_replay;
+  // Of the source's tables `listed` now, the matched ones the checkpoint does not cover that
+  // statements after `start` create (tables/replay_window.h): the stream meets their creation
+  // again, so Prepare gives them no columns at `start`, where they do not exist yet. Prepare asks
+  // after listing the source's tables, so that the binlog it reads holds the CREATE or RENAME of
+  // every table in the list (one renamed in while the session starts included). Unset: none.
+  std::function<std::set<tables::SourceTableName>(
+      const std::vector<tables::SourceTableName>& listed)>
+      created_in_replay;
   // Those of them copied again by a resnapshot (state::TableStart::fresh_target).
   std::set<tables::SourceTableName> counted_starts;
   // Called (buffer lock NOT held) when a table joins the stream mid-way (created under a matched

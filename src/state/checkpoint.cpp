@@ -96,6 +96,7 @@ std::string Checkpoint::ToJson() const {
     for (const TargetRename& r : target_renames) {
       renames.push_back(
           {{"from", r.from}, {"to", r.to}, {"file", r.file}, {"position", r.position}});
+      if (r.from_created_again) renames.back()["from_created_again"] = true;
     }
     j["target_renames"] = std::move(renames);
   }
@@ -183,7 +184,8 @@ Checkpoint Checkpoint::FromJson(std::string_view text, std::string_view origin) 
       for (const auto& r : j.at("target_renames")) {
         c.target_renames.push_back({r.at("from").get<std::string>(), r.at("to").get<std::string>(),
                                     r.at("file").get<std::string>(),
-                                    r.at("position").get<uint64_t>()});
+                                    r.at("position").get<uint64_t>(),
+                                    r.value("from_created_again", false)});
       }
     }
     if (j.contains("target_aliases")) {

@@ -68,6 +68,10 @@ struct TargetRename {
   std::string to;
   std::string file;
   uint64_t position = 0;
+  // rowbridge created a new `from` after this rename (a swap's shadow no rule matched, or a table
+  // created under the old name): once the checkpoint is past the rename, `from` stays among the
+  // created targets. Kept here, not in memory, so that a restart before then keeps the mark.
+  bool from_created_again = false;
   bool operator==(const TargetRename&) const = default;
 };
 

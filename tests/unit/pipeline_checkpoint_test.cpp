@@ -366,6 +366,33 @@ TEST(PipelineCheckpointTracker, ASwapsRenamesLeaveTheLiveNameRowbridges) {
   EXPECT_EQ(t.checkpoint().created_targets, (std::vector<std::string>{"ch._t_del", "ch.t"}));
 }
 
+// A table rowbridge created under a name whose earlier table (and target) was renamed away, then
+// a kill -9 before the checkpoint passed the rename: the restarted process passes it without
+// having seen the creation, and must still count the new target as rowbridge's (it lost the mark,
+// and the table stopped at its next schema change).
+TEST(PipelineCheckpointTracker, ATargetCreatedAgainAfterARenameKeepsItsMarkAcrossARestart) {
+  state::Checkpoint start;
+  start.file = "mysql-bin.000001";
+  start.position = 100;
+  start.next_version = 10;
+  start.created_targets = {"ch.t"};
+  CheckpointTracker first(start);
+  first.AddTargetRename({"ch.t", "ch._t_old", "mysql-bin.000001", 300});
+  first.AddCreatedTarget("ch.t");  // the shadow swapped in under `t`, made anew
+  ASSERT_TRUE(first.Advance(10));
+  const state::Checkpoint saved =
+      state::Checkpoint::FromJson(first.checkpoint().ToJson(), "the saved checkpoint");
+  ASSERT_EQ(saved.target_renames.size(), 1u);
+  EXPECT_TRUE(saved.target_renames[0].from_created_again);
+
+  CheckpointTracker restarted(saved);
+  restarted.AddBoundary(420, 11, {});
+  ASSERT_TRUE(restarted.Advance(11));
+  EXPECT_TRUE(restarted.checkpoint().target_renames.empty());
+  EXPECT_EQ(restarted.checkpoint().created_targets,
+            (std::vector<std::string>{"ch._t_old", "ch.t"}));
+}
+
 TEST(PipelineCheckpointTracker, TargetAliasesJoinAtOnceAndLeaveOnceTheirEndIsPassed) {
   state::Checkpoint start;
   start.file = "mysql-bin.000001";
