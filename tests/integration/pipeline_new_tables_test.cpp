@@ -141,6 +141,22 @@ class PipelineNewTablesTest : public PipelineFixture {
     RunMysqlSql(mysql_, sql);
   }
 
+  // 30,000 rows in `table`: 600 chunks of 50 rows, a copy that lasts well beyond a second.
+  void FillForALongCopy(Changes& changes, const std::string& table) {
+    std::string fill;
+    for (int i = 0; i < 30; ++i) fill += changes.Fill(table, 1000);
+    RunMysqlSql(mysql_, fill);
+  }
+  // Starts `rb`, whose rules match a table more than its checkpoint covers, and waits until that
+  // table's copy runs alongside the stream.
+  void StartWithACopyAlongside(RowbridgeProcess& rb) {
+    rb.Start();
+    ASSERT_TRUE(WaitFor(
+        [&] { return rb.log().find("being copied alongside the stream") != std::string::npos; },
+        60s))
+        << rb.log();
+  }
+
   void ExpectReplica(const std::string& table) {
     EXPECT_EQ(ReplicaRows(ch_, target_db_, table, Changes::Columns(), "id"),
               MysqlRows(mysql_, source_db_, table, Changes::Columns(), "id"))
@@ -295,18 +311,11 @@ TEST_F(PipelineNewTablesTest, TableMatchedLaterIsCopiedWhileTheOthersStream) {
     rb.WaitCaughtUp();
     ASSERT_EQ(rb.Terminate(), 0) << rb.log();
   }
-  // 600 chunks of 50 rows: a copy that lasts well beyond a second.
-  std::string fill;
-  for (int i = 0; i < 30; ++i) fill += changes.Fill("big", 1000);
-  RunMysqlSql(mysql_, fill);
-
+  FillForALongCopy(changes, "big");
   PipelineConfig second = first;
   second.tables_yaml += Rule("big", "replica");
   RowbridgeProcess rb(dir.path(), second);
-  rb.Start();
-  ASSERT_TRUE(WaitFor(
-      [&] { return rb.log().find("being copied alongside the stream") != std::string::npos; }, 60s))
-      << rb.log();
+  ASSERT_NO_FATAL_FAILURE(StartWithACopyAlongside(rb));
   // A change of an already replicated table reaches ClickHouse while the copy still runs.
   RunMysqlSql(mysql_, "INSERT INTO `" + source_db_ + "`.a VALUES (1000000, 7, 'during the copy')");
   ASSERT_TRUE(WaitFor(
@@ -409,16 +418,11 @@ TEST_F(PipelineNewTablesTest, TableMatchedLaterWhoseCopyASchemaChangeRacesIsCopi
     ASSERT_TRUE(WaitFor([&] { return rb.SavedCheckpoint().has_value(); }, 60s)) << rb.log();
     ASSERT_EQ(rb.Terminate(), 0) << rb.log();
   }
-  std::string fill;
-  for (int i = 0; i < 30; ++i) fill += changes.Fill("big", 1000);
-  RunMysqlSql(mysql_, fill);
+  FillForALongCopy(changes, "big");
   PipelineConfig second = first;
   second.tables_yaml += Rule("big", "replica");
   RowbridgeProcess rb(dir.path(), second);
-  rb.Start();
-  ASSERT_TRUE(WaitFor(
-      [&] { return rb.log().find("being copied alongside the stream") != std::string::npos; }, 60s))
-      << rb.log();
+  ASSERT_NO_FATAL_FAILURE(StartWithACopyAlongside(rb));
   RunMysqlSql(mysql_, fmt::format("ALTER TABLE `{0}`.big ADD COLUMN extra INT NOT NULL DEFAULT 9;\n"
                                   "UPDATE `{0}`.big SET extra = 10 WHERE id % 7 = 0;\n",
                                   source_db_) +
