@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "check/table_check.h"
 #include "clickhouse/sql_quote.h"
 #include "clickhouse/type_name.h"
 #include "common/error.h"
