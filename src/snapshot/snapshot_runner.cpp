@@ -230,6 +230,9 @@ struct SnapshotRunner::Impl {
   bool mariadb = false;
   std::string insert_prefix;
   std::atomic<uint64_t> rows_this_run{0};
+  // The source's binlog position just before the tables' columns were read (Prepare): each
+  // table's first binlog window begins there (TableCopy::ReconcileWindow).
+  BinlogPoint columns_read_at;
 
   // First error of any thread; everything stops when set.
   std::mutex error_mutex;
@@ -327,6 +330,7 @@ void SnapshotRunner::Impl::Prepare() {
   // The run record, saved the moment the copy creates a target (so a crash right after still
   // knows the target as rowbridge's own), and once the copy's version band is reserved.
   RunRecord pending = store->LoadRun().value_or(RunRecord{});
+  columns_read_at = PointOf(mysql::CurrentBinlogPosition(*admin));
   ResolveTables(*admin, pending);
   if (pending.version_base != 0) {
     run = pending;
@@ -1153,7 +1157,14 @@ class SnapshotRunner::Impl::TableCopy {
     // The window runs from where the previous read ended. A read made in parallel may have been
     // made before that point: the changes between its reading and that point are applied to its
     // own keys first (the rest of them were judged with the previous reads).
-    const BinlogPoint from = cursor_.high.empty() ? r.low : cursor_.high;
+    BinlogPoint from = cursor_.high.empty() ? r.low : cursor_.high;
+    // A table's first window begins where its columns were read, not at its first read: a schema
+    // change in between is then seen (the window ends the copy as a source change) instead of
+    // the copy handing over stale columns. An earlier start only takes a few more keys' rows from
+    // the binlog instead of the read, which the reconciliation allows.
+    if (cursor_.high.empty() && !impl_.columns_read_at.empty() && impl_.columns_read_at < from) {
+      from = impl_.columns_read_at;
+    }
     earlier_.clear();
     if (r.low < from) window_.Read(r.low, from, earlier_rows_, earlier_);
     if (r.high < from) r.high = from;
