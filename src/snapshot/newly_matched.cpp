@@ -144,6 +144,28 @@ config::QualifiedName FreshTargetName(const config::QualifiedName& target) {
   return {target.database, target.table + "_rowbridge_resnapshot"};
 }
 
+namespace {
+
+// The target `rule` (matching `name`) names for it.
+config::QualifiedName RulesTarget(const config::Config& config, int rule,
+                                  const config::QualifiedName& name) {
+  return config::ExpandTarget(config.tables[static_cast<size_t>(rule)].target,
+                              config.target.database, name.database, name.table);
+}
+
+// Drops the fresh tables ("db.table") an earlier copy into them left unfinished: their rows are
+// of another copy.
+void DropStaleFreshTables(const config::Config& config, const std::vector<std::string>& fresh) {
+  tables::TargetCatalog catalog(endpoints::TargetClientOptions(config.target));
+  for (const std::string& label : fresh) {
+    const config::QualifiedName name = SplitLabel(label);
+    catalog.Execute("DROP TABLE IF EXISTS " +
+                    clickhouse::QuoteQualified(name.database, name.table));
+  }
+}
+
+}  // namespace
+
 std::string FreshCopyRefusal(const config::Config& config, const std::string& table) {
   const config::QualifiedName name = SplitLabel(table);
   config::TableMatcher matcher(config.tables);
@@ -188,16 +210,10 @@ void BeginResnapshot(const config::Config& config, state::StateStore& store,
     Fail(ErrorCode::kInvalidArgument, "cannot resnapshot {}: {}", table, why);
   }
   const config::QualifiedName name = SplitLabel(table);
-  config::TableMatcher matcher(config.tables);
-  const config::TableRule& rule =
-      config.tables[static_cast<size_t>(matcher.Match(name.database, name.table))];
-  const config::QualifiedName target =
-      config::ExpandTarget(rule.target, config.target.database, name.database, name.table);
+  const config::QualifiedName target = RulesTarget(
+      config, config::TableMatcher(config.tables).Match(name.database, name.table), name);
   const config::QualifiedName fresh = FreshTargetName(target);
-  // Left by an earlier resnapshot that never finished: its rows are of another copy.
-  tables::TargetCatalog catalog(endpoints::TargetClientOptions(config.target));
-  catalog.Execute("DROP TABLE IF EXISTS " +
-                  clickhouse::QuoteQualified(fresh.database, fresh.table));
+  DropStaleFreshTables(config, {fresh.database + "." + fresh.table});
   RecordCopy(
       store, checkpoint,
       state::TableCopy{checkpoint.next_version, {table}, {fresh.database + "." + fresh.table}, {}});
@@ -221,19 +237,11 @@ void BeginMatchedLaterAgain(const config::Config& config, state::StateStore& sto
       Fail(ErrorCode::kInvalidArgument, "cannot copy {} again into a fresh table: {}", table, why);
     }
     const config::QualifiedName name = SplitLabel(table);
-    const config::QualifiedName target = config::ExpandTarget(
-        config.tables[static_cast<size_t>(matcher.Match(name.database, name.table))].target,
-        config.target.database, name.database, name.table);
-    const config::QualifiedName fresh = FreshTargetName(target);
+    const config::QualifiedName fresh =
+        FreshTargetName(RulesTarget(config, matcher.Match(name.database, name.table), name));
     fresh_targets.push_back(fresh.database + "." + fresh.table);
   }
-  // Left by an earlier attempt: its rows are of another copy.
-  tables::TargetCatalog catalog(endpoints::TargetClientOptions(config.target));
-  for (const std::string& fresh : fresh_targets) {
-    const config::QualifiedName name = SplitLabel(fresh);
-    catalog.Execute("DROP TABLE IF EXISTS " +
-                    clickhouse::QuoteQualified(name.database, name.table));
-  }
+  DropStaleFreshTables(config, fresh_targets);
   state::TableCopy copy{checkpoint.next_version, tables, fresh_targets, {}};
   copy.matched_later = true;
   RecordCopy(store, checkpoint, std::move(copy));
@@ -283,10 +291,7 @@ void BeginRecopy(const config::Config& config, state::StateStore& store,
       refused.push_back(label + " (its rule says create_table: false)");
       continue;
     }
-    const config::QualifiedName target =
-        config::ExpandTarget(config.tables[static_cast<size_t>(rule)].target,
-                             config.target.database, name.database, name.table);
-    const config::QualifiedName fresh = FreshTargetName(target);
+    const config::QualifiedName fresh = FreshTargetName(RulesTarget(config, rule, name));
     tables.push_back(label);
     fresh_targets.push_back(fresh.database + "." + fresh.table);
   }
@@ -295,13 +300,7 @@ void BeginRecopy(const config::Config& config, state::StateStore& store,
          "on_purged_position: recopy cannot copy every table again into a fresh target: {}",
          Joined(refused));
   }
-  // Left by an earlier resnapshot or recopy that never finished: their rows are of another copy.
-  tables::TargetCatalog catalog(endpoints::TargetClientOptions(config.target));
-  for (const std::string& fresh : fresh_targets) {
-    const config::QualifiedName name = SplitLabel(fresh);
-    catalog.Execute("DROP TABLE IF EXISTS " +
-                    clickhouse::QuoteQualified(name.database, name.table));
-  }
+  DropStaleFreshTables(config, fresh_targets);
   const std::string purged = checkpoint.Describe();
   checkpoint.file = now.file;
   checkpoint.position = now.position;
