@@ -188,7 +188,7 @@ run_flavor() {
   local -a selection=(-L integration)
   case "$flavor" in
     mysql) selection+=(-E "MariaDbOnly|$clickhouse_only") ;;
-    mariadb11) selection+=(-R 'Pipeline|Snapshot|Check|FirstHour|TestServers|SqlQuote' -E "MariaDbOnly|MySqlOnly|$clickhouse_only") ;;
+    mariadb11) selection+=(-R 'Pipeline|Snapshot|Check|FirstHour|TestServers|SqlQuote|ReplayWindow' -E "MariaDbOnly|MySqlOnly|$clickhouse_only") ;;
   esac
   if [[ -n "$SOURCE_DIR" ]]; then
     bash "$ROOT/tests/servers/testservers.sh" stop --remove "$SOURCE_DIR" || return 1

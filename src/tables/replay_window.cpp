@@ -72,20 +72,31 @@ std::set<SourceTableName> TablesCreatedSince(mysql::Connection& source, const st
   }
   std::set<SourceTableName> created;
   for (const std::string& name : files) {
+    // Pages go by each event's own Pos: MariaDB 11 shows End_log_pos 0 for the events inside a
+    // transaction, so the last row's End_log_pos cannot say where the next page begins. A page
+    // after the first starts at the previous page's last event and skips that one row.
     uint64_t from = name == file ? position : 4;
-    uint64_t last_from = 0;  // a page that does not move on ends the file (never expected)
+    int skip = 0;
     for (;;) {
       const auto rows =
-          source.QueryRows(fmt::format("SHOW BINLOG EVENTS IN {} FROM {} LIMIT {}",
-                                       mysql::QuoteString(name), from, kEventsPerQuery));
+          source.QueryRows(fmt::format("SHOW BINLOG EVENTS IN {} FROM {} LIMIT {}, {}",
+                                       mysql::QuoteString(name), from, skip, kEventsPerQuery));
       // Log_name, Pos, Event_type, Server_id, End_log_pos, Info
+      uint64_t last_pos = from;
       for (const auto& row : rows) {
-        if (row.size() < 6 || !row[2] || !row[4]) continue;
+        if (row.size() < 6 || !row[1] || !row[2]) continue;
         if (*row[2] == "Query" && row[5]) AddCreated(*row[5], created);
-        from = std::strtoull(row[4]->c_str(), nullptr, 10);
+        last_pos = std::strtoull(row[1]->c_str(), nullptr, 10);
       }
-      if (rows.size() < static_cast<size_t>(kEventsPerQuery) || from <= last_from) break;
-      last_from = from;
+      if (rows.size() < static_cast<size_t>(kEventsPerQuery)) break;
+      if (last_pos < from || (last_pos == from && skip == 1)) {
+        Fail(ErrorCode::kProtocol,
+             "SHOW BINLOG EVENTS IN {} did not move past position {}: cannot list the tables the "
+             "binlog creates after the checkpoint",
+             name, from);
+      }
+      from = last_pos;
+      skip = 1;
     }
   }
   return created;

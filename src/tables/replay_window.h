@@ -6,7 +6,8 @@
 // (the stream may already have written their rows, with the versions the replay hands out again)
 // nor given their present columns at C (where they do not exist yet).
 //
-// Read with SHOW BINLOG EVENTS, 1000 events at a time, from C to the end of the newest binlog.
+// Read with SHOW BINLOG EVENTS, 1000 events at a time (paged by each event's Pos), from C to the
+// end of the newest binlog.
 // Statements the DDL parser cannot read are skipped (the stream reports them itself when it meets
 // them). A checkpoint file the source no longer has gives an empty set: the stream fails on it
 // with its own message.
