@@ -323,15 +323,28 @@ RouterContext Pipeline::Session::MakeRouterContext() {
     CopyAgain(label, why, false);
   };
   rc.on_renamed = [this](const std::string& from, const std::string& to) {
+    bool was_copying = false;
     {
       std::lock_guard lock(buffers_.mutex());
       if (!tracker_) return;
       const state::PendingCommand* pending = tracker_->checkpoint().FindPending(from);
-      if (pending == nullptr || pending->action != "resnapshot") return;
-      tracker_->RemovePendingCommand(from);
+      const auto& copy = tracker_->checkpoint().table_copy;
+      // A resnapshot running under the old name cannot hand over any more (the stream is past
+      // the rename), and ends as a source change; the copy must follow the new name.
+      was_copying = copy && copy->kind() == state::TableCopy::Kind::kResnapshot &&
+                    std::find(copy->tables.begin(), copy->tables.end(), from) != copy->tables.end();
+      if (pending != nullptr && pending->action == "resnapshot") {
+        tracker_->RemovePendingCommand(from);
+      } else if (!was_copying) {
+        return;
+      }
+      if (was_copying) renamed_while_copied_.insert(from);
     }
     // The copy the stream needed was of the table, whatever it is called now.
-    CopyAgain(to, fmt::format("it is {} renamed, whose copy was pending", from), true);
+    CopyAgain(to,
+              fmt::format("it is {} renamed, whose copy was {}", from,
+                          was_copying ? "running" : "pending"),
+              true);
   };
   if (checkpoint_) rc.target_renames = checkpoint_->target_renames;
   rc.before_target_rename = [this](const state::TargetRename& rename) {
@@ -716,6 +729,10 @@ void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
   const std::string& label = copy.tables[0];
   const bool raced = abandoned.code == ErrorCode::kSourceChanged;
   if (abandoned.code == ErrorCode::kInvalidArgument) return;  // refused: again cannot help
+  {
+    std::lock_guard lock(buffers_.mutex());
+    if (renamed_while_copied_.erase(label) != 0) return;  // copied again under its new name
+  }
   if (!raced && p_.resnapshots_again_[label]++ >= kCopiesAgain) return;
   // Begun again whatever snapshot.enabled says: the resnapshot was asked for.
   CopyAgain(label, raced ? "its table changed while it was copied" : "its resnapshot failed", true);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -138,6 +139,9 @@ class Pipeline::Session {
   // The reader is at the source's end (RefreshLag): pending copies of tables not covered yet stop
   // waiting for a RENAME the replay has yet to read (Pipeline::SubmitPendingCommands).
   std::atomic<bool> stream_caught_up_{false};
+  // Tables the stream renamed while their resnapshot ran: that copy fails, and the copy asked for
+  // under the new name replaces it (guarded by buffers_' mutex).
+  std::set<std::string> renamed_while_copied_;
 };
 
 }  // namespace rowbridge::pipeline
