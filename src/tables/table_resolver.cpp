@@ -280,6 +280,12 @@ std::optional<std::vector<mapping::TargetColumn>> TableResolver::CreateTarget(
       mapping::CreateTableStatements(qn.database, qn.table, replicated, key, ddl, features);
       return mapping::CreatedColumns(replicated, key, ddl, features);
     }
+    // Recorded (and saved by on_created) before the CREATE: a kill -9 between the two must not
+    // leave a table rowbridge made that a restart takes for the user's (whose schema changes it
+    // would then refuse to apply). A mark without its table is harmless: the replay creates it.
+    auto& created = options_.created_targets;
+    if (std::find(created.begin(), created.end(), label) == created.end()) created.push_back(label);
+    if (options_.on_created) options_.on_created(label);
     catalog_.Execute(mapping::CreateDatabaseStatement(qn.database, ddl));
     for (const std::string& sql :
          mapping::CreateTableStatements(qn.database, qn.table, replicated, key, ddl, features)) {
@@ -287,9 +293,6 @@ std::optional<std::vector<mapping::TargetColumn>> TableResolver::CreateTarget(
     }
     spdlog::info("created ClickHouse table {} for {} ({} mode)", label, table.name.ToString(),
                  config::TableModeName(rule.mode));
-    auto& created = options_.created_targets;
-    if (std::find(created.begin(), created.end(), label) == created.end()) created.push_back(label);
-    if (options_.on_created) options_.on_created(label);
   } catch (const Error& e) {
     if (e.IsTransient()) throw;
     problems.push_back(fmt::format("{}: cannot create target table {}: {}", table.name.ToString(),
