@@ -496,7 +496,9 @@ bool TableRouter::BuildPlan(StreamedTable& table, const std::string& position) {
 }
 
 void TableRouter::OnStatement(std::string_view sql, const binlog::QueryEvent& query,
-                              const schema::BinlogPosition& position, const TransactionGtid& gtid) {
+                              const schema::BinlogPosition& position, const TransactionGtid& gtid,
+                              uint64_t next_version) {
+  statement_version_ = next_version;
   const schema::ParseOptions parse =
       schema::ParseOptions::ForQuery(query.database, query.sql_mode.value_or(0));
   schema::DdlOutcome outcome;
@@ -664,7 +666,11 @@ void TableRouter::ReconcileOnce(StreamedTable& table, const std::vector<binlog::
                       if (ctx_.on_default_not_carried)
                         ctx_.on_default_not_carried(table.name, column);
                     });
-  alter.Apply({.before = before, .after = &after, .renames = &renames});
+  alter.Apply({.before = before,
+               .after = &after,
+               .renames = &renames,
+               .session_first_version = ctx_.resume_version,
+               .next_version = renames.empty() ? 0 : statement_version_});
 }
 
 void TableRouter::Retire(const tables::SourceTableName& name) {

@@ -236,8 +236,11 @@ class TableRouter {
   // Error(kUnsupported) for statement-based DML on a replicated table under
   // source.on_statement_dml: stop_run, and for a statement the history cannot follow that
   // cannot even be tokenized (no table could be named).
+  // `next_version`: the version the reader gives the next row change (the rows before the
+  // statement have lower ones).
   void OnStatement(std::string_view sql, const binlog::QueryEvent& query,
-                   const schema::BinlogPosition& position, const TransactionGtid& gtid);
+                   const schema::BinlogPosition& position, const TransactionGtid& gtid,
+                   uint64_t next_version);
   // A new FORMAT_DESCRIPTION: table ids start over.
   void ResetRoutes() { routes_.clear(); }
 
@@ -373,6 +376,7 @@ class TableRouter {
   bool BuildPlan(StreamedTable& table, const std::string& position);
 
   RouterContext ctx_;
+  uint64_t statement_version_ = 0;  // OnStatement's next_version, while it runs
   std::map<tables::SourceTableName, std::unique_ptr<StreamedTable>> tables_;
   std::vector<std::unique_ptr<StreamedTable>> retired_;
   // Set while a renamed table is resolved under its new name: it keeps writing there.

@@ -91,9 +91,11 @@ void TargetAlter::RenameColumns(const SourceColumnChange& change) {
   for (const auto& [from, to] : *change.renames) {
     const binlog::ColumnDef* now = FindSourceColumn(*change.after, to);
     if (now == nullptr || !tables::IsReplicatedColumn(*now, rule_)) continue;
-    if (FindTargetColumn(target_.columns, from) == nullptr ||
-        FindTargetColumn(target_.columns, to) != nullptr)
+    if (FindTargetColumn(target_.columns, from) == nullptr) continue;
+    if (FindTargetColumn(target_.columns, to) != nullptr) {
+      FillReplayedRows(change, from, to, *now, rename_supported);
       continue;
+    }
     if (IsKey(from) || IsKey(to)) {
       Fail(ErrorCode::kUnsupported,
            "{}: column {} renamed to {} is part of the target's key (ORDER BY); ClickHouse cannot "
@@ -114,6 +116,35 @@ void TargetAlter::RenameColumns(const SourceColumnChange& change) {
           Order::kDataOnly);
     }
   }
+}
+
+void TargetAlter::FillReplayedRows(const SourceColumnChange& change, const std::string& from,
+                                   const std::string& to, const binlog::ColumnDef& now,
+                                   bool rename_supported) {
+  if (change.next_version == 0) return;
+  const std::string& version = target_.version_column;
+  if (version.empty() || FindTargetColumn(target_.columns, version) == nullptr) return;
+  const std::string quoted_to = clickhouse::QuoteIdentifier(to);
+  const std::string quoted_version = clickhouse::QuoteIdentifier(version);
+  std::string where;
+  if (!rename_supported) {
+    // Old columns stay before 20.4, so every row written before the rename (version below it)
+    // holds its value in the old column: written there, or filled by an earlier rename's
+    // mutation. The new column may be stale (an older column of that name) or its default (rows
+    // a replay wrote under the old name).
+    where = fmt::format("{} < {}", quoted_version, change.next_version);
+  } else {
+    // The old column was added back for a replay: the rows this session wrote before the rename
+    // have it, while the rows the replay skipped as present have it NULL (or its default) and
+    // their new column right. Only rows whose new column still has its default take the value.
+    if (change.next_version <= change.session_first_version) return;
+    where = fmt::format(
+        "{0} >= {1} AND {0} < {2} AND ({3} IS NULL OR {3} = defaultValueOfArgumentType({3}))",
+        quoted_version, change.session_first_version, change.next_version, quoted_to);
+  }
+  Run(fmt::format("UPDATE {} = CAST({} AS {}) WHERE {}", quoted_to,
+                  clickhouse::QuoteIdentifier(from), TypeOf(now), where),
+      Order::kDataOnly);
 }
 
 void TargetAlter::DropColumns(const SourceColumnChange& change) {

@@ -5,12 +5,15 @@
 // `on_default_not_carried` and a warning, and the column is added or kept without them). Each
 // statement is sent only if the target's current columns (read again after every statement) still
 // need it, so applying the same change twice (a retry after a cut connection) sends nothing twice.
+// A rename whose new column the target has already (a replay over a rename ClickHouse had, or a
+// name an older column had) still fills the new column of the rows written before it.
 // A change ClickHouse cannot make (a key column renamed, dropped or retyped) throws
 // Error(kUnsupported) before any statement of its step.
 // With a cluster (target.cluster) each statement runs on the local Replicated tables ON CLUSTER
 // and on every host's Distributed table, in the order tables/cluster_alter.h gives.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -30,6 +33,11 @@ struct SourceColumnChange {
   const std::vector<binlog::ColumnDef>* before = nullptr;  // null: not known; only adds follow
   const std::vector<binlog::ColumnDef>* after = nullptr;
   const std::vector<std::pair<std::string, std::string>>* renames = nullptr;  // old -> new
+  // The versions of the rows this session wrote before the change, [first, next): a replay from
+  // an older checkpoint wrote them under the old names into a target that already had the new
+  // ones (next == first: none, or not known).
+  uint64_t session_first_version = 0;
+  uint64_t next_version = 0;
 };
 
 class TargetAlter {
@@ -46,6 +54,10 @@ class TargetAlter {
 
  private:
   void RenameColumns(const SourceColumnChange& change);
+  // A rename into a target that has both columns (a replay over a rename ClickHouse had, or a
+  // name used before): the rows written before it get the new column's values from the old one.
+  void FillReplayedRows(const SourceColumnChange& change, const std::string& from,
+                        const std::string& to, const binlog::ColumnDef& now, bool rename_supported);
   void DropColumns(const SourceColumnChange& change);
   void AddOrRetypeColumns(const SourceColumnChange& change);
   void FollowDefaults(const SourceColumnChange& change);
