@@ -4,9 +4,10 @@
 // Such a buffer grows to its largest item and, left alone, keeps that size for the rest of the
 // run: one 100 MB row would pin 100 MB in every buffer it passed through, long after it was
 // written. Kept are up to `floor` bytes, and up to twice the largest use of the recent past (this
-// window of time and the one before), so a stream of big items does not reallocate for each one.
-// Anything larger was grown by an outlier, or by items that stopped coming, and is freed once
-// the current use is over.
+// window of time and the one before; for a first use, that use itself), so a stream of big items
+// does not reallocate for each one. Anything larger was grown by an outlier, or by items that
+// stopped coming, and is freed once the current use is over. An outlier that is the very first
+// use is therefore kept until it is no longer recent (at most two windows).
 //
 // Not thread-safe: one policy per buffer, used by the buffer's owner.
 #pragma once
@@ -33,8 +34,10 @@ class RetainPolicy {
       current_max_ = 0;
       window_start_ = now;
     }
-    // The recent uses before this one.
-    const size_t recent = previous_max_ > current_max_ ? previous_max_ : current_max_;
+    // The recent uses before this one; a first use (none recent) is its own measure, so that a
+    // buffer is not grown twice (its pages faulted in again) for no outlier at all.
+    size_t recent = previous_max_ > current_max_ ? previous_max_ : current_max_;
+    if (recent == 0) recent = used;
     if (used > current_max_) current_max_ = used;
     return capacity > floor_ && capacity / 2 > recent;
   }
