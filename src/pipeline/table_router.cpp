@@ -907,10 +907,12 @@ bool TableRouter::MoveTarget(tables::TargetTable& target, const tables::SourceTa
     return false;
   }
   const state::TargetRename rename{target.label, label, position.file, position.offset};
-  // The new name joins the tables the stream covers in the same save: a restart must not copy it
-  // as a table matched later.
-  if (ctx_.on_replicated) ctx_.on_replicated(to.ToString());
+  // The rename is saved first, then the new name joins the tables the stream covers (a restart
+  // must not copy it as a table matched later). The other order let a kill -9 between the two
+  // saves leave a checkpoint that covers the new name, whose target does not exist yet, without
+  // the rename that would make it: the restart refused to create it empty.
   if (ctx_.before_target_rename) ctx_.before_target_rename(rename);
+  if (ctx_.on_replicated) ctx_.on_replicated(to.ToString());
   RetryOptions retry;
   retry.policy = ctx_.ddl_retry;
   retry.stop = ctx_.stop;
