@@ -170,6 +170,41 @@ TEST_F(PipelineDdlTest, ReplayFromACheckpointBeforeSeveralAlters) {
   EXPECT_EQ(rb.Terminate(), 0) << rb.log();
 }
 
+// A replay from a checkpoint before a TRUNCATE and a column rename: the TRUNCATE empties the
+// target again, so the replay writes the rows between it and the rename anew, under the old
+// column name, into a target that already has the new one. The replayed rename fills the new
+// column of those rows (it once found both columns and did nothing: they read NULL).
+TEST_F(PipelineDdlTest, ReplayOverAColumnRenameAfterATruncateKeepsTheValues) {
+  TestDir dir("pipeline-ddl-replay-rename");
+  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
+  Sql("CREATE TABLE t (id INT PRIMARY KEY, c0 INT);");
+  PipelineConfig config = Config("  - match: " + source_db_ + ".t\n    mode: replica\n");
+  config.file_state = true;
+  RowbridgeProcess rb(dir.path(), config);
+  StartAndWaitForCheckpoint(rb);
+  Sql("INSERT INTO t VALUES (1, 1);");
+  rb.WaitCaughtUp();
+  const std::filesystem::path state = StateFile(dir, config);
+  const std::filesystem::path saved = dir.path() / "old-checkpoint.json";
+  std::filesystem::copy_file(state, saved);
+
+  Sql("TRUNCATE TABLE t; INSERT INTO t VALUES (2, 20), (3, 30); ALTER TABLE t CHANGE c0 c1 "
+      "BIGINT; INSERT INTO t VALUES (4, 40); UPDATE t SET c1 = 31 WHERE id = 3; ALTER TABLE t "
+      "CHANGE c1 c2 BIGINT; INSERT INTO t VALUES (5, 50);");
+  rb.WaitCaughtUp();
+  ExpectSame("t");
+  rb.Kill();
+
+  std::filesystem::copy_file(saved, state, std::filesystem::copy_options::overwrite_existing);
+  rb.Start();
+  Sql("INSERT INTO t VALUES (6, 60);");
+  rb.WaitCaughtUp();
+  ExpectSame("t");
+  ExpectNoDoubleWrites("t");
+  EXPECT_EQ(rb.SavedCheckpoint()->stopped_tables.size(), 0u) << rb.log();
+  EXPECT_EQ(rb.Terminate(), 0) << rb.log();
+}
+
 // gh-ost: shadow table, its ALTER, the copy, then RENAME t TO _t_del, _t_gho TO t.
 TEST_F(PipelineDdlTest, GhostShadowTableAndAtomicRenameSwap) {
   TestDir dir("pipeline-ddl-ghost");
