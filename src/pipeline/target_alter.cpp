@@ -145,6 +145,12 @@ void TargetAlter::FillReplayedRows(const SourceColumnChange& change, const std::
   Run(fmt::format("UPDATE {} = CAST({} AS {}) WHERE {}", quoted_to,
                   clickhouse::QuoteIdentifier(from), TypeOf(now), where),
       Order::kDataOnly);
+  // With RENAME COLUMN the target has no old column after a rename: the one the replay added
+  // back goes again (after the UPDATE that reads it: mutations run in order).
+  if (rename_supported && !IsKey(from)) {
+    Run(fmt::format("DROP COLUMN {}", clickhouse::QuoteIdentifier(from)), Order::kDistributedFirst,
+        tables::ColumnState{from, false, ""});
+  }
 }
 
 void TargetAlter::DropColumns(const SourceColumnChange& change) {
