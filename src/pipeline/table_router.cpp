@@ -972,8 +972,14 @@ void TableRouter::OnNewName(const schema::TableChange& change,
   const schema::SchemaVersion* previous =
       ctx_.history->SchemaAt(change.table, JustBefore(position));
   std::optional<std::vector<binlog::ColumnDef>> previous_columns;
-  if (previous != nullptr && previous->state == schema::TableState::kKnown)
+  // Not for a CREATE TABLE: no table had the name just before it. A history that says otherwise
+  // was seeded at the start with a later table's columns (a table created in the replayed part
+  // of the binlog), and dropping the columns the CREATE lacks would take the values of the rows
+  // the replay skips as present (their later ADD COLUMN is replayed with its default).
+  if (previous != nullptr && previous->state == schema::TableState::kKnown &&
+      change.kind != schema::TableChange::Kind::kCreated) {
     previous_columns = previous->schema.columns;
+  }
   // (A name that had a table just before is a swap, e.g. gh-ost's: its target goes on.)
   const bool name_was_taken = previous != nullptr && previous->state != schema::TableState::kAbsent;
   Retire(name);
