@@ -121,7 +121,10 @@ void TargetAlter::RenameColumns(const SourceColumnChange& change) {
 void TargetAlter::FillReplayedRows(const SourceColumnChange& change, const std::string& from,
                                    const std::string& to, const binlog::ColumnDef& now,
                                    bool rename_supported) {
-  if (change.next_version == 0) return;
+  // Not on a cluster: there a retried rename (ON CLUSTER statements time out under load) finds
+  // both columns after its own first attempt, and each retry queued another slow ON CLUSTER
+  // mutation until the stream gave up. Cluster targets keep the earlier behaviour.
+  if (change.next_version == 0 || cluster_) return;
   const std::string& version = target_.version_column;
   if (version.empty() || FindTargetColumn(target_.columns, version) == nullptr) return;
   const std::string quoted_to = clickhouse::QuoteIdentifier(to);
