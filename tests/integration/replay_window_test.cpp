@@ -45,8 +45,9 @@ TEST(TablesReplayWindow, FindsTablesCreatedAfterThousandsOfEventsInTransactions)
   c->Execute("CREATE TEMPORARY TABLE temporary_late (id INT)");
 
   std::set<std::string> created;
+  // Tests beside this one create tables in their own databases on the shared server.
   for (const SourceTableName& name : TablesCreatedSince(*c, start.file, start.position)) {
-    created.insert(name.ToString());
+    if (name.database == db) created.insert(name.ToString());
   }
   EXPECT_EQ(created, (std::set<std::string>{db + ".altered_late", db + ".created_late",
                                             db + ".renamed_late"}));
