@@ -428,8 +428,11 @@ void SnapshotRunner::Impl::ResolveTables(mysql::Connection& admin, RunRecord& pe
 Error SnapshotRunner::Impl::RacedBySchemaChange(const CopiedTable& t, Error error) const {
   constexpr int kBadFieldError = 1054;
   constexpr int kNoSuchTable = 1146;
+  // MySQL's ER_TABLE_DEF_CHANGED: an ALTER after the copy's consistent snapshot began.
+  constexpr int kTableDefinitionChanged = 1412;
   if (!options.alongside || error.code() != ErrorCode::kServer ||
-      (error.server_code() != kBadFieldError && error.server_code() != kNoSuchTable) ||
+      (error.server_code() != kBadFieldError && error.server_code() != kNoSuchTable &&
+       error.server_code() != kTableDefinitionChanged) ||
       t.source == nullptr || !t.source->known) {
     return error;
   }
