@@ -184,9 +184,7 @@ TEST_F(PipelineDdlTest, ReplayOverAColumnRenameAfterATruncateKeepsTheValues) {
   StartAndWaitForCheckpoint(rb);
   Sql("INSERT INTO t VALUES (1, 1);");
   rb.WaitCaughtUp();
-  const std::filesystem::path state = StateFile(dir, config);
-  const std::filesystem::path saved = dir.path() / "old-checkpoint.json";
-  std::filesystem::copy_file(state, saved);
+  const std::string before_the_truncate = ReadCheckpointFile(rb);
 
   Sql("TRUNCATE TABLE t; INSERT INTO t VALUES (2, 20), (3, 30); ALTER TABLE t CHANGE c0 c1 "
       "BIGINT; INSERT INTO t VALUES (4, 40); UPDATE t SET c1 = 31 WHERE id = 3; ALTER TABLE t "
@@ -195,7 +193,7 @@ TEST_F(PipelineDdlTest, ReplayOverAColumnRenameAfterATruncateKeepsTheValues) {
   ExpectSame("t");
   rb.Kill();
 
-  std::filesystem::copy_file(saved, state, std::filesystem::copy_options::overwrite_existing);
+  RestoreCheckpointFile(rb, before_the_truncate);
   rb.Start();
   Sql("INSERT INTO t VALUES (6, 60);");
   rb.WaitCaughtUp();

@@ -3,11 +3,9 @@
 // and ENUM/SET labels, and rowbridge checks them against its schema history. The workload's
 // every_type table (one column of each type) and its replica and changelog tables must come out
 // exactly equal, with no table stopped over a metadata mismatch, on every source flavor.
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -68,10 +66,7 @@ TEST_F(PipelineFullMetadata, SchemaChangesOfEveryKindKeepTypesExact) {
   StartAndWaitForCheckpoint(rb);
   Sql("INSERT INTO ft VALUES (3, TRUE, 1999, 'b', 'y', 1, b'11', 0.001, 'x', 128);");
   rb.WaitCaughtUp();
-  const std::filesystem::path state =
-      dir.path() / "state" / fmt::format("rowbridge-{}.checkpoint.json", config.server_id);
-  const std::filesystem::path saved = dir.path() / "checkpoint-before-the-alters.json";
-  std::filesystem::copy_file(state, saved);
+  const std::string before_the_alters = ReadCheckpointFile(rb);
 
   Sql("ALTER TABLE ft ADD COLUMN flag2 BOOLEAN NOT NULL DEFAULT TRUE, ADD COLUMN y2 YEAR DEFAULT "
       "2024;"
@@ -104,7 +99,7 @@ TEST_F(PipelineFullMetadata, SchemaChangesOfEveryKindKeepTypesExact) {
             MysqlRows(mysql_, source_db_, "ft", columns, "id"));
   rb.Kill();
 
-  std::filesystem::copy_file(saved, state, std::filesystem::copy_options::overwrite_existing);
+  RestoreCheckpointFile(rb, before_the_alters);
   rb.Start();
   Sql("INSERT INTO ft (id, flag, y, e, s, b2, vc, t, flag2, y2) VALUES (8, 1, 2000, 'c', 'z', "
       "b'1000000000', X'C3A9', 7, FALSE, 2000);");
