@@ -79,6 +79,7 @@ void Lease::Keep(const std::function<void()>& confirm, milliseconds patience,
 void Lease::Lose(const std::string& why) {
   {
     std::lock_guard lock(mutex_);
+    if (!lost_reason_.empty()) return;  // the keeper and a write found it lost at the same time
     lost_reason_ = why;
     valid_until_ = Clock::time_point::min();
   }
@@ -105,9 +106,13 @@ void Lease::Check() {
   renewed_.wait_until(lock, now + length_,
                       [&] { return !lost_reason_.empty() || Clock::now() < valid_until_; });
   if (!lost_reason_.empty()) throw fenced(lost_reason_);
-  if (Clock::now() >= valid_until_) {
-    throw fenced(fmt::format("not confirmed for more than {} ms", 2 * length_.count()));
-  }
+  if (Clock::now() < valid_until_) return;
+  // The caller stops on this refusal, so the lock is as good as lost: say so once, the same way
+  // the keeper does, though the keeper may still be within its patience.
+  const std::string why = fmt::format("not confirmed for more than {} ms", 2 * length_.count());
+  lock.unlock();
+  Lose(why);
+  throw fenced(why);
 }
 
 void Lease::Stop() {

@@ -33,7 +33,8 @@ class Lease {
   Lease(const Lease&) = delete;
   Lease& operator=(const Lease&) = delete;
 
-  // Called once, from the renewing thread, when the lock is found lost.
+  // Called once when the lock is found lost: by the renewing thread, or by a write (Check) that
+  // found the lease unconfirmed for two leases.
   void OnLost(std::function<void(const std::string&)> on_lost) { on_lost_ = std::move(on_lost); }
 
   // The lock was just taken by a request sent at `sent`: the lease runs from then, and a thread
@@ -51,7 +52,8 @@ class Lease {
 
   // True from Start until the lock is found lost (or Stop).
   bool held() const { return held_.load(); }
-  // Returns when a write may go now; else throws Error(kFenced) (see the top).
+  // Returns when a write may go now; else throws Error(kFenced) (see the top). A refusal for want
+  // of a confirmation loses the lock, as the keeper's own failure does.
   void Check();
 
   const std::string& lock_name() const { return lock_name_; }
