@@ -229,22 +229,33 @@ void Pipeline::Session::OpenSchemaHistory() {
   history_.emplace(options);
 }
 
-std::set<tables::SourceTableName> Pipeline::Session::UncoveredCreatedInReplay(
+std::set<tables::SourceTableName> Pipeline::Session::CreatedInReplay(
     const std::vector<tables::SourceTableName>& listed) {
   if (!checkpoint_->replicated_tables) return {};
   const std::set<std::string> covered = snapshot::CoveredTables(*checkpoint_);
-  std::set<tables::SourceTableName> uncovered;
+  const schema::BinlogPosition start{checkpoint_->file, checkpoint_->position};
+  // A covered table may still be created after the checkpoint's position: the checkpoint that
+  // first names a table the stream met is saved at once, with the position of the last write
+  // before it. The schema history then has no columns for it at the checkpoint (or only those of
+  // a dropped namesake), and seeding it there with its columns of now would give the replayed
+  // rows and the target columns that came later.
+  auto known_at_start = [&](const tables::SourceTableName& name) {
+    const schema::SchemaVersion* v = history_->SchemaAt({name.database, name.table}, start);
+    return v != nullptr && v->state == schema::TableState::kKnown;
+  };
+  std::set<tables::SourceTableName> candidates;
   config::TableMatcher matcher(p_.config_.tables);
   return OnSource([&] {
     for (const tables::SourceTableName& name : listed) {
       if (matcher.Match(name.database, name.table) == config::TableMatcher::kNoRule) continue;
-      if (covered.count(name.ToString()) == 0) uncovered.insert(name);
+      if (covered.count(name.ToString()) == 0 || !known_at_start(name)) candidates.insert(name);
     }
-    // The window is only read when it can matter: usually every matched table is covered.
-    if (uncovered.empty()) return uncovered;
+    // The window is only read when it can matter: usually every matched table is covered and
+    // known at the checkpoint.
+    if (candidates.empty()) return candidates;
     std::set<tables::SourceTableName> created =
         tables::TablesCreatedSince(*admin_, checkpoint_->file, checkpoint_->position);
-    std::erase_if(created, [&](const auto& name) { return uncovered.count(name) == 0; });
+    std::erase_if(created, [&](const auto& name) { return candidates.count(name) == 0; });
     for (const auto& name : created) {
       spdlog::info(
           "{} is created again by the binlog the stream replays from {}: it is streamed "
@@ -306,7 +317,7 @@ RouterContext Pipeline::Session::MakeRouterContext() {
       if (t.counted) rc.counted_starts.insert(name);
     }
     rc.created_in_replay = [this](const std::vector<tables::SourceTableName>& listed) {
-      return UncoveredCreatedInReplay(listed);
+      return CreatedInReplay(listed);
     };
   }
   rc.on_replicated = [this](const std::string& label) {

@@ -64,9 +64,10 @@ class Pipeline::Session {
   auto OnSource(F&& step) -> decltype(step());
 
   RouterContext MakeRouterContext();
-  // Of `listed`, the matched tables the checkpoint does not cover that the binlog after it
-  // creates (RouterContext::created_in_replay).
-  std::set<tables::SourceTableName> UncoveredCreatedInReplay(
+  // Of `listed`, the matched tables the checkpoint does not cover, or whose columns the schema
+  // history does not know at the checkpoint, that the binlog after it creates
+  // (RouterContext::created_in_replay).
+  std::set<tables::SourceTableName> CreatedInReplay(
       const std::vector<tables::SourceTableName>& listed);
   state::Checkpoint FirstCheckpoint();
   // The ticker's wake-up: refreshes the lag and the buffered bytes (buffers' mutex held).

@@ -167,11 +167,12 @@ struct RouterContext {
       on_default_not_carried;
   // Tables copied after the stream began, and the position their stream starts at.
   std::map<tables::SourceTableName, schema::BinlogPosition> table_starts;
-  // Of the source's tables `listed` now, the matched ones the checkpoint does not cover that
-  // statements after `start` create (tables/replay_window.h): the stream meets their creation
-  // again, so Prepare gives them no columns at `start`, where they do not exist yet. Prepare asks
-  // after listing the source's tables, so that the binlog it reads holds the CREATE or RENAME of
-  // every table in the list (one renamed in while the session starts included). Unset: none.
+  // Of the source's tables `listed` now, the matched ones the checkpoint does not cover (or whose
+  // columns the schema history lacks at `start`) that statements after `start` create
+  // (tables/replay_window.h): the stream meets their creation again, so Prepare gives them no
+  // columns at `start`, where they do not exist yet. Prepare asks after listing the source's
+  // tables, so that the binlog it reads holds the CREATE or RENAME of every table in the list (one
+  // renamed in while the session starts included). Unset: none.
   std::function<std::set<tables::SourceTableName>(
       const std::vector<tables::SourceTableName>& listed)>
       created_in_replay;

@@ -103,9 +103,9 @@ void TargetAlter::RenameColumns(const SourceColumnChange& change) {
            source_, from, to);
     }
     if (rename_supported) {
-      Run(fmt::format("RENAME COLUMN {} TO {}", clickhouse::QuoteIdentifier(from),
-                      clickhouse::QuoteIdentifier(to)),
-          Order::kDistributedFirst, tables::ColumnState{from, false, ""});
+      RunAfterMutations(fmt::format("RENAME COLUMN {} TO {}", clickhouse::QuoteIdentifier(from),
+                                    clickhouse::QuoteIdentifier(to)),
+                        Order::kDistributedFirst, tables::ColumnState{from, false, ""});
     } else {
       // No RENAME COLUMN before 20.4: the new column is added and filled from the old one by a
       // mutation; the old column stays (its rows written after the rename get its default).
@@ -151,8 +151,8 @@ void TargetAlter::FillReplayedRows(const SourceColumnChange& change, const std::
   // With RENAME COLUMN the target has no old column after a rename: the one the replay added
   // back goes again (after the UPDATE that reads it: mutations run in order).
   if (rename_supported && !IsKey(from)) {
-    Run(fmt::format("DROP COLUMN {}", clickhouse::QuoteIdentifier(from)), Order::kDistributedFirst,
-        tables::ColumnState{from, false, ""});
+    RunAfterMutations(fmt::format("DROP COLUMN {}", clickhouse::QuoteIdentifier(from)),
+                      Order::kDistributedFirst, tables::ColumnState{from, false, ""});
   }
 }
 
@@ -172,8 +172,8 @@ void TargetAlter::DropColumns(const SourceColumnChange& change) {
            "in ClickHouse",
            source_, old.name);
     }
-    Run(fmt::format("DROP COLUMN {}", clickhouse::QuoteIdentifier(old.name)),
-        Order::kDistributedFirst, tables::ColumnState{old.name, false, ""});
+    RunAfterMutations(fmt::format("DROP COLUMN {}", clickhouse::QuoteIdentifier(old.name)),
+                      Order::kDistributedFirst, tables::ColumnState{old.name, false, ""});
   }
 }
 
@@ -207,9 +207,9 @@ void TargetAlter::AddOrRetypeColumns(const SourceColumnChange& change) {
     // NULL). MySQL materialized them at the ADD, so the ADD-time default stays.
     const std::string kept_default =
         targets_.DefaultExpression(target_.database, target_.table, c.name);
-    Run(fmt::format("MODIFY COLUMN {} {}{}", clickhouse::QuoteIdentifier(c.name), wanted,
-                    kept_default.empty() ? "" : " DEFAULT " + kept_default),
-        Order::kDataFirst, tables::ColumnState{c.name, true, wanted});
+    RunAfterMutations(fmt::format("MODIFY COLUMN {} {}{}", clickhouse::QuoteIdentifier(c.name),
+                                  wanted, kept_default.empty() ? "" : " DEFAULT " + kept_default),
+                      Order::kDataFirst, tables::ColumnState{c.name, true, wanted});
   }
 }
 
@@ -299,17 +299,31 @@ void TargetAlter::MaterializeColumn(const std::string& column) {
   // it into every part; ClickHouse runs it in the background, so it is waited for.
   const std::string quoted_column = clickhouse::QuoteIdentifier(column);
   Run(fmt::format("UPDATE {} = {} WHERE 1", quoted_column, quoted_column), Order::kDataOnly);
+  WaitForMutations(fmt::format("the DEFAULT of column {} changes", column));
+}
+
+void TargetAlter::WaitForMutations(const std::string& before) {
   using namespace std::chrono_literals;
   const auto deadline = std::chrono::steady_clock::now() + 10min;
   while (PendingMutations() > 0) {
     if (std::chrono::steady_clock::now() > deadline) {
       Fail(ErrorCode::kTimeout,
-           "{}: the mutation writing column {} of {} into its older parts (before its DEFAULT "
-           "changes) has not finished after 10 minutes",
-           source_, column, target_.label);
+           "{}: the mutations of {} (system.mutations, is_done = 0) have not finished after 10 "
+           "minutes; they must before {}",
+           source_, target_.label, before);
     }
     std::this_thread::sleep_for(100ms);
   }
+}
+
+void TargetAlter::RunAfterMutations(const std::string& action, tables::ClusterAlter::Order order,
+                                    const std::optional<tables::ColumnState>& leaves) {
+  // Before 20.x ClickHouse drops, retypes and renames a column at once, not as a mutation in
+  // line behind the UPDATEs rowbridge queued (a rename's fill, a DEFAULT's materialization, one
+  // queued before a crash): an UPDATE that then reads or writes a column gone or retyped never
+  // finishes, and holds back every later mutation of the table (18.16 has no KILL MUTATION).
+  WaitForMutations(action);
+  Run(action, order, leaves);
 }
 
 }  // namespace rowbridge::pipeline

@@ -74,6 +74,9 @@ class TargetAlter {
   // tables, summed over every host).
   uint64_t PartsWithoutColumn(const std::string& column);
   uint64_t PendingMutations();
+  // Returns once the target has no unfinished mutation (at most 10 minutes, then Error kTimeout
+  // naming `before`, what waits for them).
+  void WaitForMutations(const std::string& before);
 
   bool IsKey(const std::string& name) const;
   clickhouse::TypeDesc TargetTypeOf(const binlog::ColumnDef& column) const;
@@ -82,6 +85,9 @@ class TargetAlter {
   // `leaves` to skip what is done already), then reads the target's columns again.
   void Run(const std::string& action, tables::ClusterAlter::Order order,
            const std::optional<tables::ColumnState>& leaves = std::nullopt);
+  // The same for an ALTER that drops, retypes or renames a column, after WaitForMutations.
+  void RunAfterMutations(const std::string& action, tables::ClusterAlter::Order order,
+                         const std::optional<tables::ColumnState>& leaves = std::nullopt);
 
   std::string source_;
   tables::TargetTable& target_;

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <iterator>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <thread>
@@ -548,6 +549,66 @@ TEST_F(PipelineNewTablesTest, TableCreatedAfterTheLastCheckpointIsReplayedAfterK
   for (const char* t : {"a", "c"}) ExpectReplica(t);
   ExpectChangelogExact("al", changes.changes("al"));
   ExpectChangelogExact("cl", changes.changes("cl"));
+  EXPECT_EQ(rb.Terminate(), 0) << rb.log();
+}
+
+// The checkpoint that first covers a table the stream met is saved at once, with the position of
+// the last write before the table's CREATE. A kill -9 before the next one leaves a checkpoint that
+// covers a table created after its position, whose columns changed since (here ADD COLUMN with a
+// DEFAULT, then values of its own). The restart must not give the table its present columns at
+// the checkpoint: it is replayed from its CREATE, and every column and value ends equal.
+TEST_F(PipelineNewTablesTest,
+       CoveredTableCreatedAfterTheCheckpointPositionIsReplayedFromItsCreate) {
+  TestDir dir("pipeline-covered-created-later");
+  CreateTables({"a"});
+  Changes changes(5151, source_db_);
+  changes.AddTable("a", true);
+  changes.AddTable("c", true);
+  PipelineConfig config = Config(Rule("a", "replica") + Rule("c", "replica"));
+  RowbridgeProcess rb(dir.path(), config);
+  rb.Start();
+  ASSERT_TRUE(WaitFor([&] { return rb.SavedCheckpoint().has_value(); }, 60s)) << rb.log();
+  RunMysqlSql(mysql_, changes.Next({"a"}, 10));
+  rb.WaitCaughtUp();
+  const nlohmann::json before = nlohmann::json::parse(ReadCheckpointFile(rb));
+
+  CreateTables({"c"});
+  RunMysqlSql(mysql_, changes.Fill("c", 30) + changes.Next({"a", "c"}, 20));
+  rb.WaitCaughtUp();
+  // Its schema history has c from its CREATE on (a history is saved pruned at its own position).
+  nlohmann::json saved = nlohmann::json::parse(ReadCheckpointFile(rb));
+  // (Changes writes rows without column names: c's later rows are written here.)
+  Sql("ALTER TABLE c ADD COLUMN e INT NOT NULL DEFAULT 8; UPDATE c SET e = id * 3 WHERE id % 2 = "
+      "0; INSERT INTO c (id, v, s, e) VALUES (900001, 1, 'after', 5), (900002, 2, 'after', 8);");
+  RunMysqlSql(mysql_, changes.Next({"a"}, 20));
+  rb.WaitCaughtUp();
+  rb.Kill();
+  // The checkpoint as the save that first covered c left it: c covered, its history from its
+  // CREATE on, the position and versions those of before the CREATE.
+  const auto covered = saved.value("replicated_tables", std::vector<std::string>());
+  ASSERT_NE(std::find(covered.begin(), covered.end(), source_db_ + ".c"), covered.end())
+      << saved.dump();
+  for (const char* field : {"file", "position", "gtid", "next_version"}) {
+    if (before.contains(field)) saved[field] = before[field];
+  }
+  RestoreCheckpointFile(rb, saved.dump());
+  const size_t from = rb.log().size();
+  rb.Start();
+  RunMysqlSql(mysql_, changes.Next({"a"}, 10));
+  Sql("UPDATE c SET e = e + 1, v = v + 1 WHERE id % 3 = 0;");
+  rb.WaitCaughtUp();
+  const std::string log = rb.log().substr(from);
+  EXPECT_NE(log.find(source_db_ + ".c is created again by the binlog the stream replays"),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(log.find(source_db_ + ".c: columns read from the source's information_schema"),
+            std::string::npos)
+      << log;
+  for (const char* t : {"a", "c"}) ExpectReplica(t);
+  std::vector<ColumnCompare> with_e = Changes::Columns();
+  with_e.push_back({"e"});
+  EXPECT_EQ(ReplicaRows(ch_, target_db_, "c", with_e, "id"),
+            MysqlRows(mysql_, source_db_, "c", with_e, "id"));
   EXPECT_EQ(rb.Terminate(), 0) << rb.log();
 }
 
