@@ -203,6 +203,47 @@ TEST_F(PipelineDdlTest, ReplayOverAColumnRenameAfterATruncateKeepsTheValues) {
   EXPECT_EQ(rb.Terminate(), 0) << rb.log();
 }
 
+// A column renamed and then dropped at once. Before RENAME COLUMN (20.4) the rename is an ADD and
+// an UPDATE that ClickHouse runs in the background; dropping the column while that UPDATE waits
+// leaves a mutation 18.16 can never finish (and no KILL MUTATION to end it), which holds back the
+// table's later mutations. The same after a kill -9 whose restart replays both statements.
+TEST_F(PipelineDdlTest, AColumnRenamedThenDroppedLeavesNoMutationUnfinished) {
+  TestDir dir("pipeline-ddl-rename-drop");
+  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
+  Sql("CREATE TABLE t (id INT PRIMARY KEY, c0 INT, c1 INT);");
+  PipelineConfig config = Config("  - match: " + source_db_ + ".t\n    mode: replica\n");
+  config.file_state = true;
+  RowbridgeProcess rb(dir.path(), config);
+  StartAndWaitForCheckpoint(rb);
+  // Many parts, so that the UPDATE takes a while.
+  for (int part = 0; part < 12; ++part) {
+    std::string rows;
+    for (int i = 0; i < 200; ++i) {
+      const int id = part * 200 + i;
+      rows += fmt::format("{}({}, {}, {})", rows.empty() ? "" : ", ", id, id * 7, id % 13);
+    }
+    Sql("INSERT INTO t VALUES " + rows + ";");
+    rb.WaitCaughtUp();
+  }
+  const std::string before_the_rename = ReadCheckpointFile(rb);
+
+  Sql("ALTER TABLE t CHANGE c0 c2 BIGINT; ALTER TABLE t DROP COLUMN c2; UPDATE t SET c1 = c1 + 1 "
+      "WHERE id % 5 = 0; ALTER TABLE t CHANGE c1 c3 BIGINT; ALTER TABLE t DROP COLUMN c3; ALTER "
+      "TABLE t ADD COLUMN c4 INT DEFAULT 4; INSERT INTO t (id) VALUES (100000);");
+  rb.WaitCaughtUp();
+  ExpectSame("t");
+  rb.Kill();
+
+  RestoreCheckpointFile(rb, before_the_rename);
+  rb.Start();
+  Sql("INSERT INTO t (id, c4) VALUES (100001, 5);");
+  rb.WaitCaughtUp();
+  ExpectSame("t");
+  ExpectNoDoubleWrites("t");
+  EXPECT_EQ(rb.SavedCheckpoint()->stopped_tables.size(), 0u) << rb.log();
+  EXPECT_EQ(rb.Terminate(), 0) << rb.log();
+}
+
 // gh-ost: shadow table, its ALTER, the copy, then RENAME t TO _t_del, _t_gho TO t.
 TEST_F(PipelineDdlTest, GhostShadowTableAndAtomicRenameSwap) {
   TestDir dir("pipeline-ddl-ghost");
