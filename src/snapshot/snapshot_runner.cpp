@@ -270,6 +270,8 @@ struct SnapshotRunner::Impl {
   Error RacedBySchemaChange(const CopiedTable& t, Error error) const;
   // A new run: its version band, the targets holding rows already, its start position.
   void StartRun(mysql::Connection& admin, const RunRecord& pending);
+  // The largest version any target holds (a first start's copy: nothing streams meanwhile).
+  uint64_t MaxTargetVersion();
   void FindEarlierRows();
   void PlanTables(mysql::Connection& admin);
   void BuildQueries(CopiedTable& t, const std::string& index);
@@ -463,7 +465,22 @@ bool SnapshotRunner::Impl::Copied(const tables::SourceTableName& name) const {
 }
 
 void SnapshotRunner::Impl::StartRun(mysql::Connection& admin, const RunRecord& pending) {
-  // A new copy reserves its version band above what the targets hold.
+  // A new copy reserves its version band above what the targets hold, unless its caller gave it
+  // one (a copy alongside the stream, whose band the checkpoint reserved): then the targets are
+  // not read at all, since the stream may be renaming one of them meanwhile (a RENAME TABLE it
+  // follows), and a target missing for that instant failed the copy.
+  uint64_t max_version = 0;
+  if (options.version_base == 0) max_version = MaxTargetVersion();
+  run = pending;
+  run.version_base = options.version_base != 0 ? options.version_base : max_version + 1;
+  FindEarlierRows();
+  run.start = PointOf(mysql::CurrentBinlogPosition(admin));
+  store->SaveRun(run);
+  spdlog::info("snapshot: new copy from {}, versions from {} ({})", run.start.ToString(),
+               run.version_base, store->Describe());
+}
+
+uint64_t SnapshotRunner::Impl::MaxTargetVersion() {
   uint64_t max_version = 0;
   for (const tables::TargetTable* t : resolver->targets()) {
     const bool has_version = std::any_of(t->columns.begin(), t->columns.end(), [&](const auto& c) {
@@ -477,13 +494,7 @@ void SnapshotRunner::Impl::StartRun(mysql::Connection& admin, const RunRecord& p
         "delete the rows of versions at or above 2^62 - 2^48 from " + t->label + ", or empty it");
     max_version = std::max(max_version, max);
   }
-  run = pending;
-  run.version_base = options.version_base != 0 ? options.version_base : max_version + 1;
-  FindEarlierRows();
-  run.start = PointOf(mysql::CurrentBinlogPosition(admin));
-  store->SaveRun(run);
-  spdlog::info("snapshot: new copy from {}, versions from {} ({})", run.start.ToString(),
-               run.version_base, store->Describe());
+  return max_version;
 }
 
 void SnapshotRunner::Impl::FindEarlierRows() {
