@@ -146,6 +146,13 @@ void CheckpointTracker::AddPendingCommand(state::PendingCommand command) {
 
 void CheckpointTracker::AddTargetRename(state::TargetRename rename) {
   AddCreatedTarget(rename.to);
+  // A replay that meets a RENAME recorded before a kill -9 whose target was not renamed yet
+  // renames it now and records it again. A second record would be the older one for
+  // AddCreatedTarget's mark (which goes to the newest), and passing it would take the name that
+  // was created again from rowbridge's tables.
+  for (const state::TargetRename& r : checkpoint_.target_renames) {
+    if (state::SameRename(r, rename)) return;
+  }
   checkpoint_.target_renames.push_back(std::move(rename));
   created_targets_changed_ = true;
 }

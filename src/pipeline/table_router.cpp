@@ -921,7 +921,13 @@ bool TableRouter::MoveTarget(tables::TargetTable& target, const tables::SourceTa
   // The target keeps its state (the versions a replay skips); its inserts name the old table.
   auto state = target_states_.find(&target);
   if (state != target_states_.end()) state->second->groups.clear();
-  ctx_.target_renames.push_back(rename);
+  // Once: a replay that makes a rename recorded before a crash must not append it again, since
+  // RenamedTarget follows the records in their order (a swap's a -> a_del, a_gho -> a, with a
+  // second a -> a_del after them, sent a_gho's rows into a_del).
+  if (std::none_of(ctx_.target_renames.begin(), ctx_.target_renames.end(),
+                   [&](const state::TargetRename& r) { return state::SameRename(r, rename); })) {
+    ctx_.target_renames.push_back(rename);
+  }
   return true;
 }
 

@@ -75,6 +75,11 @@ struct TargetRename {
   bool operator==(const TargetRename&) const = default;
 };
 
+// The same statement's rename of the same target (whatever became of `from` since).
+inline bool SameRename(const TargetRename& a, const TargetRename& b) {
+  return a.from == b.from && a.to == b.to && a.file == b.file && a.position == b.position;
+}
+
 // A source table that writes into a ClickHouse table other than the one the rules name for it:
 // it was renamed by the statement at file:position from a table that wrote into `target`, and
 // that target could not be renamed with it (rowbridge did not create it, other tables write into

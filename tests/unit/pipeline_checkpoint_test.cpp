@@ -393,6 +393,27 @@ TEST(PipelineCheckpointTracker, ATargetCreatedAgainAfterARenameKeepsItsMarkAcros
             (std::vector<std::string>{"ch._t_old", "ch.t"}));
 }
 
+// A kill -9 after the rename was recorded but before the target was renamed: the replay renames
+// it and records the same rename again, then creates the old name anew (an unmatched shadow
+// swapped in). Passing the rename must keep that new target rowbridge's (unpaced seed 332: the
+// table stopped at its next ALTER, "not created by rowbridge").
+TEST(PipelineCheckpointTracker, ARenameRecordedAgainByAReplayKeepsTheNameCreatedAgain) {
+  state::Checkpoint start;
+  start.file = "mysql-bin.000001";
+  start.position = 100;
+  start.next_version = 10;
+  start.created_targets = {"ch._t_old", "ch.t"};
+  start.target_renames = {{"ch.t", "ch._t_old", "mysql-bin.000001", 300}};
+  CheckpointTracker t(start);
+  t.AddTargetRename({"ch.t", "ch._t_old", "mysql-bin.000001", 300});
+  EXPECT_EQ(t.checkpoint().target_renames.size(), 1u);
+  t.AddCreatedTarget("ch.t");
+  t.AddBoundary(420, 11, {});
+  ASSERT_TRUE(t.Advance(11));
+  EXPECT_TRUE(t.checkpoint().target_renames.empty());
+  EXPECT_EQ(t.checkpoint().created_targets, (std::vector<std::string>{"ch._t_old", "ch.t"}));
+}
+
 TEST(PipelineCheckpointTracker, TargetAliasesJoinAtOnceAndLeaveOnceTheirEndIsPassed) {
   state::Checkpoint start;
   start.file = "mysql-bin.000001";
