@@ -228,7 +228,7 @@ StreamedTable& TableRouter::GetOrCreate(const tables::SourceTableName& name, int
   if (out.size() == before) {
     if (follow_target_ != nullptr) {
       table.target = follow_target_;
-    } else if (tables::TargetTable* redirected = RedirectedTarget(table, at)) {
+    } else if (tables::TargetTable* redirected = RedirectedTarget(table, at, out)) {
       table.target = redirected;
     } else {
       table.target = ctx_.resolver->ResolveTarget(table, out);
@@ -799,7 +799,8 @@ config::QualifiedName SplitLabel(const std::string& label) {
 
 tables::TargetTable* TableRouter::RenamedTarget(const tables::ReplicatedTable& table,
                                                 const schema::BinlogPosition& at,
-                                                const std::string& from) {
+                                                const std::string& from,
+                                                std::vector<std::string>& problems) {
   if (ctx_.target_renames.empty()) return nullptr;
   // Renames after `at`, in the order they were made, from `from` on: a -> b, b -> c.
   std::vector<std::string> path;
@@ -816,6 +817,23 @@ tables::TargetTable* TableRouter::RenamedTarget(const tables::ReplicatedTable& t
     if (tables::TargetTable* target = ctx_.resolver->ResolveExisting(table, SplitLabel(*name))) {
       spdlog::info("{} at {}: its target was renamed to {} later in the binlog; its rows go there",
                    table.name.ToString(), at.ToString(), target->label);
+      return target;
+    }
+  }
+  // None exists any more (dropped later: gh-ost's `_t_del` under drop_table: drop), while the
+  // ClickHouse table under `from` is another one renamed into that name later (the swap's shadow).
+  // The rows replayed up to the RENAME must not go into the shadow's target, nor may the RENAME
+  // move it away: the vanished target is made again, takes them, and the replayed DROP drops it.
+  if (!path.empty() && RenamedToLater(from, at)) {
+    const size_t before = problems.size();
+    tables::TargetTable* target =
+        ctx_.resolver->ResolveOrCreate(table, SplitLabel(path.back()), problems);
+    if (target != nullptr && problems.size() == before) {
+      spdlog::info(
+          "{} at {}: its target was renamed to {} later in the binlog, which is gone now, and {} "
+          "is another table's renamed into that name later; {} is made again for the rows "
+          "replayed until the RENAME",
+          table.name.ToString(), at.ToString(), path.back(), from, path.back());
       return target;
     }
   }
@@ -850,11 +868,12 @@ void TableRouter::EndAlias(const tables::SourceTableName& name, const schema::Bi
 }
 
 tables::TargetTable* TableRouter::RedirectedTarget(const tables::ReplicatedTable& table,
-                                                   const schema::BinlogPosition& at) {
+                                                   const schema::BinlogPosition& at,
+                                                   std::vector<std::string>& problems) {
   const state::TargetAlias* alias = AliasAt(table.name.ToString(), at);
   const std::string from =
       alias != nullptr ? alias->target : ctx_.resolver->TargetLabel(table.name, table.rule_index);
-  if (tables::TargetTable* renamed = RenamedTarget(table, at, from)) return renamed;
+  if (tables::TargetTable* renamed = RenamedTarget(table, at, from, problems)) return renamed;
   if (alias == nullptr) return nullptr;
   if (tables::TargetTable* target = ctx_.resolver->ResolveExisting(table, SplitLabel(from))) {
     spdlog::info(

@@ -323,9 +323,12 @@ class TableRouter {
   bool MoveTarget(tables::TargetTable& target, const tables::SourceTableName& to, int rule,
                   const schema::BinlogPosition& position);
   // The target that table's rows at `at` go to when target renames after `at` moved the target
-  // `from` (RouterContext::target_renames); nullptr when none applies.
+  // `from` (RouterContext::target_renames); nullptr when none applies. When the renamed target is
+  // gone and `from` is another table's by then, it is made again (problems appended to
+  // `problems`).
   tables::TargetTable* RenamedTarget(const tables::ReplicatedTable& table,
-                                     const schema::BinlogPosition& at, const std::string& from);
+                                     const schema::BinlogPosition& at, const std::string& from,
+                                     std::vector<std::string>& problems);
   // The alias (RouterContext::target_aliases) that sends `label`'s rows at `at` elsewhere than
   // the rules' target; nullptr when none does.
   const state::TargetAlias* AliasAt(const std::string& label,
@@ -335,7 +338,8 @@ class TableRouter {
   // The target of `table` resolved at `at` when an alias or later target renames send its rows
   // elsewhere than the rules' target; nullptr when neither does.
   tables::TargetTable* RedirectedTarget(const tables::ReplicatedTable& table,
-                                        const schema::BinlogPosition& at);
+                                        const schema::BinlogPosition& at,
+                                        std::vector<std::string>& problems);
   // Whether a target rename after `at` gives some table the name `label` (not there yet).
   bool RenamedToLater(const std::string& label, const schema::BinlogPosition& at) const;
   // CREATE, or RENAME to a name (with the table leaving its old one).

@@ -178,6 +178,15 @@ TargetTable* TableResolver::ResolveExisting(const ReplicatedTable& table,
   return Record(name, *table.rule, std::move(*columns));
 }
 
+TargetTable* TableResolver::ResolveOrCreate(const ReplicatedTable& table,
+                                            const config::QualifiedName& name,
+                                            std::vector<std::string>& problems) {
+  if (TargetTable* existing = ResolveExisting(table, name)) return existing;
+  auto columns = CreateTarget(table, name, problems);
+  if (!columns) return nullptr;
+  return Record(name, *table.rule, std::move(*columns));
+}
+
 TargetTable* TableResolver::Record(const config::QualifiedName& name, const config::TableRule& rule,
                                    std::vector<mapping::TargetColumn> columns) {
   auto target = std::make_unique<TargetTable>();

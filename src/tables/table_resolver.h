@@ -85,6 +85,11 @@ class TableResolver {
   // The ClickHouse table `name`, already resolved or existing, as the target of `table` (taking
   // its rule's mode); nullptr when there is no such table. Never creates one.
   TargetTable* ResolveExisting(const ReplicatedTable& table, const config::QualifiedName& name);
+  // The same, but a missing `name` is created from the table's columns (rule permitting, and
+  // recorded as rowbridge's like any it creates); nullptr with the reasons in `problems` when
+  // it cannot be.
+  TargetTable* ResolveOrCreate(const ReplicatedTable& table, const config::QualifiedName& name,
+                               std::vector<std::string>& problems);
   // Renames the target `from` to `name` in ClickHouse (creating the database if needed) and
   // moves the record of rowbridge having created it along. Idempotent: when `from` is gone and
   // `name` exists it was done before. The record itself takes the new name (whoever holds it sees
