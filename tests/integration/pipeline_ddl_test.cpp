@@ -416,6 +416,71 @@ TEST_F(PipelineDdlTest, GhostSwapWithDropTableDropKeepsTheLiveTarget) {
   EXPECT_EQ(rb.Terminate(), 0) << rb.log();
 }
 
+// gh-ost's swap and its DROP of the old table (drop_table: drop) all carried, then a kill -9 and a
+// restart from the checkpoint the swap's target renames were saved in: at once, with the position
+// of the last write before the shadow's CREATE. The ClickHouse table under the live name is the
+// shadow's by then and the old table's target is gone; the replay ends with the live table equal
+// and nothing left behind. (Unpaced seed 454 lost the shadow's rows in a replay like this one that
+// began between the shadow's CREATE and the RENAME; this test, which begins before the CREATE,
+// passes without that fix too: the shadow's replayed CREATE takes the live target first.)
+TEST_F(PipelineDdlTest, GhostSwapReplayedAfterTheOldTargetWasDroppedKeepsTheLiveTarget) {
+  TestDir dir("pipeline-ddl-ghost-drop-replay");
+  RunMysqlSql(mysql_, "CREATE DATABASE `" + source_db_ + "`");
+  Sql("CREATE TABLE g (id INT PRIMARY KEY, v INT); INSERT INTO g VALUES (1, 1), (2, 2);");
+  PipelineConfig config =
+      Config("  - match: " + source_db_ + ".*\n    mode: replica\n    drop_table: drop\n");
+  config.snapshot = true;
+  config.file_state = true;
+  RowbridgeProcess rb(dir.path(), config);
+  StartAndWaitForCheckpoint(rb);
+  Sql("INSERT INTO g VALUES (3, 3); UPDATE g SET v = 20 WHERE id = 2;");
+  rb.WaitCaughtUp();
+  const std::string before_the_shadow = ReadCheckpointFile(rb);
+
+  Sql("CREATE TABLE _g_gho LIKE g; ALTER TABLE _g_gho ADD COLUMN w INT NOT NULL DEFAULT 5; "
+      "INSERT INTO _g_gho (id, v) SELECT id, v FROM g; INSERT INTO g VALUES (4, 4); "
+      "REPLACE INTO _g_gho (id, v) VALUES (4, 4); RENAME TABLE g TO _g_del, _g_gho TO g; "
+      "INSERT INTO g (id, v) VALUES (5, 5); DROP TABLE _g_del; UPDATE g SET w = 7 WHERE id = 1;");
+  rb.WaitCaughtUp();
+  ExpectSame("g");
+  ASSERT_FALSE(TargetExists("_g_del"));
+  rb.Kill();
+
+  // Where the stream met the RENAME, as the renames were recorded (its log says).
+  const std::string said = ".g renamed to " + source_db_ + "._g_del at ";
+  const size_t at = rb.log().find(said);
+  ASSERT_NE(at, std::string::npos) << rb.log();
+  const std::string where =
+      rb.log().substr(at + said.size(), rb.log().find(';', at) - at - said.size());
+  const size_t colon = where.rfind(':');
+  ASSERT_NE(colon, std::string::npos) << where;
+  const std::string file = where.substr(0, colon);
+  const uint64_t position = std::stoull(where.substr(colon + 1));
+  nlohmann::json saved = nlohmann::json::parse(before_the_shadow);
+  const nlohmann::json after = nlohmann::json::parse(ReadCheckpointFile(rb));
+  const std::string g = target_db_ + ".g", del = target_db_ + "._g_del",
+                    gho = target_db_ + "._g_gho";
+  saved["target_renames"] =
+      nlohmann::json::array({{{"from", g}, {"to", del}, {"file", file}, {"position", position}},
+                             {{"from", gho}, {"to", g}, {"file", file}, {"position", position}}});
+  std::set<std::string> created = {g, del, gho};
+  for (const auto& label : after.value("created_targets", std::vector<std::string>()))
+    created.insert(label);
+  saved["created_targets"] = std::vector<std::string>(created.begin(), created.end());
+  if (after.contains("replicated_tables")) saved["replicated_tables"] = after["replicated_tables"];
+  RestoreCheckpointFile(rb, saved.dump());
+  const size_t from = rb.log().size();
+  rb.Start();
+  Sql("INSERT INTO g (id, v) VALUES (6, 6);");
+  rb.WaitCaughtUp();
+  ExpectSame("g");
+  ExpectNoDoubleWrites("g");
+  EXPECT_FALSE(TargetExists("_g_del")) << rb.log().substr(from);
+  EXPECT_FALSE(TargetExists("_g_gho")) << rb.log().substr(from);
+  EXPECT_EQ(rb.SavedCheckpoint()->stopped_tables.size(), 0u) << rb.log().substr(from);
+  EXPECT_EQ(rb.Terminate(), 0) << rb.log().substr(from);
+}
+
 // A renamed table whose target cannot be renamed with it (another table writes into it) goes on
 // writing there for good: the alias is in the checkpoint, so a restart and a kill -9 keep its rows
 // together, no table is split or stopped, and `rowbridge tables` says where it writes. Renamed
