@@ -2,14 +2,16 @@
 // the bytes it adds (Extend hands out uninitialized room the caller overwrites at once), so a
 // value costs one capacity check and one copy. Capacity grows geometrically and clear() keeps
 // it, so a buffer reused batch after batch stops allocating once it has seen its largest batch.
+// Its memory comes from common/buffer_memory.h (huge pages for the big ones).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <string_view>
 #include <utility>
+
+#include "common/buffer_memory.h"
 
 namespace rowbridge::clickhouse {
 
@@ -50,25 +52,32 @@ inline void CopyBytes(char* dst, const char* src, size_t n) {
 class ByteBuffer {
  public:
   ByteBuffer() = default;
+  ByteBuffer(const ByteBuffer&) = delete;
+  ByteBuffer& operator=(const ByteBuffer&) = delete;
   // A moved-from buffer is empty with no capacity.
   ByteBuffer(ByteBuffer&& other) noexcept { *this = std::move(other); }
   ByteBuffer& operator=(ByteBuffer&& other) noexcept {
-    data_ = std::move(other.data_);
-    size_ = std::exchange(other.size_, 0);
-    capacity_ = std::exchange(other.capacity_, 0);
+    if (this != &other) {
+      release();
+      data_ = std::exchange(other.data_, nullptr);
+      size_ = std::exchange(other.size_, 0);
+      capacity_ = std::exchange(other.capacity_, 0);
+    }
     return *this;
   }
+  ~ByteBuffer() { release(); }
 
-  const char* data() const { return data_.get(); }
+  const char* data() const { return data_; }
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
   bool empty() const { return size_ == 0; }
-  std::string_view view() const { return {data_.get(), size_}; }
+  std::string_view view() const { return {data_, size_}; }
 
   void clear() { size_ = 0; }
   // Empties the buffer and frees its memory.
   void release() {
-    data_.reset();
+    if (data_ != nullptr) FreeBuffer(data_, capacity_);
+    data_ = nullptr;
     size_ = capacity_ = 0;
   }
   void reserve(size_t bytes) {
@@ -78,7 +87,7 @@ class ByteBuffer {
   char* Room(size_t n) {
     if (capacity_ - size_ < n) [[unlikely]]
       Grow(n);
-    return data_.get() + size_;
+    return data_ + size_;
   }
   // Adds `n` bytes that the caller wrote into Room().
   void Commit(size_t n) { size_ += n; }
@@ -98,13 +107,14 @@ class ByteBuffer {
     Reallocate(wanted);
   }
   void Reallocate(size_t capacity) {
-    auto bigger = std::make_unique_for_overwrite<char[]>(capacity);
-    if (size_ != 0) std::memcpy(bigger.get(), data_.get(), size_);
-    data_ = std::move(bigger);
+    auto* bigger = static_cast<char*>(AllocateBuffer(capacity));  // may raise capacity
+    if (size_ != 0) std::memcpy(bigger, data_, size_);
+    if (data_ != nullptr) FreeBuffer(data_, capacity_);
+    data_ = bigger;
     capacity_ = capacity;
   }
 
-  std::unique_ptr<char[]> data_;
+  char* data_ = nullptr;
   size_t size_ = 0;
   size_t capacity_ = 0;
 };

@@ -7,17 +7,20 @@
 #include <vector>
 
 #include "clickhouse/columns/column.h"
+#include "common/buffer_memory.h"
 
 namespace rowbridge::clickhouse {
 
 template <typename T>
 class FixedWidthColumn : public Column {
  public:
+  using Storage = std::vector<T, BufferAllocator<T>>;
+
   size_t Size() const override { return data_.size(); }
   void Clear() override { data_.clear(); }
   void Reserve(size_t rows) override { data_.reserve(rows); }
-  size_t HeldBytes() const override { return data_.capacity() * sizeof(T); }
-  void ReleaseMemory() override { std::vector<T>().swap(data_); }
+  size_t HeldBytes() const override { return HeldBufferBytes(data_.capacity() * sizeof(T)); }
+  void ReleaseMemory() override { Storage().swap(data_); }
   void AppendDefault() override { data_.push_back(T{}); }
 
   void WriteData(WireWriter& out) const override {
@@ -45,14 +48,14 @@ class FixedWidthColumn : public Column {
     CheckRow(row);
     return data_[row];
   }
-  const std::vector<T>& data() const { return data_; }
-  std::vector<T>& mutable_data() { return data_; }
+  const Storage& data() const { return data_; }
+  Storage& mutable_data() { return data_; }
 
  protected:
   using Column::Column;
   void AppendRaw(T v) { data_.push_back(v); }
 
-  std::vector<T> data_;
+  Storage data_;
 };
 
 }  // namespace rowbridge::clickhouse

@@ -18,7 +18,7 @@ void ColumnNullable::Clear() {
 }
 
 void ColumnNullable::ReleaseMemory() {
-  std::vector<uint8_t>().swap(null_map_);
+  decltype(null_map_)().swap(null_map_);
   nested_->ReleaseMemory();
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "clickhouse/columns/column.h"
+#include "common/buffer_memory.h"
 
 namespace rowbridge::clickhouse {
 
@@ -34,7 +35,9 @@ class ColumnNullable : public Column {
   size_t Size() const override { return null_map_.size(); }
   void Clear() override;
   void Reserve(size_t rows) override;
-  size_t HeldBytes() const override { return null_map_.capacity() + nested_->HeldBytes(); }
+  size_t HeldBytes() const override {
+    return HeldBufferBytes(null_map_.capacity()) + nested_->HeldBytes();
+  }
   void ReleaseMemory() override;
   const Column* WriteDataHead(WireWriter& out) const override;
   void AppendDefault() override { AppendNull(); }
@@ -47,7 +50,7 @@ class ColumnNullable : public Column {
 
  private:
   ColumnPtr nested_;
-  std::vector<uint8_t> null_map_;
+  std::vector<uint8_t, BufferAllocator<uint8_t>> null_map_;
 };
 
 }  // namespace rowbridge::clickhouse
