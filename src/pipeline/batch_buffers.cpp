@@ -77,6 +77,10 @@ SteadyTime BatchBuffers::DueAt(const TargetGroup& group) const {
   const SteadyTime first_row_at = group.filling->first_row_at;
   const SteadyTime oldest = first_row_at + limits_.max_delay;
   if (!caught_up_) return oldest;
+  // A group's first batch has no predecessor to keep its distance from. (The zero time point plus
+  // min_interval is no bound: the steady clock starts at boot, so on a machine up for less than
+  // min_interval it held the first batch back.)
+  if (group.last_sealed_at == SteadyTime{}) return first_row_at;
   return std::min(oldest, std::max(first_row_at, group.last_sealed_at + limits_.min_interval));
 }
 

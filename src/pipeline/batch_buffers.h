@@ -100,8 +100,9 @@ struct TargetGroup {
   std::string insert_sql;  // INSERT INTO ... (columns) VALUES
   Batch batches[2];
   Batch* filling = &batches[0];
-  Batch* sealed = nullptr;      // queued or being written; at most one
-  SteadyTime last_sealed_at{};  // when the previous batch was sealed (BatchLimits::min_interval)
+  Batch* sealed = nullptr;  // queued or being written; at most one
+  // When the previous batch was sealed (BatchLimits::min_interval); the zero time point: never.
+  SteadyTime last_sealed_at{};
   // Whether a written batch keeps its capacity; its uses are the batches' payload bytes.
   RetainPolicy retain{size_t{1} << 20, std::chrono::seconds(5)};
 };
