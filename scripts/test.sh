@@ -151,11 +151,13 @@ run_ctest() {
 # The end-to-end benchmark scripts in smoke mode (seconds, a few thousand rows) with the ASan
 # binaries, on the test servers: they measure nothing here, but fail when anything is broken
 # (rowbridge exits or stops a table, nothing is replicated, `rowbridge check` differs).
+# They and the soak run with the column buffers in the huge-page arena (common/buffer_memory.h),
+# as a Release build has them: elsewhere the ASan build keeps them on operator new.
 bench_smoke() {
   local script rc=0
   for script in incremental catchup full; do
     echo "-- bench/$script.sh --smoke"
-    bash "$ROOT/bench/$script.sh" --smoke --build "$BUILD" || {
+    ROWBRIDGE_BUFFER_ARENA=1 bash "$ROOT/bench/$script.sh" --smoke --build "$BUILD" || {
       rc=1
       DETAILS+=("         failed: bench/$script.sh --smoke")
     }
@@ -170,7 +172,9 @@ bench_smoke() {
 # The seed is random and printed, so each run covers another schedule and a failure repeats with
 # --seed.
 SOAK_MINUTES="${ROWBRIDGE_SOAK_MINUTES:-2}"
-soak_short() { bash "$ROOT/tests/soak/soak.sh" --minutes "$SOAK_MINUTES" --build "$BUILD"; }
+soak_short() {
+  ROWBRIDGE_BUFFER_ARENA=1 bash "$ROOT/tests/soak/soak.sh" --minutes "$SOAK_MINUTES" --build "$BUILD"
+}
 
 # The source chroots (MySQL 9.x, MariaDB 11.8) are built in the background while the code
 # compiles: the time goes to downloads. Their output waits in a log until the flavor runs.

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
+#include <string_view>
 
 namespace rowbridge {
 namespace {
@@ -127,14 +129,29 @@ BufferArena& BufferArena::Shared() {
   return *arena;
 }
 
+bool BuffersFromArena() {
+  static const bool from_arena = [] {
+    const char* setting = std::getenv("ROWBRIDGE_BUFFER_ARENA");
+    if (setting != nullptr &&
+        (std::string_view(setting) == "0" || std::string_view(setting) == "1"))
+      return std::string_view(setting) == "1";
+#if defined(__SANITIZE_ADDRESS__)
+    return false;
+#else
+    return true;
+#endif
+  }();
+  return from_arena;
+}
+
 void* AllocateBuffer(size_t& bytes) {
-  if constexpr (!kBuffersFromArena) return ::operator new(std::max<size_t>(bytes, 1));
+  if (!BuffersFromArena()) return ::operator new(std::max<size_t>(bytes, 1));
   bytes = BufferArena::UsableSize(bytes);
   return BufferArena::Shared().Allocate(bytes);
 }
 
 void FreeBuffer(void* p, size_t bytes) {
-  if constexpr (!kBuffersFromArena) {
+  if (!BuffersFromArena()) {
     ::operator delete(p);
     return;
   }

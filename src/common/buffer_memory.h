@@ -69,21 +69,19 @@ class BufferArena {
   size_t mapped_bytes_ = 0;
 };
 
-// Whether column buffers take the huge-page path (BufferArena::Shared). Off in sanitizer builds,
-// so that AddressSanitizer sees every buffer's bounds.
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool kBuffersFromArena = false;
-#else
-inline constexpr bool kBuffersFromArena = true;
-#endif
+// Whether column buffers take the huge-page path (BufferArena::Shared), decided once per process:
+// by ROWBRIDGE_BUFFER_ARENA=1 or 0 in the environment, else on, except in sanitizer builds (there
+// operator new's redzones let AddressSanitizer see every buffer's bounds; the tests turn the arena
+// on where they run whole replications through it).
+bool BuffersFromArena();
 
-// Raw buffers through the shared arena (operator new where kBuffersFromArena is false).
+// Raw buffers through the shared arena (operator new where BuffersFromArena() is false).
 // AllocateBuffer may raise `bytes` to the size it really gives.
 void* AllocateBuffer(size_t& bytes);
 void FreeBuffer(void* p, size_t bytes);
 // The memory a buffer of `bytes` capacity really holds (for memory accounting).
 inline size_t HeldBufferBytes(size_t bytes) {
-  return kBuffersFromArena ? BufferArena::UsableSize(bytes) : bytes;
+  return BuffersFromArena() ? BufferArena::UsableSize(bytes) : bytes;
 }
 
 // A std allocator on AllocateBuffer, for std::vector column storage.
