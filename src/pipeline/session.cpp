@@ -696,6 +696,9 @@ void Pipeline::Session::SubmitPendingCommands(const std::vector<state::PendingCo
 
 void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
   const state::TableCopy& copy = abandoned.copy;
+  const state::TableCopy::Kind kind = copy.kind();
+  std::optional<state::PendingCommand> again;
+  std::string again_why;
   {
     std::lock_guard lock(buffers_.mutex());
     const auto& current = tracker_->checkpoint().table_copy;
@@ -711,9 +714,16 @@ void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
       return;
     }
     tracker_->ClearTableCopy();
+    // The copy begun again goes into the same checkpoint that drops the failed one: saved one
+    // after the other, a kill -9 between the two saves lost the resnapshot, and the table kept a
+    // target without the rows it was to bring (unpaced DDL workload, seed 529).
+    again_why = CopyAgainReason(abandoned);
+    if (!again_why.empty()) {
+      again = ResnapshotCommand(copy.tables[0]);
+      tracker_->AddPendingCommand(*again);
+    }
   }
   SaveNow();
-  const state::TableCopy::Kind kind = copy.kind();
   const bool matched_later = kind == state::TableCopy::Kind::kMatchedLater;
   for (const std::string& label : copy.tables) {
     const config::QualifiedName name = snapshot::SplitLabel(label);
@@ -731,22 +741,30 @@ void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
                       ? "it streams into its old target; `rowbridge resnapshot` tries again"
                       : "it stays stopped; `rowbridge resnapshot` copies it again instead");
   }
+  if (again) StartCopyAgain(*again, again_why);
+}
+
+std::string Pipeline::Session::CopyAgainReason(const Pipeline::AbandonedCopy& abandoned) {
   // The target lacks the rows the resnapshot was to bring, so it is begun anew. A schema change
   // that raced the copy (gh-ost's swapped-in table altered at once, say) is seen by the next copy,
   // which therefore begins as often as changes race it; any other failure, a few times at most
-  // per table and process.
+  // per table and process. Begun again whatever snapshot.enabled says: the resnapshot was asked
+  // for.
   constexpr int kCopiesAgain = 3;
-  if (kind != state::TableCopy::Kind::kResnapshot || copy.tables.size() != 1) return;
+  const state::TableCopy& copy = abandoned.copy;
+  if (copy.kind() != state::TableCopy::Kind::kResnapshot || copy.tables.size() != 1) return "";
   const std::string& label = copy.tables[0];
   const bool raced = abandoned.code == ErrorCode::kSourceChanged;
-  if (abandoned.code == ErrorCode::kInvalidArgument) return;  // refused: again cannot help
-  {
-    std::lock_guard lock(buffers_.mutex());
-    if (renamed_while_copied_.erase(label) != 0) return;  // copied again under its new name
-  }
-  if (!raced && p_.resnapshots_again_[label]++ >= kCopiesAgain) return;
-  // Begun again whatever snapshot.enabled says: the resnapshot was asked for.
-  CopyAgain(label, raced ? "its table changed while it was copied" : "its resnapshot failed", true);
+  if (abandoned.code == ErrorCode::kInvalidArgument) return "";  // refused: again cannot help
+  if (renamed_while_copied_.erase(label) != 0) return "";        // copied again under its new name
+  if (!raced && p_.resnapshots_again_[label]++ >= kCopiesAgain) return "";
+  return raced ? "its table changed while it was copied" : "its resnapshot failed";
+}
+
+state::PendingCommand Pipeline::Session::ResnapshotCommand(const std::string& label) {
+  return {
+      label, server::TableActionName(server::TableAction::kResnapshot),
+      server::TimestampJson(server::UnixMs(std::chrono::system_clock::now())).get<std::string>()};
 }
 
 void Pipeline::Session::CopyAgain(const std::string& label, const std::string& why, bool asked) {
@@ -757,9 +775,7 @@ void Pipeline::Session::CopyAgain(const std::string& label, const std::string& w
         label, why, label);
     return;
   }
-  const state::PendingCommand command{
-      label, server::TableActionName(server::TableAction::kResnapshot),
-      server::TimestampJson(server::UnixMs(std::chrono::system_clock::now())).get<std::string>()};
+  const state::PendingCommand command = ResnapshotCommand(label);
   {
     std::lock_guard lock(buffers_.mutex());
     if (!tracker_) return;
@@ -767,9 +783,14 @@ void Pipeline::Session::CopyAgain(const std::string& label, const std::string& w
   }
   // At once: the stream may move past what told it, so a kill -9 must not lose the copy.
   SaveNow();
-  spdlog::warn("{}: {}; it is copied again alongside the stream (resnapshot){}", label, why,
+  StartCopyAgain(command, why);
+}
+
+void Pipeline::Session::StartCopyAgain(const state::PendingCommand& command,
+                                       const std::string& why) {
+  spdlog::warn("{}: {}; it is copied again alongside the stream (resnapshot){}", command.table, why,
                p_.CopyBusy() ? ", once the copy running now is done" : "");
-  p_.ForgetSubmitted(label);
+  p_.ForgetSubmitted(command.table);
   SubmitPendingCommands({command});
 }
 

@@ -99,6 +99,13 @@ class Pipeline::Session {
   // a copy that runs already. Only with snapshot.enabled unless `asked` (an operator's resnapshot
   // begun again).
   void CopyAgain(const std::string& label, const std::string& why, bool asked);
+  // Lock held: why an abandoned copy is begun again (its resnapshot failed, its table changed
+  // meanwhile), or "" when it is not (not a one-table resnapshot, refused, renamed meanwhile, or
+  // tried often enough).
+  std::string CopyAgainReason(const Pipeline::AbandonedCopy& abandoned);
+  static state::PendingCommand ResnapshotCommand(const std::string& label);
+  // After the command was recorded and saved: logs why and submits it.
+  void StartCopyAgain(const state::PendingCommand& command, const std::string& why);
   // Saves what the tracker holds now (the reader's, before a step a replay must know of).
   void SaveNow();
 
