@@ -32,6 +32,11 @@ void Unmap(uintptr_t start, size_t bytes) {
   ::munmap(reinterpret_cast<void*>(start), bytes);
 }
 
+// The free mask of a chunk of `blocks` blocks (at most 32) with every block free.
+uint32_t AllFree(uint32_t blocks) {
+  return blocks == 32 ? ~uint32_t{0} : (uint32_t{1} << blocks) - 1;
+}
+
 }  // namespace
 
 BufferArena::~BufferArena() {
@@ -65,7 +70,7 @@ void* BufferArena::Allocate(size_t bytes) {
   if (room.empty()) {
     const auto base = reinterpret_cast<uintptr_t>(MapAligned(kChunkBytes));
     const auto blocks = static_cast<uint32_t>(kChunkBytes / block);
-    chunks_.emplace(base, Chunk{blocks, blocks == 32 ? ~uint32_t{0} : (uint32_t{1} << blocks) - 1});
+    chunks_.emplace(base, Chunk{blocks, AllFree(blocks)});
     mapped_bytes_ += kChunkBytes;
     room.push_back(base);
   }
@@ -102,10 +107,9 @@ void BufferArena::Free(void* p, size_t bytes) {
   chunk.free_mask |= uint32_t{1} << ((address - base) / block);
   std::vector<uintptr_t>& room = with_room_[cls];
   if (!had_room) room.push_back(base);
-  const uint32_t all = chunk.blocks == 32 ? ~uint32_t{0} : (uint32_t{1} << chunk.blocks) - 1;
   // A chunk with nothing in use goes back unless it is the last one with room of its size (a
   // buffer that grows and shrinks around one size must not map and unmap a chunk each time).
-  if (chunk.free_mask == all && room.size() > 1) {
+  if (chunk.free_mask == AllFree(chunk.blocks) && room.size() > 1) {
     room.erase(std::find(room.begin(), room.end(), base));
     chunks_.erase(it);
     Unmap(base, kChunkBytes);
