@@ -61,9 +61,11 @@ TEST(HaLease, APermanentRefusalLosesTheLockOnceAndFencesWrites) {
   lease.OnLost([&](const std::string& why) { losses.Add(why); });
   lease.Start(
       Lease::Clock::now(), [] { throw Error(ErrorCode::kFenced, "the node was deleted"); }, 10s);
-  for (int i = 0; i < 100 && lease.held(); ++i) std::this_thread::sleep_for(20ms);
+  // OnLost runs on the keeper's thread after held() turned false, so the test waits for it.
+  for (int i = 0; i < 100 && losses.Taken().empty(); ++i) std::this_thread::sleep_for(20ms);
   EXPECT_FALSE(lease.held());
   EXPECT_EQ(FencedCode(lease), ErrorCode::kFenced);
+  std::this_thread::sleep_for(400ms);  // two leases: time enough for a second call, if any came
   const auto reasons = losses.Taken();
   ASSERT_EQ(reasons.size(), 1u);
   EXPECT_NE(reasons[0].find("the node was deleted"), std::string::npos) << reasons[0];
