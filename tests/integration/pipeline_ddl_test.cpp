@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "config/config.h"
 #include "integration/pipeline_fixture.h"
 #include "integration/pipeline_harness.h"
 #include "support/test_servers.h"
@@ -661,6 +662,9 @@ void PipelineDdlTest::Run(bool paced) {
     int next_id = 1;
   };
   std::vector<Table> tables = {{"t0", {"c0"}}, {"d1", {"c0"}}};
+  // The swapped-out tables of the `t` rule (`drop_table` keeps their targets when the source
+  // drops them); the `d` rule's are dropped with them.
+  std::set<std::string> kept_targets;
   int next_column = 1;
   int next_table = 2;
   auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
@@ -733,6 +737,7 @@ void PipelineDdlTest::Run(bool paced) {
             "DROP TABLE {2}",
             t.name, shadow, old, added, 7 + step, columns, values);
         t.columns.push_back(added);
+        if (family == "t") kept_targets.insert(old);
         break;
       }
       default: {
@@ -770,6 +775,14 @@ void PipelineDdlTest::Run(bool paced) {
   SCOPED_TRACE("the steps:\n" + steps);
   rb.WaitCaughtUp(120s);
   for (const Table& t : tables) ExpectSame(t.name);
+  // And ClickHouse holds no other table (besides rowbridge's state): no shadow's target left
+  // behind, no target of an old name, no fresh table of a copy.
+  std::set<std::string> expected_targets = kept_targets;
+  for (const Table& t : tables) expected_targets.insert(t.name);
+  const std::vector<std::string> listed = Lines(RunClickHouseSql(
+      ch_, fmt::format("SELECT name FROM system.tables WHERE database = '{}' AND name != '{}'",
+                       target_db_, ::rowbridge::config::StateConfig().table)));
+  EXPECT_EQ(std::set<std::string>(listed.begin(), listed.end()), expected_targets);
   const state::Checkpoint saved = *rb.SavedCheckpoint();
   EXPECT_TRUE(saved.stopped_tables.empty()) << rb.log();
   EXPECT_EQ(rb.Terminate(), 0) << rb.log();
