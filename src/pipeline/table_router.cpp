@@ -703,12 +703,21 @@ void TableRouter::OnChange(const schema::TableChange& change, const schema::DdlS
     // Its target holds the table as of its copy's end, after this statement.
     spdlog::debug("{} at {}: {} is copied as of a later position; its target is left as it is",
                   Abbreviated(sql), position.ToString(), name.ToString());
+    if (change.kind == Kind::kRenamed && change.from) {
+      DropLeftBehind({change.from->database, change.from->table}, name, position);
+    }
     return;
   }
   switch (change.kind) {
-    case Kind::kDropped:
+    case Kind::kDropped: {
+      const int rule = ctx_.resolver->Match(name);
+      if (rule != config::TableMatcher::kNoRule &&
+          ctx_.resolver->Rule(rule).drop_table == config::DropTable::kDrop) {
+        MeetExisting(name, position, "DROP TABLE");
+      }
       OnDropped(name, position.ToString());
       return;
+    }
     case Kind::kCreated:
     case Kind::kRenamed:
       OnNewName(change, position);
@@ -743,6 +752,58 @@ void TableRouter::OnChange(const schema::TableChange& change, const schema::DdlS
     default:
       return;
   }
+}
+
+StreamedTable* TableRouter::MeetExisting(const tables::SourceTableName& name,
+                                         const schema::BinlogPosition& position,
+                                         std::string_view why) {
+  if (auto it = tables_.find(name); it != tables_.end()) return it->second.get();
+  const int rule = ctx_.resolver->Match(name);
+  if (rule == config::TableMatcher::kNoRule || !ctx_.resolver->TargetExists(name, rule)) {
+    return nullptr;
+  }
+  std::vector<std::string> problems;
+  StreamedTable& table = GetOrCreate(name, rule, &problems, JustBefore(position), nullptr);
+  if (problems.empty()) return &table;
+  spdlog::warn("{} at {}: its target table {} is left as it is: {}", why, position.ToString(),
+               ctx_.resolver->TargetLabel(name, rule), JoinLines(problems));
+  Retire(name);
+  return nullptr;
+}
+
+void TableRouter::DropLeftBehind(const tables::SourceTableName& from,
+                                 const tables::SourceTableName& name,
+                                 const schema::BinlogPosition& position) {
+  if (BeforeStart(from, position)) return;  // its target, too, holds a later copy
+  StreamedTable* table = MeetExisting(from, position, "RENAME TABLE");
+  if (table == nullptr || table->stopped || !Drain(*table)) return;
+  const tables::TargetTable* target = table->target;
+  const int rule = ctx_.resolver->Match(name);
+  const bool own = target != nullptr && OtherWriter(*target, from) == nullptr &&
+                   ctx_.resolver->Created(target->label) &&
+                   (rule == config::TableMatcher::kNoRule ||
+                    target->label != ctx_.resolver->TargetLabel(name, rule));
+  if (own) {
+    const std::string label = target->label;
+    try {
+      for (const std::string& sql :
+           mapping::DropTableStatements(target->database, target->table, ClusterDdlOptions())) {
+        ExecuteOnTarget(sql);
+      }
+    } catch (const Error& e) {
+      if (e.IsTransient()) throw;
+      spdlog::warn("{} renamed to {} at {}: its left-behind target {} is kept: {}", from.ToString(),
+                   name.ToString(), position.ToString(), label, e.what());
+      Retire(from);
+      return;
+    }
+    spdlog::info(
+        "{} renamed to {} at {}, whose target holds it as copied at a later position: dropped "
+        "{}, the target rowbridge made for {}, whose rows that copy holds",
+        from.ToString(), name.ToString(), position.ToString(), label, from.ToString());
+    ctx_.resolver->Retire(*table->target);
+  }
+  Retire(from);
 }
 
 void TableRouter::OnDropped(const tables::SourceTableName& name, const std::string& where) {

@@ -315,6 +315,18 @@ class TableRouter {
   void OnChange(const schema::TableChange& change, const schema::DdlStatement& statement,
                 const schema::BinlogPosition& position, std::string_view sql);
   void OnDropped(const tables::SourceTableName& name, const std::string& where);
+  // A table the session has not met (the source no longer had it when the session started, so
+  // it was not listed then, and no row of it came since) whose target exists: resolved as just
+  // before `position`, and returned; nullptr when it has no rule or target, or (said in a warning
+  // naming `why`) cannot be resolved.
+  StreamedTable* MeetExisting(const tables::SourceTableName& name,
+                              const schema::BinlogPosition& position, std::string_view why);
+  // RENAME of `from` onto `name` at `position`, where `name`'s target holds the table as copied
+  // at a later position (a resnapshot the stream replays up to): the rows of `from`'s target are
+  // in that copy, under `name`. The target rowbridge made for `from` is dropped, or it would stay
+  // behind for good, and a later table of `from`'s name would write into its stale rows.
+  void DropLeftBehind(const tables::SourceTableName& from, const tables::SourceTableName& name,
+                      const schema::BinlogPosition& position);
   // The replicated table, other than `except`, that writes into `target`; nullptr if none.
   const StreamedTable* OtherWriter(const tables::TargetTable& target,
                                    const tables::SourceTableName& except) const;

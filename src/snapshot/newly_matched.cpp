@@ -153,9 +153,10 @@ config::QualifiedName RulesTarget(const config::Config& config, int rule,
                               config.target.database, name.database, name.table);
 }
 
-// Drops the fresh tables ("db.table") an earlier copy into them left unfinished: their rows are
-// of another copy.
-void DropStaleFreshTables(const config::Config& config, const std::vector<std::string>& fresh) {
+}  // namespace
+
+void DropFreshTables(const config::Config& config, const std::vector<std::string>& fresh) {
+  if (fresh.empty()) return;
   tables::TargetCatalog catalog(endpoints::TargetClientOptions(config.target));
   for (const std::string& label : fresh) {
     const config::QualifiedName name = SplitLabel(label);
@@ -163,8 +164,6 @@ void DropStaleFreshTables(const config::Config& config, const std::vector<std::s
                     clickhouse::QuoteQualified(name.database, name.table));
   }
 }
-
-}  // namespace
 
 std::string FreshCopyRefusal(const config::Config& config, const std::string& table) {
   const config::QualifiedName name = SplitLabel(table);
@@ -213,7 +212,7 @@ void BeginResnapshot(const config::Config& config, state::StateStore& store,
   const config::QualifiedName target = RulesTarget(
       config, config::TableMatcher(config.tables).Match(name.database, name.table), name);
   const config::QualifiedName fresh = FreshTargetName(target);
-  DropStaleFreshTables(config, {fresh.database + "." + fresh.table});
+  DropFreshTables(config, {fresh.database + "." + fresh.table});
   RecordCopy(
       store, checkpoint,
       state::TableCopy{checkpoint.next_version, {table}, {fresh.database + "." + fresh.table}, {}});
@@ -241,7 +240,7 @@ void BeginMatchedLaterAgain(const config::Config& config, state::StateStore& sto
         FreshTargetName(RulesTarget(config, matcher.Match(name.database, name.table), name));
     fresh_targets.push_back(fresh.database + "." + fresh.table);
   }
-  DropStaleFreshTables(config, fresh_targets);
+  DropFreshTables(config, fresh_targets);
   state::TableCopy copy{checkpoint.next_version, tables, fresh_targets, {}};
   copy.matched_later = true;
   RecordCopy(store, checkpoint, std::move(copy));
@@ -300,7 +299,7 @@ void BeginRecopy(const config::Config& config, state::StateStore& store,
          "on_purged_position: recopy cannot copy every table again into a fresh target: {}",
          Joined(refused));
   }
-  DropStaleFreshTables(config, fresh_targets);
+  DropFreshTables(config, fresh_targets);
   const std::string purged = checkpoint.Describe();
   checkpoint.file = now.file;
   checkpoint.position = now.position;

@@ -70,6 +70,10 @@ std::set<std::string> CoveredTables(const state::Checkpoint& checkpoint);
 config::QualifiedName SplitLabel(const std::string& label);
 // The table a resnapshot copies `target` into before it takes its place.
 config::QualifiedName FreshTargetName(const config::QualifiedName& target);
+// Drops the fresh tables ("db.table", DROP TABLE IF EXISTS) of a copy that no checkpoint names any
+// more: their rows are of a copy that will never take a target's place. Throws what ClickHouse
+// throws.
+void DropFreshTables(const config::Config& config, const std::vector<std::string>& fresh);
 
 // Whether the stream of `checkpoint` covers `table` ("db.table"): replicated or stopped. A table
 // renamed later in the binlog than the checkpoint is not covered under its new name until the

@@ -232,9 +232,9 @@ void TableResolver::RenameTarget(TargetTable& from, const config::QualifiedName&
 void TableResolver::ReplaceWithFresh(const config::QualifiedName& name,
                                      const config::QualifiedName& fresh) {
   const std::string label = name.database + "." + name.table;
+  const config::QualifiedName aside{name.database, name.table + "_rowbridge_replaced"};
+  const std::string aside_sql = clickhouse::QuoteQualified(aside.database, aside.table);
   if (catalog_.ReadColumns(fresh.database, fresh.table)) {
-    const config::QualifiedName aside{name.database, name.table + "_rowbridge_replaced"};
-    const std::string aside_sql = clickhouse::QuoteQualified(aside.database, aside.table);
     catalog_.Execute("DROP TABLE IF EXISTS " + aside_sql);
     const std::string fresh_sql = clickhouse::QuoteQualified(fresh.database, fresh.table);
     const std::string name_sql = clickhouse::QuoteQualified(name.database, name.table);
@@ -244,10 +244,12 @@ void TableResolver::ReplaceWithFresh(const config::QualifiedName& name,
     } else {
       catalog_.Execute(fmt::format("RENAME TABLE {} TO {}", fresh_sql, name_sql));
     }
-    catalog_.Execute("DROP TABLE IF EXISTS " + aside_sql);
     spdlog::info("ClickHouse table {}.{} (the copy) replaced {}", fresh.database, fresh.table,
                  label);
   }
+  // Also when `fresh` was gone: a kill -9 between the RENAME and this DROP left the old table
+  // aside (unpaced DDL workload, seed 805: `d5_rowbridge_replaced`).
+  catalog_.Execute("DROP TABLE IF EXISTS " + aside_sql);
   auto& created = options_.created_targets;
   if (std::find(created.begin(), created.end(), label) == created.end()) created.push_back(label);
   if (TargetTable* target = FindTarget(label)) RereadColumns(*target);

@@ -98,7 +98,8 @@ class TableResolver {
   // Resnapshot: puts ClickHouse table `fresh` (the copy's) in the place of the target `name`: the
   // old table is renamed aside and dropped, `fresh` renamed to `name` (in one RENAME when both
   // exist), `name` recorded as rowbridge's own, and a resolved record of it reads its columns
-  // again. Idempotent: with `fresh` gone it was done. Throws what ClickHouse throws.
+  // again. Idempotent: with `fresh` gone it was done, but for the old table left aside, which is
+  // dropped whenever it is still there. Throws what ClickHouse throws.
   void ReplaceWithFresh(const config::QualifiedName& name, const config::QualifiedName& fresh);
   // The ClickHouse table the rules name as the target of `name` under rule `rule_index`.
   config::QualifiedName TargetName(const SourceTableName& name, int rule_index) const;
