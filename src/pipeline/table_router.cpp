@@ -779,8 +779,9 @@ void TableRouter::DropLeftBehind(const tables::SourceTableName& from,
   if (table == nullptr || table->stopped || !Drain(*table)) return;
   const tables::TargetTable* target = table->target;
   const int rule = ctx_.resolver->Match(name);
-  const bool own = target != nullptr && OtherWriter(*target, from) == nullptr &&
-                   ctx_.resolver->Created(target->label) &&
+  // Not a changelog's target: its history of the table's changes is in no copy.
+  const bool own = target != nullptr && target->mode == mapping::TableMode::kReplica &&
+                   OtherWriter(*target, from) == nullptr && ctx_.resolver->Created(target->label) &&
                    (rule == config::TableMatcher::kNoRule ||
                     target->label != ctx_.resolver->TargetLabel(name, rule));
   if (own) {

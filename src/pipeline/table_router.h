@@ -323,8 +323,9 @@ class TableRouter {
                               const schema::BinlogPosition& position, std::string_view why);
   // RENAME of `from` onto `name` at `position`, where `name`'s target holds the table as copied
   // at a later position (a resnapshot the stream replays up to): the rows of `from`'s target are
-  // in that copy, under `name`. The target rowbridge made for `from` is dropped, or it would stay
-  // behind for good, and a later table of `from`'s name would write into its stale rows.
+  // in that copy, under `name`. The target rowbridge made for `from` (a replica: a changelog's
+  // history is in no copy) is dropped, or it would stay behind for good, and a later table of
+  // `from`'s name would write into its stale rows.
   void DropLeftBehind(const tables::SourceTableName& from, const tables::SourceTableName& name,
                       const schema::BinlogPosition& position);
   // The replicated table, other than `except`, that writes into `target`; nullptr if none.

@@ -428,6 +428,7 @@ bool CopyTablesAlongside(const config::Config& config, const state::Checkpoint& 
   }
   std::sort(options.replicated_tables.begin(), options.replicated_tables.end());
   options.checkpoint = checkpoint.Describe() + " in " + store_description;
+  options.rowbridge_targets = checkpoint.created_targets;
   options.alongside = true;
   options.hand_over = hand_over;
   SnapshotRunner runner(config, options, metrics, status);

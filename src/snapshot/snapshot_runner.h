@@ -60,6 +60,10 @@ struct SnapshotOptions {
   // their targets must exist (tables::ResolverOptions::replicated_tables).
   std::vector<std::string> replicated_tables;
   std::string checkpoint;
+  // The targets ("db.table") that checkpoint says rowbridge created (state::Checkpoint::
+  // created_targets): a copy alongside whose targets are all among them, but lag the source's
+  // columns (made by the stream at an earlier position), asks to be begun again into fresh tables.
+  std::vector<std::string> rowbridge_targets;
   // The copy of tables matched later runs alongside the stream (snapshot/newly_matched.h): the
   // board's pipeline state is the stream's, not the copy's, and the copy ends with `hand_over`.
   bool alongside = false;
