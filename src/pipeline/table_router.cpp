@@ -787,10 +787,7 @@ void TableRouter::DropLeftBehind(const tables::SourceTableName& from,
   if (own) {
     const std::string label = target->label;
     try {
-      for (const std::string& sql :
-           mapping::DropTableStatements(target->database, target->table, ClusterDdlOptions())) {
-        ExecuteOnTarget(sql);
-      }
+      DropTarget(*table->target);
     } catch (const Error& e) {
       if (e.IsTransient()) throw;
       spdlog::warn("{} renamed to {} at {}: its left-behind target {} is kept: {}", from.ToString(),
@@ -802,9 +799,16 @@ void TableRouter::DropLeftBehind(const tables::SourceTableName& from,
         "{} renamed to {} at {}, whose target holds it as copied at a later position: dropped "
         "{}, the target rowbridge made for {}, whose rows that copy holds",
         from.ToString(), name.ToString(), position.ToString(), label, from.ToString());
-    ctx_.resolver->Retire(*table->target);
   }
   Retire(from);
+}
+
+void TableRouter::DropTarget(tables::TargetTable& target) {
+  for (const std::string& sql :
+       mapping::DropTableStatements(target.database, target.table, ClusterDdlOptions())) {
+    ExecuteOnTarget(sql);
+  }
+  ctx_.resolver->Retire(target);
 }
 
 void TableRouter::OnDropped(const tables::SourceTableName& name, const std::string& where) {
@@ -821,13 +825,9 @@ void TableRouter::OnDropped(const tables::SourceTableName& name, const std::stri
   } else if (table.target != nullptr && table.rule->drop_table == config::DropTable::kDrop &&
              ctx_.resolver->AppliesSchemaChanges(table)) {
     try {
-      for (const std::string& sql : mapping::DropTableStatements(
-               table.target->database, table.target->table, ClusterDdlOptions())) {
-        ExecuteOnTarget(sql);
-      }
-      spdlog::info("{} dropped at {}: dropped its target table {}", name.ToString(), where,
-                   table.target->label);
-      ctx_.resolver->Retire(*table.target);
+      const std::string label = table.target->label;
+      DropTarget(*table.target);
+      spdlog::info("{} dropped at {}: dropped its target table {}", name.ToString(), where, label);
     } catch (const Error& e) {
       if (e.IsTransient()) throw;
       StopForSchema(table, where, fmt::format("DROP TABLE at {}: {}", where, e.what()));

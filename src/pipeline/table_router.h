@@ -315,6 +315,9 @@ class TableRouter {
   void OnChange(const schema::TableChange& change, const schema::DdlStatement& statement,
                 const schema::BinlogPosition& position, std::string_view sql);
   void OnDropped(const tables::SourceTableName& name, const std::string& where);
+  // Drops `target` in ClickHouse (on every node of a cluster) and retires its record. Throws what
+  // ClickHouse throws.
+  void DropTarget(tables::TargetTable& target);
   // A table the session has not met (the source no longer had it when the session started, so
   // it was not listed then, and no row of it came since) whose target exists: resolved as just
   // before `position`, and returned; nullptr when it has no rule or target, or (said in a warning

@@ -37,6 +37,7 @@
 #include "snapshot/binlog_window.h"
 #include "snapshot/chunk_sql.h"
 #include "snapshot/key_compare.h"
+#include "snapshot/newly_matched.h"
 #include "snapshot/progress.h"
 #include "snapshot/read_budget.h"
 #include "snapshot/reconcile.h"
@@ -402,15 +403,14 @@ void SnapshotRunner::Impl::ResolveTables(mysql::Connection& admin, RunRecord& pe
     };
     const bool into_rowbridge_targets =
         options.alongside && options.target_overrides.empty() && !options.only_tables.empty() &&
-        std::all_of(
-            options.only_tables.begin(), options.only_tables.end(), [&](const std::string& label) {
-              const size_t dot = label.find('.');
-              if (dot == std::string::npos) return false;
-              const tables::SourceTableName name{label.substr(0, dot), label.substr(dot + 1)};
-              const int rule = resolver->Match(name);
-              return rule != config::TableMatcher::kNoRule &&
-                     contains(options.rowbridge_targets, resolver->TargetLabel(name, rule));
-            });
+        std::all_of(options.only_tables.begin(), options.only_tables.end(),
+                    [&](const std::string& label) {
+                      const config::QualifiedName split = SplitLabel(label);
+                      const tables::SourceTableName name{split.database, split.table};
+                      const int rule = resolver->Match(name);
+                      return rule != config::TableMatcher::kNoRule &&
+                             contains(options.rowbridge_targets, resolver->TargetLabel(name, rule));
+                    });
     const bool made_before =
         std::any_of(options.target_overrides.begin(), options.target_overrides.end(),
                     [&](const auto& o) {
