@@ -110,6 +110,22 @@ void CheckpointTracker::ClearTableCopy() {
   created_targets_changed_ = true;
 }
 
+void CheckpointTracker::AddTargetsToDrop(const std::vector<std::string>& labels) {
+  std::vector<std::string>& to_drop = checkpoint_.targets_to_drop;
+  for (const std::string& label : labels) {
+    auto at = std::lower_bound(to_drop.begin(), to_drop.end(), label);
+    if (at != to_drop.end() && *at == label) continue;
+    to_drop.insert(at, label);
+    created_targets_changed_ = true;
+  }
+}
+
+void CheckpointTracker::RemoveTargetsToDrop(const std::vector<std::string>& labels) {
+  for (const std::string& label : labels) {
+    if (std::erase(checkpoint_.targets_to_drop, label) > 0) created_targets_changed_ = true;
+  }
+}
+
 void CheckpointTracker::AddStopNow(state::StoppedTable stop) {
   checkpoint_.stopped_tables.push_back(std::move(stop));
   created_targets_changed_ = true;

@@ -85,6 +85,10 @@ class CheckpointTracker {
   void AddTableStart(state::TableStart start);
   // The copy in progress (table_copy) was given up; it leaves the checkpoint at once.
   void ClearTableCopy();
+  // Tables rowbridge made and no longer needs (state::Checkpoint::targets_to_drop): they join the
+  // checkpoint at once, and leave it once dropped.
+  void AddTargetsToDrop(const std::vector<std::string>& labels);
+  void RemoveTargetsToDrop(const std::vector<std::string>& labels);
   // A table paused by the operator: it joins the checkpoint at once (its rows up to the pause are
   // in ClickHouse, so a replay from an earlier checkpoint need not write them).
   void AddStopNow(state::StoppedTable stop);

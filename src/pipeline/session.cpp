@@ -8,6 +8,7 @@
 #include <atomic>
 #include <thread>
 
+#include "clickhouse/sql_quote.h"
 #include "common/log_fields.h"
 #include "config/table_matcher.h"
 #include "endpoints/connection_options.h"
@@ -531,6 +532,7 @@ void Pipeline::Session::SaveStartingCheckpoint() {
   checkpoint.created_targets = router_->created_targets();
   std::sort(checkpoint.created_targets.begin(), checkpoint.created_targets.end());
   checkpoint.replicated_tables = std::move(replicated_tables_);
+  DropLeftOverTargets(checkpoint);
   if (checkpoint.table_copy && CopiesAlongside(p_.config_, checkpoint)) {
     const state::TableCopy& copy = *checkpoint.table_copy;
     using Kind = state::TableCopy::Kind;
@@ -562,6 +564,26 @@ void Pipeline::Session::SaveStartingCheckpoint() {
   }
   if (CopiesAlongside(p_.config_, checkpoint)) p_.copier_->Ensure(checkpoint, store.Describe());
   p_.repairer_->Ensure(checkpoint);
+}
+
+void Pipeline::Session::DropLeftOverTargets(state::Checkpoint& checkpoint) {
+  std::vector<std::string> dropped;
+  for (const std::string& label : checkpoint.targets_to_drop) {
+    // Never a table a copy in progress uses (the same table's next resnapshot makes the same
+    // fresh table, and drops the old one itself).
+    const auto& copy = checkpoint.table_copy;
+    if (copy && std::find(copy->fresh_targets.begin(), copy->fresh_targets.end(), label) !=
+                    copy->fresh_targets.end()) {
+      dropped.push_back(label);
+      continue;
+    }
+    const config::QualifiedName name = snapshot::SplitLabel(label);
+    catalog_->Execute("DROP TABLE IF EXISTS " +
+                      clickhouse::QuoteQualified(name.database, name.table));
+    spdlog::info("dropped {}, a table of a copy that failed before the last stop", label);
+    dropped.push_back(label);
+  }
+  for (const std::string& label : dropped) std::erase(checkpoint.targets_to_drop, label);
 }
 
 void Pipeline::Session::SaveNewest(const BinlogReader& reader) {
@@ -714,6 +736,7 @@ void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
       return;
     }
     tracker_->ClearTableCopy();
+    tracker_->AddTargetsToDrop(copy.fresh_targets);
     // The copy begun again goes into the same checkpoint that drops the failed one: saved one
     // after the other, a kill -9 between the two saves lost the resnapshot, and the table kept a
     // target without the rows it was to bring (unpaced DDL workload, seed 529).
@@ -725,14 +748,25 @@ void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
   }
   SaveNow();
   // Its fresh tables will never take their targets' places (a copy begun again drops and makes its
-  // own), and no checkpoint names them any more: left, they stayed in ClickHouse for good (unpaced
-  // DDL workload, seed 900: `d4_rowbridge_resnapshot` after d4's copy failed and d4 was renamed).
-  // Only after the save: a kill -9 before it resumes the copy, which needs them.
+  // own): left, they stayed in ClickHouse for good (unpaced DDL workload, seed 900:
+  // `d4_rowbridge_resnapshot` after d4's copy failed and d4 was renamed). Only after the save: a
+  // kill -9 before it resumes the copy, which needs them; one after it leaves them named in
+  // targets_to_drop, for the next session to drop (DropLeftOverTargets; seed 402).
+  bool dropped = false;
   try {
     snapshot::DropFreshTables(p_.config_, copy.fresh_targets);
+    dropped = true;
   } catch (const Error& e) {
-    spdlog::warn("{}: the failed copy's table(s) {} were not dropped ({}); drop them by hand",
-                 JoinedLabels(copy.tables), JoinedLabels(copy.fresh_targets), e.what());
+    spdlog::warn(
+        "{}: the failed copy's table(s) {} were not dropped ({}); the next start drops them",
+        JoinedLabels(copy.tables), JoinedLabels(copy.fresh_targets), e.what());
+  }
+  if (dropped) {
+    {
+      std::lock_guard lock(buffers_.mutex());
+      tracker_->RemoveTargetsToDrop(copy.fresh_targets);
+    }
+    SaveNow();
   }
   const bool matched_later = kind == state::TableCopy::Kind::kMatchedLater;
   for (const std::string& label : copy.tables) {

@@ -52,6 +52,9 @@ class Pipeline::Session {
   void ResolveTables();
   // The checkpoint this session starts from, complete and saved before any row is read.
   void SaveStartingCheckpoint();
+  // Drops the tables `checkpoint` names to drop (a failed copy's fresh tables a kill -9 kept from
+  // being dropped), and leaves them out of it.
+  void DropLeftOverTargets(state::Checkpoint& checkpoint);
   // The reader, the writers and, on this thread, the ticker, until a stop request (returns after
   // a clean stop with the final checkpoint saved) or an error (throws it).
   void Stream();

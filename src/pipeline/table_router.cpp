@@ -234,6 +234,16 @@ StreamedTable& TableRouter::GetOrCreate(const tables::SourceTableName& name, int
       table.target = ctx_.resolver->ResolveTarget(table, out);
     }
   }
+  if (table.target != nullptr && !table.starts_at) {
+    if (std::optional<schema::BinlogPosition> start = TargetCopiedLater(table.target->label, at)) {
+      table.starts_at = *start;
+      table.counts_before_start = true;
+      spdlog::info(
+          "{} at {}: its target {} was replaced by a copy as of {}, which holds its changes until "
+          "there",
+          name.ToString(), position, table.target->label, start->ToString());
+    }
+  }
   if (table.target != nullptr) table.target_state = StateOf(table.target);
   if (table.target != nullptr) table.stats = ctx_.make_stats(name, *table.target);
   if (out.size() != before) {
@@ -389,7 +399,9 @@ const Route& TableRouter::OnTableMap(uint64_t table_id,
   StreamedTable& table =
       GetOrCreate({map->map.database, map->map.table}, rule, nullptr, position, nullptr);
   route.table = &table;
-  if (!table.stopped && !BeforeStart(table.name, position)) Use(table, map, position);
+  if (!table.stopped && !BeforeStart(table.name, position) && !InCopy(table, position)) {
+    Use(table, map, position);
+  }
   return route;
 }
 
@@ -715,6 +727,11 @@ void TableRouter::OnChange(const schema::TableChange& change, const schema::DdlS
           ctx_.resolver->Rule(rule).drop_table == config::DropTable::kDrop) {
         MeetExisting(name, position, "DROP TABLE");
       }
+      if (NameInCopy(name, position)) {
+        // Its target is a copy's, which holds the table of the name that took it over.
+        Retire(name);
+        return;
+      }
       OnDropped(name, position.ToString());
       return;
     }
@@ -735,6 +752,11 @@ void TableRouter::OnChange(const schema::TableChange& change, const schema::DdlS
     table = &GetOrCreate(name, rule, nullptr, JustBefore(position), nullptr);
   }
   if (table->stopped || table->target == nullptr) return;
+  if (InCopy(*table, position)) {
+    spdlog::debug("{} at {}: the copy that replaced {}, the target of {}, holds it",
+                  Abbreviated(sql), position.ToString(), table->target->label, name.ToString());
+    return;
+  }
   const std::string where = position.ToString();
   switch (change.kind) {
     case Kind::kAltered:
@@ -864,15 +886,7 @@ tables::TargetTable* TableRouter::RenamedTarget(const tables::ReplicatedTable& t
                                                 const std::string& from,
                                                 std::vector<std::string>& problems) {
   if (ctx_.target_renames.empty()) return nullptr;
-  // Renames after `at`, in the order they were made, from `from` on: a -> b, b -> c.
-  std::vector<std::string> path;
-  std::string current = from;
-  for (const state::TargetRename& r : ctx_.target_renames) {
-    if (!(at < schema::BinlogPosition{r.file, r.position})) continue;
-    if (r.from != current) continue;
-    current = r.to;
-    path.push_back(current);
-  }
+  const std::vector<std::string> path = RenamesAfter(from, at);
   // The last of those names that exists: a crash may have come between recording a rename and
   // ClickHouse's RENAME, which the stream then meets and makes.
   for (auto name = path.rbegin(); name != path.rend(); ++name) {
@@ -886,16 +900,23 @@ tables::TargetTable* TableRouter::RenamedTarget(const tables::ReplicatedTable& t
   // ClickHouse table under `from` is another one renamed into that name later (the swap's shadow).
   // The rows replayed up to the RENAME must not go into the shadow's target, nor may the RENAME
   // move it away: the vanished target is made again, takes them, and the replayed DROP drops it.
-  if (!path.empty() && RenamedToLater(from, at)) {
+  // The same when there is no table under `from` either (the renames were made, and their end
+  // dropped): a target made under `from` would be renamed along the chain into a name a later
+  // table holds by then, and stay there for good (unpaced DDL workload, seed 134 on MariaDB 11.8:
+  // `d9`, after `d2 -> d9`, gh-ost's swap of d9 and `d9 -> d11`).
+  const bool from_gone = from == ctx_.resolver->TargetLabel(table.name, table.rule_index) &&
+                         !ctx_.resolver->TargetExists(table.name, table.rule_index);
+  if (!path.empty() && (RenamedToLater(from, at) || from_gone)) {
     const size_t before = problems.size();
     tables::TargetTable* target =
         ctx_.resolver->ResolveOrCreate(table, SplitLabel(path.back()), problems);
     if (target != nullptr && problems.size() == before) {
       spdlog::info(
           "{} at {}: its target was renamed to {} later in the binlog, which is gone now, and {} "
-          "is another table's renamed into that name later; {} is made again for the rows "
-          "replayed until the RENAME",
-          table.name.ToString(), at.ToString(), path.back(), from, path.back());
+          "{}; {} is made again for the rows replayed until the RENAME",
+          table.name.ToString(), at.ToString(), path.back(), from,
+          from_gone ? "is gone too" : "is another table's renamed into that name later",
+          path.back());
       return target;
     }
   }
@@ -950,6 +971,41 @@ tables::TargetTable* TableRouter::RedirectedTarget(const tables::ReplicatedTable
       table.name.ToString(), at.ToString(), from, alias->file, alias->position,
       table.name.ToString());
   return nullptr;
+}
+
+std::optional<schema::BinlogPosition> TableRouter::TargetCopiedLater(
+    const std::string& label, const schema::BinlogPosition& at) const {
+  for (const auto& [name, start] : ctx_.table_starts) {
+    if (!(at < start)) continue;
+    const int rule = ctx_.resolver->Match(name);
+    if (rule == config::TableMatcher::kNoRule) continue;
+    const std::string copied = ctx_.resolver->TargetLabel(name, rule);
+    const std::vector<std::string> later = RenamesAfter(copied, start);
+    if (copied == label || std::find(later.begin(), later.end(), label) != later.end()) {
+      return start;
+    }
+  }
+  return std::nullopt;
+}
+
+bool TableRouter::NameInCopy(const tables::SourceTableName& name,
+                             const schema::BinlogPosition& position) const {
+  if (BeforeStart(name, position)) return true;
+  auto it = tables_.find(name);
+  return it != tables_.end() && InCopy(*it->second, position);
+}
+
+std::vector<std::string> TableRouter::RenamesAfter(const std::string& label,
+                                                   const schema::BinlogPosition& at) const {
+  std::vector<std::string> path;
+  std::string current = label;
+  for (const state::TargetRename& r : ctx_.target_renames) {
+    if (!(at < schema::BinlogPosition{r.file, r.position})) continue;
+    if (r.from != current) continue;
+    current = r.to;
+    path.push_back(current);
+  }
+  return path;
 }
 
 bool TableRouter::RenamedToLater(const std::string& label, const schema::BinlogPosition& at) const {
@@ -1046,7 +1102,7 @@ void TableRouter::OnNewName(const schema::TableChange& change,
   // The old name's target holds the table copied as of a later position (a resnapshot handed
   // over after this statement, which the stream replays): it stays with that name, and the table
   // leaving the name has none of its rows there, so it is copied again under its new name.
-  const bool from_copied_later = from && BeforeStart(*from, position);
+  const bool from_copied_later = from && NameInCopy(*from, position);
   if (from && !from_copied_later && !LeaveOldName(*from, name, where, followed)) return;
   const bool from_replicated = followed != nullptr;
 
@@ -1078,6 +1134,16 @@ void TableRouter::OnNewName(const schema::TableChange& change,
   const std::string rules_target = ctx_.resolver->TargetLabel(name, rule);
   std::string split_from;  // the target holding the rows the rules' target lacks
   std::string split_why;
+  if (followed != nullptr && followed->label != rules_target) {
+    // Replayed: the target renames recorded later move the rules' target of the new name on to
+    // the followed target (gh-ost's next swap renamed it to `_t_del`), so the followed target is
+    // where the new name's rows go until then (RedirectedTarget finds it) and must stay there.
+    // Renamed into the new name again, it was taken out of the later swap, and the shadow's
+    // target that swap renames in was left in ClickHouse for good (unpaced DDL workload, seed
+    // 547 on MariaDB 11.8: `_d1_s6_gho`).
+    const std::vector<std::string> later = RenamesAfter(rules_target, position);
+    if (std::find(later.begin(), later.end(), followed->label) != later.end()) followed = nullptr;
+  }
   if (followed != nullptr && followed->label != rules_target) {
     bool moved = false;
     try {

@@ -98,11 +98,14 @@ struct StreamedTable : tables::ReplicatedTable {
 
   bool stopped = false;
   std::string stop_reason;
-  // Set while the table's rows are still in its copy (RouterContext::table_starts); the reader
-  // ignores its rows events before this position and clears it at the first one after.
+  // Set while the table's rows are still in its copy (RouterContext::table_starts), or in the
+  // copy that replaced its target (a table whose target renames lead into a table copied later,
+  // e.g. gh-ost's shadow swapped in before a resnapshot of the table that took its name); the
+  // reader ignores its rows events before this position and clears it at the first one after.
   std::optional<schema::BinlogPosition> starts_at;
-  // The copy was a resnapshot (RouterContext::counted_starts): the rows before starts_at still
-  // take their versions, as they did when the stream wrote them into the replaced target.
+  // The rows before starts_at still take their versions, as they did when the stream wrote them
+  // (into a resnapshot's replaced target: RouterContext::counted_starts; into a target a copy
+  // replaced later).
   bool counts_before_start = false;
 };
 
@@ -251,6 +254,11 @@ class TableRouter {
     auto it = ctx_.table_starts.find(name);
     return it != ctx_.table_starts.end() && position < it->second;
   }
+  // Whether `table`'s changes at `position` are in a copy: its own (BeforeStart), or the one that
+  // replaced its target (StreamedTable::starts_at).
+  static bool InCopy(const StreamedTable& table, const schema::BinlogPosition& position) {
+    return table.starts_at && position < *table.starts_at;
+  }
 
   // The copy of `name`, held back from the stream until now (tables::ResolverOptions::held_back),
   // is complete up to `start`, a transaction boundary at or after `at` (where the reader is,
@@ -356,8 +364,20 @@ class TableRouter {
   tables::TargetTable* RedirectedTarget(const tables::ReplicatedTable& table,
                                         const schema::BinlogPosition& at,
                                         std::vector<std::string>& problems);
+  // Where the copy that replaced the target named `label` at `at` (or that target renamed since)
+  // starts, when that is after `at`: the target holds what any table wrote into it until there.
+  std::optional<schema::BinlogPosition> TargetCopiedLater(const std::string& label,
+                                                          const schema::BinlogPosition& at) const;
+  // Whether the table under `name` at `position` (met in this session) has its changes there in
+  // a copy (BeforeStart, or InCopy).
+  bool NameInCopy(const tables::SourceTableName& name,
+                  const schema::BinlogPosition& position) const;
   // Whether a target rename after `at` gives some table the name `label` (not there yet).
   bool RenamedToLater(const std::string& label, const schema::BinlogPosition& at) const;
+  // The names target renames after `at` give the target named `label`, in their order (a -> b,
+  // b -> c: {b, c}); empty when none does.
+  std::vector<std::string> RenamesAfter(const std::string& label,
+                                        const schema::BinlogPosition& at) const;
   // CREATE, or RENAME to a name (with the table leaving its old one).
   void OnNewName(const schema::TableChange& change, const schema::BinlogPosition& position);
   // The renamed table leaves `from`, its buffered rows written; `target` is the target it wrote

@@ -79,6 +79,7 @@ std::string Checkpoint::ToJson() const {
   }
   j["stopped_tables"] = std::move(stopped);
   if (!created_targets.empty()) j["created_targets"] = created_targets;
+  if (!targets_to_drop.empty()) j["targets_to_drop"] = targets_to_drop;
   if (replicated_tables) j["replicated_tables"] = *replicated_tables;
   if (!table_starts.empty()) {
     auto starts = nlohmann::ordered_json::array();
@@ -168,6 +169,9 @@ Checkpoint Checkpoint::FromJson(std::string_view text, std::string_view origin) 
     }
     if (j.contains("created_targets")) {
       c.created_targets = j.at("created_targets").get<std::vector<std::string>>();
+    }
+    if (j.contains("targets_to_drop")) {
+      c.targets_to_drop = j.at("targets_to_drop").get<std::vector<std::string>>();
     }
     if (j.contains("replicated_tables")) {
       c.replicated_tables = j.at("replicated_tables").get<std::vector<std::string>>();

@@ -184,6 +184,10 @@ struct Checkpoint {
   std::vector<PendingCommand> pending_commands;
   // In the order they run (one after the other).
   std::vector<TableRepair> table_repairs;
+  // "db.table" of ClickHouse tables rowbridge made for a copy that failed (its fresh tables),
+  // sorted: named in the same save that gives the copy up, dropped after it, and dropped by the
+  // next session if a kill -9 came between, so that none stays in ClickHouse for good.
+  std::vector<std::string> targets_to_drop;
 
   // The stopped (or paused) table "db.table"; nullptr when it is not stopped.
   const StoppedTable* FindStopped(std::string_view label) const;

@@ -461,6 +461,27 @@ TEST(PipelineCheckpointTracker, ReplicatedTablesJoinAtOnce) {
   EXPECT_FALSE(t.Advance(1));
 }
 
+// A failed copy's fresh tables are named in the checkpoint until dropped (a kill -9 between the
+// save that gives the copy up and the DROP left them in ClickHouse for good otherwise).
+TEST(PipelineCheckpointTracker, TargetsToDropJoinAtOnceSortedAndLeaveOnceDropped) {
+  state::Checkpoint start;
+  start.file = "mysql-bin.000001";
+  start.position = 100;
+  CheckpointTracker t(start);
+  t.AddTargetsToDrop({"db.b_rowbridge_resnapshot", "db.a_rowbridge_resnapshot"});
+  t.AddTargetsToDrop({"db.b_rowbridge_resnapshot"});
+  EXPECT_TRUE(t.Advance(1)) << "the tables to drop are worth a save without a boundary";
+  EXPECT_EQ(t.checkpoint().targets_to_drop,
+            (std::vector<std::string>{"db.a_rowbridge_resnapshot", "db.b_rowbridge_resnapshot"}));
+  EXPECT_EQ(state::Checkpoint::FromJson(t.checkpoint().ToJson(), "test"), t.checkpoint());
+  t.RemoveTargetsToDrop({"db.a_rowbridge_resnapshot", "db.c_rowbridge_resnapshot"});
+  EXPECT_TRUE(t.Advance(1));
+  EXPECT_EQ(t.checkpoint().targets_to_drop,
+            (std::vector<std::string>{"db.b_rowbridge_resnapshot"}));
+  t.RemoveTargetsToDrop({"db.a_rowbridge_resnapshot"});
+  EXPECT_FALSE(t.Advance(1)) << "nothing left the list";
+}
+
 // A resnapshot of two tables (on_purged_position: recopy) hands them over one at a time, saving
 // in between: the fresh targets must stay parallel to the tables, or that checkpoint would not
 // load.
