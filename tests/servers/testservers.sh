@@ -386,6 +386,19 @@ _ts_launch_mariadb() {
   echo $! >"$m/pid"
 }
 
+# MySQL refuses to start while its socket's lock file names a process that exists, and a server
+# killed with -9 stays a zombie until whoever inherited it reaps it, which can take seconds where
+# PID 1 is not an init (a container): the restart failed with "Another process with pid N is using
+# unix socket file" (seen in a CI-like run on MySQL 9.7). A lock file whose process is dead or a
+# zombie is stale and goes; one of a live process stays (and the server says so).
+_ts_clear_socket_lock() {
+  local m="$1/mariadb" lock holder
+  lock="$(cat "$m/socket" 2>/dev/null).lock"
+  [[ -f "$lock" ]] || return 0
+  holder="$(tr -dc '0-9' <"$lock")"
+  _ts_alive "$holder" || rm -f "$lock"
+}
+
 # What a running source server's command line holds that no other process's does.
 _ts_mariadb_mark() {
   local m="$1/mariadb" chroot
@@ -400,6 +413,7 @@ _ts_start_mariadb() {
   chroot="$(cat "$m/chroot" 2>/dev/null || true)"
   if [[ -f "$m/initialized" ]]; then
     # Restart on the existing data and port; the users exist already.
+    _ts_clear_socket_lock "$dir"
     _ts_launch_mariadb "$dir"
     _ts_wait_mariadb "$dir" "$(cat "$m/pid")" ||
       _ts_die "mariadbd did not restart on port $(cat "$m/port") (datadir $m/data)"
