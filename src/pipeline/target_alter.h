@@ -81,8 +81,9 @@ class TargetAlter {
   bool IsKey(const std::string& name) const;
   clickhouse::TypeDesc TargetTypeOf(const binlog::ColumnDef& column) const;
   std::string TypeOf(const binlog::ColumnDef& column) const;
-  // Runs `ALTER TABLE <target> <action>` (on a cluster: ClusterAlter::Run with `order`, and
-  // `leaves` to skip what is done already), then reads the target's columns again.
+  // Runs `ALTER TABLE <target> <action>` (on a cluster: after WaitForMutations, ClusterAlter::Run
+  // with `order`, and `leaves` to skip what is done already), then reads the target's columns
+  // again.
   void Run(const std::string& action, tables::ClusterAlter::Order order,
            const std::optional<tables::ColumnState>& leaves = std::nullopt);
   // The same for an ALTER that drops, retypes or renames a column, after WaitForMutations.
