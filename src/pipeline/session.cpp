@@ -8,7 +8,6 @@
 #include <atomic>
 #include <thread>
 
-#include "clickhouse/sql_quote.h"
 #include "common/log_fields.h"
 #include "config/table_matcher.h"
 #include "endpoints/connection_options.h"
@@ -567,23 +566,23 @@ void Pipeline::Session::SaveStartingCheckpoint() {
 }
 
 void Pipeline::Session::DropLeftOverTargets(state::Checkpoint& checkpoint) {
-  std::vector<std::string> dropped;
+  if (checkpoint.targets_to_drop.empty()) return;
+  // Never a table a copy in progress uses (the same table's next resnapshot makes the same fresh
+  // table, and drops the old one itself).
+  std::vector<std::string> left_over;
   for (const std::string& label : checkpoint.targets_to_drop) {
-    // Never a table a copy in progress uses (the same table's next resnapshot makes the same
-    // fresh table, and drops the old one itself).
     const auto& copy = checkpoint.table_copy;
-    if (copy && std::find(copy->fresh_targets.begin(), copy->fresh_targets.end(), label) !=
-                    copy->fresh_targets.end()) {
-      dropped.push_back(label);
-      continue;
+    if (!copy || std::find(copy->fresh_targets.begin(), copy->fresh_targets.end(), label) ==
+                     copy->fresh_targets.end()) {
+      left_over.push_back(label);
     }
-    const config::QualifiedName name = snapshot::SplitLabel(label);
-    catalog_->Execute("DROP TABLE IF EXISTS " +
-                      clickhouse::QuoteQualified(name.database, name.table));
-    spdlog::info("dropped {}, a table of a copy that failed before the last stop", label);
-    dropped.push_back(label);
   }
-  for (const std::string& label : dropped) std::erase(checkpoint.targets_to_drop, label);
+  snapshot::DropFreshTables(p_.config_, left_over);
+  if (!left_over.empty()) {
+    spdlog::info("dropped {}, left by a copy that failed before the last stop",
+                 JoinedLabels(left_over));
+  }
+  checkpoint.targets_to_drop.clear();
 }
 
 void Pipeline::Session::SaveNewest(const BinlogReader& reader) {
@@ -752,22 +751,16 @@ void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
   // `d4_rowbridge_resnapshot` after d4's copy failed and d4 was renamed). Only after the save: a
   // kill -9 before it resumes the copy, which needs them; one after it leaves them named in
   // targets_to_drop, for the next session to drop (DropLeftOverTargets; seed 402).
-  bool dropped = false;
   try {
     snapshot::DropFreshTables(p_.config_, copy.fresh_targets);
-    dropped = true;
+    std::lock_guard lock(buffers_.mutex());
+    tracker_->RemoveTargetsToDrop(copy.fresh_targets);
   } catch (const Error& e) {
     spdlog::warn(
         "{}: the failed copy's table(s) {} were not dropped ({}); the next start drops them",
         JoinedLabels(copy.tables), JoinedLabels(copy.fresh_targets), e.what());
   }
-  if (dropped) {
-    {
-      std::lock_guard lock(buffers_.mutex());
-      tracker_->RemoveTargetsToDrop(copy.fresh_targets);
-    }
-    SaveNow();
-  }
+  SaveNow();  // nothing when they were not dropped
   const bool matched_later = kind == state::TableCopy::Kind::kMatchedLater;
   for (const std::string& label : copy.tables) {
     const config::QualifiedName name = snapshot::SplitLabel(label);

@@ -904,9 +904,13 @@ tables::TargetTable* TableRouter::RenamedTarget(const tables::ReplicatedTable& t
   // dropped): a target made under `from` would be renamed along the chain into a name a later
   // table holds by then, and stay there for good (unpaced DDL workload, seed 134 on MariaDB 11.8:
   // `d9`, after `d2 -> d9`, gh-ost's swap of d9 and `d9 -> d11`).
-  const bool from_gone = from == ctx_.resolver->TargetLabel(table.name, table.rule_index) &&
+  if (path.empty()) return nullptr;
+  const bool taken_later = RenamedToLater(from, at);
+  // Asked only when it matters: TargetExists may ask ClickHouse.
+  const bool from_gone = !taken_later &&
+                         from == ctx_.resolver->TargetLabel(table.name, table.rule_index) &&
                          !ctx_.resolver->TargetExists(table.name, table.rule_index);
-  if (!path.empty() && (RenamedToLater(from, at) || from_gone)) {
+  if (taken_later || from_gone) {
     const size_t before = problems.size();
     tables::TargetTable* target =
         ctx_.resolver->ResolveOrCreate(table, SplitLabel(path.back()), problems);

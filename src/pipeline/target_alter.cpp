@@ -327,7 +327,8 @@ void TargetAlter::RunAfterMutations(const std::string& action, tables::ClusterAl
   // line behind the UPDATEs rowbridge queued (a rename's fill, a DEFAULT's materialization, one
   // queued before a crash): an UPDATE that then reads or writes a column gone or retyped never
   // finishes, and holds back every later mutation of the table (18.16 has no KILL MUTATION).
-  WaitForMutations(action);
+  // On a cluster Run waits so before every ALTER.
+  if (!cluster_) WaitForMutations(action);
   Run(action, order, leaves);
 }
 
