@@ -76,10 +76,10 @@ std::string TargetAlter::TypeOf(const binlog::ColumnDef& column) const {
 void TargetAlter::Run(const std::string& action, tables::ClusterAlter::Order order,
                       const std::optional<tables::ColumnState>& leaves) {
   if (cluster_) {
-    // A replica that executes a mutation after an ALTER of the table's columns it has not
-    // applied yet can leave it unfinished for good (parts_to_do stuck at 1: CI-like run, an
-    // `UPDATE d2 = CAST(d ...)` on one node of three after the next ADD COLUMN 1.5 s later). So
-    // on a cluster no ALTER starts while a mutation of the table is unfinished on some host.
+    // On a cluster no ALTER starts while a mutation of the table has work left on some host: a
+    // replica applies the ALTERs of columns and the mutations queued before them in its own
+    // time, and an UPDATE it runs after a column change it has not applied yet can meet a column
+    // gone or retyped.
     WaitForMutations(action);
     cluster_->Run(target_, action, order, leaves);
   } else {
@@ -309,13 +309,23 @@ void TargetAlter::MaterializeColumn(const std::string& column) {
 
 void TargetAlter::WaitForMutations(const std::string& before) {
   using namespace std::chrono_literals;
-  const auto deadline = std::chrono::steady_clock::now() + 10min;
-  while (PendingMutations() > 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
+  const auto start = std::chrono::steady_clock::now();
+  bool told = false;
+  for (uint64_t pending; (pending = PendingMutations()) > 0;) {
+    const auto waited = std::chrono::steady_clock::now() - start;
+    if (waited > 10min) {
       Fail(ErrorCode::kTimeout,
-           "{}: the mutations of {} (system.mutations, is_done = 0) have not finished after 10 "
-           "minutes; they must before {}",
-           source_, target_.label, before);
+           "{}: the mutations of {} have not reached every part after 10 minutes ({} parts or "
+           "replication queue entries left: system.mutations, system.replication_queue); they "
+           "must before {}",
+           source_, target_.label, pending, before);
+    }
+    if (!told && waited > 30s) {
+      spdlog::warn(
+          "{}: waiting for the mutations of {} ({} parts or replication queue entries "
+          "left) before {}",
+          source_, target_.label, pending, before);
+      told = true;
     }
     std::this_thread::sleep_for(100ms);
   }

@@ -70,12 +70,12 @@ class TargetAlter {
   void ReportDefault(const binlog::ColumnDef& column, const std::string& why);
   // Writes the column's values into the parts that lack it and waits for the mutation.
   void MaterializeColumn(const std::string& column);
-  // The target's parts without `column` / unfinished mutations (on a cluster: of its data
-  // tables, summed over every host).
+  // The target's parts without `column` / mutation work left (TargetCatalog::PendingMutations;
+  // on a cluster: of its data tables, summed over every host).
   uint64_t PartsWithoutColumn(const std::string& column);
   uint64_t PendingMutations();
-  // Returns once the target has no unfinished mutation (at most 10 minutes, then Error kTimeout
-  // naming `before`, what waits for them).
+  // Returns once the target has no mutation work left (at most 10 minutes, then Error kTimeout
+  // naming `before`, what waits for them; a warning after 30 s).
   void WaitForMutations(const std::string& before);
 
   bool IsKey(const std::string& name) const;

@@ -70,7 +70,13 @@ class TargetCatalog {
   // their values come from the column's DEFAULT at every read).
   uint64_t PartsWithoutColumn(const std::string& database, const std::string& table,
                               const std::string& column);
-  // How many mutations of the table have not finished.
+  // How much mutation work of the table is left: the active parts an unfinished mutation has still
+  // to change (its partition, blocks before its number, a data version below it) plus the entries
+  // of the table's replication queue (a queued fetch, merge or mutation can bring such a part).
+  // 0 means every mutation queued so far has reached every part. Not system.mutations' is_done
+  // alone: 18.16 can leave a replica's mutation at parts_to_do = 1 for good after a merge's commit
+  // raced an ALTER of the columns ("Part ... (state Outdated) already exists"), with its queue
+  // empty and every part mutated.
   uint64_t PendingMutations(const std::string& database, const std::string& table);
   // The queries of the two above (one UInt64), for running them on other hosts of a cluster.
   static std::string PartsWithoutColumnSql(const std::string& database, const std::string& table,
