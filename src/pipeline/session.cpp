@@ -349,13 +349,29 @@ RouterContext Pipeline::Session::MakeRouterContext() {
       } else if (!was_copying) {
         return;
       }
-      if (was_copying) renamed_while_copied_.insert(from);
+      if (was_copying) gone_while_copied_.insert(from);
     }
     // The copy the stream needed was of the table, whatever it is called now.
     CopyAgain(to,
               fmt::format("it is {} renamed, whose copy was {}", from,
                           was_copying ? "running" : "pending"),
               true);
+  };
+  rc.on_dropped = [this](const std::string& label) {
+    {
+      std::lock_guard lock(buffers_.mutex());
+      if (!tracker_) return;
+      const state::PendingCommand* pending = tracker_->checkpoint().FindPending(label);
+      const auto& copy = tracker_->checkpoint().table_copy;
+      if (copy && copy->kind() == state::TableCopy::Kind::kResnapshot &&
+          std::find(copy->tables.begin(), copy->tables.end(), label) != copy->tables.end()) {
+        gone_while_copied_.insert(label);
+      }
+      if (pending == nullptr || pending->action != "resnapshot") return;
+      tracker_->RemovePendingCommand(label);
+    }
+    spdlog::info("{}: dropped before its resnapshot began; the resnapshot is given up", label);
+    SaveNow();
   };
   if (checkpoint_) rc.target_renames = checkpoint_->target_renames;
   rc.before_target_rename = [this](const state::TargetRename& rename) {
@@ -793,7 +809,8 @@ std::string Pipeline::Session::CopyAgainReason(const Pipeline::AbandonedCopy& ab
   const std::string& label = copy.tables[0];
   const bool raced = abandoned.code == ErrorCode::kSourceChanged;
   if (abandoned.code == ErrorCode::kInvalidArgument) return "";  // refused: again cannot help
-  if (renamed_while_copied_.erase(label) != 0) return "";        // copied again under its new name
+  if (gone_while_copied_.erase(label) != 0)
+    return "";  // renamed (copied under the new name) or dropped
   if (!raced && p_.resnapshots_again_[label]++ >= kCopiesAgain) return "";
   return raced ? "its table changed while it was copied" : "its resnapshot failed";
 }

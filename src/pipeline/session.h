@@ -150,9 +150,9 @@ class Pipeline::Session {
   // The reader is at the source's end (RefreshLag): pending copies of tables not covered yet stop
   // waiting for a RENAME the replay has yet to read (Pipeline::SubmitPendingCommands).
   std::atomic<bool> stream_caught_up_{false};
-  // Tables the stream renamed while their resnapshot ran: that copy fails, and the copy asked for
-  // under the new name replaces it (guarded by buffers_' mutex).
-  std::set<std::string> renamed_while_copied_;
+  // Tables the stream renamed or dropped while their resnapshot ran: that copy fails and is not
+  // begun again (a copy asked for under the new name replaces it; guarded by buffers_' mutex).
+  std::set<std::string> gone_while_copied_;
 };
 
 }  // namespace rowbridge::pipeline

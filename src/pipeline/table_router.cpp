@@ -834,6 +834,7 @@ void TableRouter::DropTarget(tables::TargetTable& target) {
 }
 
 void TableRouter::OnDropped(const tables::SourceTableName& name, const std::string& where) {
+  if (ctx_.on_dropped) ctx_.on_dropped(name.ToString());
   auto it = tables_.find(name);
   if (it == tables_.end() || it->second->stopped) return;
   StreamedTable& table = *it->second;
@@ -1077,7 +1078,13 @@ bool TableRouter::LeaveOldName(const tables::SourceTableName& from,
                                tables::TargetTable*& target) {
   target = nullptr;
   auto it = tables_.find(from);
-  if (it == tables_.end() || it->second->stopped) return true;
+  if (it == tables_.end()) return true;
+  if (it->second->stopped) {
+    // Its resnapshot waiting under the old name would fail for good ("no longer in the source
+    // under this name") and be begun again as a raced copy, at every restart of the stream.
+    if (ctx_.on_renamed) ctx_.on_renamed(from.ToString(), to.ToString());
+    return true;
+  }
   if (!Drain(*it->second)) return false;
   target = it->second->target;
   spdlog::info("{} renamed to {} at {}; its rows go where the rules route {}", from.ToString(),

@@ -188,8 +188,12 @@ struct RouterContext {
   // table renamed from one no rule replicated, e.g. gh-ost's unmatched shadow swapped in), with
   // "db.table" and why: it is copied again alongside the stream (resnapshot) where that can be.
   std::function<void(const std::string& table, const std::string& why)> on_needs_copy;
-  // A replicated table left its name for `to` (RENAME): a copy waiting for `from` follows it.
+  // A table of the stream (also a stopped one) left its name for `to` (RENAME): a copy waiting
+  // for `from` follows it.
   std::function<void(const std::string& from, const std::string& to)> on_renamed;
+  // A table was dropped (DROP TABLE): a copy waiting for it is dropped, one running is not begun
+  // again when it fails.
+  std::function<void(const std::string& table)> on_dropped;
   // Target tables renamed after source RENAMEs that a replay from the checkpoint meets again (the
   // checkpoint's target_renames, in order): rows of a table's old name before its RENAME go to the
   // target under its new name.

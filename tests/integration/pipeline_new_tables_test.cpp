@@ -695,5 +695,74 @@ TEST_F(PipelineNewTablesTest, TableRenamedUnderAMatchedNameIsCopiedAlongsideTheS
   EXPECT_EQ(rb.Terminate(), 0);
 }
 
+// An online schema change's swap (an unmatched shadow renamed onto a matched name) replayed after
+// a restart, when the swapped-in table has been renamed on since: the session lists the source's
+// tables at its start, which name only the later name. The replay stops the swapped-in name (its
+// columns are known neither to the source now nor, without FULL row metadata, to the binlog), and
+// the copy the swap asked for under it must follow the RENAME: waiting under the old name it
+// failed for good and was begun again at every restart of the stream, without end.
+TEST_F(PipelineNewTablesTest, ASwapReplayedAfterTheTableWasRenamedOnIsCopiedAgain) {
+  TestDir dir("pipeline-new-table-swap-replayed");
+  CreateTables({"r_t", "shadow"});
+  Changes changes(4242, source_db_);
+  changes.AddTable("r_t", true);
+  changes.AddTable("shadow", true);
+  RunMysqlSql(mysql_, changes.Fill("r_t", 40) + changes.Fill("shadow", 90));
+  PipelineConfig config = Config(fmt::format("  - match: {}.r_*\n    mode: replica\n", source_db_));
+  RowbridgeProcess rb(dir.path(), config);
+  rb.Start();
+  ASSERT_TRUE(WaitFor([&] { return rb.SavedCheckpoint().has_value(); }, 60s)) << rb.log();
+  RunMysqlSql(mysql_, changes.Next({"r_t"}, 10));
+  rb.WaitCaughtUp();
+  ASSERT_EQ(rb.Terminate(), 0) << rb.log();
+  const std::string db = "`" + source_db_ + "`.";
+  RunMysqlSql(mysql_, changes.Next({"shadow"}, 10) + "RENAME TABLE " + db + "r_t TO " + db +
+                          "old_t, " + db + "shadow TO " + db + "r_t;\n");
+  RunMysqlSql(mysql_, "UPDATE " + db + "r_t SET v = -1 WHERE id = 7;\nRENAME TABLE " + db +
+                          "r_t TO " + db + "r_u;\n");
+  const size_t before = rb.log().size();
+  rb.Start();
+  RunMysqlSql(mysql_, "UPDATE " + db + "r_u SET v = v + 1 WHERE id BETWEEN 20 AND 50");
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return rb.log().find("handed over", before) != std::string::npos ||
+               rb.log().find("cannot", before) != std::string::npos;
+      },
+      120s))
+      << rb.log().substr(before);
+  rb.WaitCaughtUp();
+  EXPECT_EQ(rb.log().find("does not cover it", before), std::string::npos)
+      << rb.log().substr(before);
+  ExpectReplica("r_u");
+  EXPECT_EQ(rb.Terminate(), 0) << rb.log().substr(before);
+}
+
+// The same swap replayed after the swapped-in table was dropped: its copy is given up, once.
+TEST_F(PipelineNewTablesTest, ASwapReplayedAfterTheTableWasDroppedGivesItsCopyUp) {
+  TestDir dir("pipeline-new-table-swap-dropped");
+  CreateTables({"r_t", "r_keep", "shadow"});
+  Changes changes(4243, source_db_);
+  for (const char* t : {"r_t", "r_keep", "shadow"}) changes.AddTable(t, true);
+  RunMysqlSql(mysql_,
+              changes.Fill("r_t", 40) + changes.Fill("r_keep", 30) + changes.Fill("shadow", 90));
+  PipelineConfig config = Config(fmt::format("  - match: {}.r_*\n    mode: replica\n", source_db_));
+  RowbridgeProcess rb(dir.path(), config);
+  rb.Start();
+  ASSERT_TRUE(WaitFor([&] { return rb.SavedCheckpoint().has_value(); }, 60s)) << rb.log();
+  rb.WaitCaughtUp();
+  ASSERT_EQ(rb.Terminate(), 0) << rb.log();
+  const std::string db = "`" + source_db_ + "`.";
+  RunMysqlSql(mysql_, "RENAME TABLE " + db + "r_t TO " + db + "old_t, " + db + "shadow TO " + db +
+                          "r_t;\nUPDATE " + db + "r_t SET v = -1 WHERE id = 7;\nDROP TABLE " + db +
+                          "r_t;\n");
+  const size_t before = rb.log().size();
+  rb.Start();
+  RunMysqlSql(mysql_, changes.Next({"r_keep"}, 10));
+  rb.WaitCaughtUp();
+  EXPECT_EQ(rb.log().find("failed", before), std::string::npos) << rb.log().substr(before);
+  ExpectReplica("r_keep");
+  EXPECT_EQ(rb.Terminate(), 0) << rb.log().substr(before);
+}
+
 }  // namespace
 }  // namespace rowbridge::testing
