@@ -373,6 +373,18 @@ RouterContext Pipeline::Session::MakeRouterContext() {
     spdlog::info("{}: dropped before its resnapshot began; the resnapshot is given up", label);
     SaveNow();
   };
+  rc.on_stop_ended = [this](const std::string& label) {
+    const config::QualifiedName name = snapshot::SplitLabel(label);
+    {
+      std::lock_guard lock(buffers_.mutex());
+      if (!tracker_) return;
+      tracker_->RemoveStop(name.database, name.table);
+    }
+    SaveNow();
+    // The board's one way out of stopped; the name is shown as any table renamed away is.
+    p_.status_.Table(name.database, name.table, "", "").Resume();
+    p_.metrics_.table_stopped.WithLabels({name.database, name.table}).Set(0);
+  };
   if (checkpoint_) rc.target_renames = checkpoint_->target_renames;
   rc.before_target_rename = [this](const state::TargetRename& rename) {
     {

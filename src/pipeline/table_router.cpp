@@ -695,6 +695,13 @@ void TableRouter::Retire(const tables::SourceTableName& name) {
   routes_.clear();
 }
 
+void TableRouter::EndStop(const tables::SourceTableName& name, const std::string& what) {
+  spdlog::info("{} was stopped and is {}: its stop ends (its target keeps its rows)",
+               name.ToString(), what);
+  Retire(name);
+  if (ctx_.on_stop_ended) ctx_.on_stop_ended(name.ToString());
+}
+
 void TableRouter::StopForSchema(StreamedTable& table, const std::string& position,
                                 const std::string& reason) {
   if (table.stopped) return;
@@ -836,7 +843,11 @@ void TableRouter::DropTarget(tables::TargetTable& target) {
 void TableRouter::OnDropped(const tables::SourceTableName& name, const std::string& where) {
   if (ctx_.on_dropped) ctx_.on_dropped(name.ToString());
   auto it = tables_.find(name);
-  if (it == tables_.end() || it->second->stopped) return;
+  if (it == tables_.end()) return;
+  if (it->second->stopped) {
+    EndStop(name, "dropped at " + where);
+    return;
+  }
   StreamedTable& table = *it->second;
   if (!Drain(table)) return;
   const StreamedTable* other = table.target != nullptr ? OtherWriter(*table.target, name) : nullptr;
@@ -1083,6 +1094,7 @@ bool TableRouter::LeaveOldName(const tables::SourceTableName& from,
     // Its resnapshot waiting under the old name would fail for good ("no longer in the source
     // under this name") and be begun again as a raced copy, at every restart of the stream.
     if (ctx_.on_renamed) ctx_.on_renamed(from.ToString(), to.ToString());
+    EndStop(from, fmt::format("renamed to {} at {}", to.ToString(), where));
     return true;
   }
   if (!Drain(*it->second)) return false;

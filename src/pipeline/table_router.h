@@ -194,6 +194,9 @@ struct RouterContext {
   // A table was dropped (DROP TABLE): a copy waiting for it is dropped, one running is not begun
   // again when it fails.
   std::function<void(const std::string& table)> on_dropped;
+  // A stopped table left its name (RENAME or DROP): its stop ends, since no table has the name
+  // any more (the renamed table's own target lacking rows is the new name's affair).
+  std::function<void(const std::string& table)> on_stop_ended;
   // Target tables renamed after source RENAMEs that a replay from the checkpoint meets again (the
   // checkpoint's target_renames, in order): rows of a table's old name before its RENAME go to the
   // target under its new name.
@@ -414,6 +417,8 @@ class TableRouter {
   mapping::DdlOptions ClusterDdlOptions() const;
   // The table leaves the router (dropped or renamed away); it is kept alive for pending batches.
   void Retire(const tables::SourceTableName& name);
+  // A stopped table is gone from `name` (`what`: "renamed to x at ..."): retired, its stop ended.
+  void EndStop(const tables::SourceTableName& name, const std::string& what);
   void StopForSchema(StreamedTable& table, const std::string& position, const std::string& reason);
   // The runtime state of `target`, made (with the versions a replay skips) on first use.
   TargetState* StateOf(tables::TargetTable* target);

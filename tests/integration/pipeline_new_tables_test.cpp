@@ -734,6 +734,8 @@ TEST_F(PipelineNewTablesTest, ASwapReplayedAfterTheTableWasRenamedOnIsCopiedAgai
   EXPECT_EQ(rb.log().find("does not cover it", before), std::string::npos)
       << rb.log().substr(before);
   ExpectReplica("r_u");
+  // No stop left under the name no table has any more (/healthz would stay unhealthy for good).
+  EXPECT_EQ(rb.SavedCheckpoint()->stopped_tables.size(), 0u) << rb.log().substr(before);
   EXPECT_EQ(rb.Terminate(), 0) << rb.log().substr(before);
 }
 
@@ -761,6 +763,7 @@ TEST_F(PipelineNewTablesTest, ASwapReplayedAfterTheTableWasDroppedGivesItsCopyUp
   rb.WaitCaughtUp();
   EXPECT_EQ(rb.log().find("failed", before), std::string::npos) << rb.log().substr(before);
   ExpectReplica("r_keep");
+  EXPECT_EQ(rb.SavedCheckpoint()->stopped_tables.size(), 0u) << rb.log().substr(before);
   EXPECT_EQ(rb.Terminate(), 0) << rb.log().substr(before);
 }
 
