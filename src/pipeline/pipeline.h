@@ -208,6 +208,8 @@ class Pipeline {
   // Per table: failed resnapshots begun again, races with schema changes not counted (the
   // reader's; see Session::Abandon).
   std::map<std::string, int> resnapshots_again_;
+  // Per table: resnapshots raced by a schema change in a row, since its last hand-over.
+  std::map<std::string, int> raced_copies_in_a_row_;
   std::atomic<bool> reader_work_pending_{false};
   // The reader found the checkpoint's binlog purged (ReaderContext::start_gone).
   std::atomic<bool> start_gone_{false};

@@ -684,6 +684,7 @@ void Pipeline::Session::ReplaceTargets(const HandOverDesk::Offer& offer,
       Fail(ErrorCode::kNetwork, "stopping before the resnapshot of {} was handed over", label);
     }
     p_.metrics_.table_stopped.WithLabels({name.database, name.table}).Set(0);
+    p_.raced_copies_in_a_row_.erase(label);
     spdlog::info(
         "resnapshot of {} handed over: its copy took the target's place, and its changes "
         "after {} are streamed into it (the stream is at {})",
@@ -812,10 +813,13 @@ void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
 std::string Pipeline::Session::CopyAgainReason(const Pipeline::AbandonedCopy& abandoned) {
   // The target lacks the rows the resnapshot was to bring, so it is begun anew. A schema change
   // that raced the copy (gh-ost's swapped-in table altered at once, say) is seen by the next copy,
-  // which therefore begins as often as changes race it; any other failure, a few times at most
-  // per table and process. Begun again whatever snapshot.enabled says: the resnapshot was asked
-  // for.
+  // which therefore begins as often as changes race it, up to a bound in a row: a copy that can
+  // never succeed (a table gone from the source under a name the stream still gives it) must not
+  // restart the stream for ever, as one did while a resnapshot waited under a name the replay had
+  // renamed away. Any other failure, a few times at most per table and process. Begun again
+  // whatever snapshot.enabled says: the resnapshot was asked for.
   constexpr int kCopiesAgain = 3;
+  constexpr int kRacedCopiesInARow = 20;
   const state::TableCopy& copy = abandoned.copy;
   if (copy.kind() != state::TableCopy::Kind::kResnapshot || copy.tables.size() != 1) return "";
   const std::string& label = copy.tables[0];
@@ -824,6 +828,14 @@ std::string Pipeline::Session::CopyAgainReason(const Pipeline::AbandonedCopy& ab
   if (gone_while_copied_.erase(label) != 0)
     return "";  // renamed (copied under the new name) or dropped
   if (!raced && p_.resnapshots_again_[label]++ >= kCopiesAgain) return "";
+  if (raced && ++p_.raced_copies_in_a_row_[label] > kRacedCopiesInARow) {
+    spdlog::error(
+        "{}: its resnapshot met a change of the table {} times in a row ({}); it is not begun "
+        "again (`rowbridge resnapshot {}` tries again)",
+        label, kRacedCopiesInARow, abandoned.reason, label);
+    p_.raced_copies_in_a_row_.erase(label);
+    return "";
+  }
   return raced ? "its table changed while it was copied" : "its resnapshot failed";
 }
 
