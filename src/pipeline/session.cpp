@@ -460,8 +460,17 @@ void Pipeline::Session::ResolveTables() {
 
   if (checkpoint_) {
     // A resnapshot handed over just before a crash may not have put its table in place yet.
+    // Not when a later copy of the table owns the fresh table's name now (a resnapshot begun
+    // after the hand-over, e.g. the replay of a swap asking for one again): its table, half
+    // filled, took the target's place, and the copy then made it again and found its rows copied
+    // already, so the target ended empty (unpaced DDL workload, seed 6111 on MySQL 9.7).
+    const std::optional<state::TableCopy>& copy = checkpoint_->table_copy;
     for (const state::TableStart& t : checkpoint_->table_starts) {
       if (t.fresh_target.empty()) continue;
+      if (copy && std::find(copy->fresh_targets.begin(), copy->fresh_targets.end(),
+                            t.fresh_target) != copy->fresh_targets.end()) {
+        continue;
+      }
       const config::QualifiedName name = snapshot::SplitLabel(t.table);
       const int rule = resolver_->Match({name.database, name.table});
       if (rule == config::TableMatcher::kNoRule) continue;

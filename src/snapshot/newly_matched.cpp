@@ -397,7 +397,11 @@ std::optional<state::TableCopy> PendingTableCopy(const config::Config& config,
     if (!checkpoint.replicated_tables) return std::nullopt;
     if (!BeginCopy(config, store, checkpoint)) return std::nullopt;
   } else {
-    spdlog::info("resuming the copy of the newly matched table(s) {} alongside the stream",
+    const state::TableCopy::Kind kind = checkpoint.table_copy->kind();
+    spdlog::info("resuming the {} {} alongside the stream",
+                 kind == state::TableCopy::Kind::kMatchedLater
+                     ? std::string("copy of the newly matched table(s)")
+                     : std::string(state::TableCopyKindName(kind)) + " of",
                  Joined(checkpoint.table_copy->tables));
   }
   return checkpoint.table_copy;
