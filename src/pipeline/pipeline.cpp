@@ -364,9 +364,14 @@ void Pipeline::BeginRequestedCopy() {
   // The request stays pending until the copy is in the last checkpoint (or refused): a second
   // command in between must be told a copy is being started, not start one more.
   std::optional<CopyRequest> request;
+  bool submitted = false;
   {
     std::lock_guard lock(requests_mutex_);
     request = copy_request_;
+    if (request) {
+      submitted = std::find(submitted_pending_.begin(), submitted_pending_.end(), request->table) !=
+                  submitted_pending_.end();
+    }
   }
   if (!request) return;
   const char* what = server::TableActionName(request->action);
@@ -379,6 +384,17 @@ void Pipeline::BeginRequestedCopy() {
     was_pending = std::erase_if(checkpoint->pending_commands, [&](const state::PendingCommand& c) {
                     return c.table == request->table;
                   }) > 0;
+    if (submitted && !was_pending) {
+      // Withdrawn after it was handed over: the stream met its table's RENAME (the copy was
+      // recorded again under the new name) or DROP. Begun anyway, it copied a table the source
+      // no longer has under that name, failed, and was begun again.
+      spdlog::info("{} of {} not begun: the stream withdrew it (the table was renamed or dropped)",
+                   what, request->table);
+      ForgetSubmitted(request->table);
+      std::lock_guard lock(requests_mutex_);
+      copy_request_.reset();
+      return;
+    }
     if (request->action == server::TableAction::kResume) {
       snapshot::BeginResume(config_, *store_, *checkpoint, request->table);
     } else {

@@ -1226,7 +1226,7 @@ void TableRouter::OnNewName(const schema::TableChange& change,
     // The rows the table had under its unreplicated old name never reached the target: a table
     // renamed into a matched name, or an online schema change's shadow no rule matched swapped in
     // (the target holds the old table's rows, without what the shadow added).
-    if (!name_was_taken && ctx_.on_replicated) ctx_.on_replicated(name.ToString());
+    if (ctx_.on_replicated) ctx_.on_replicated(name.ToString());
     const std::string why =
         from_copied_later
             ? fmt::format(
