@@ -26,6 +26,12 @@ namespace rowbridge::pipeline {
 
 namespace {
 
+// Whether `label` is a fresh table of `copy`, the copy in progress, which makes and fills it.
+bool IsFreshTableOf(const std::optional<state::TableCopy>& copy, const std::string& label) {
+  return copy && std::find(copy->fresh_targets.begin(), copy->fresh_targets.end(), label) !=
+                     copy->fresh_targets.end();
+}
+
 BatchLimits LimitsOf(const config::Config& config) {
   BatchLimits limits;
   limits.max_rows = config.batch.max_rows;
@@ -334,43 +340,25 @@ RouterContext Pipeline::Session::MakeRouterContext() {
     CopyAgain(label, why, false);
   };
   rc.on_renamed = [this](const std::string& from, const std::string& to) {
-    bool was_copying = false;
+    const char* was = nullptr;
     {
       std::lock_guard lock(buffers_.mutex());
       if (!tracker_) return;
-      const state::PendingCommand* pending = tracker_->checkpoint().FindPending(from);
-      const auto& copy = tracker_->checkpoint().table_copy;
-      // A resnapshot running under the old name cannot hand over any more (the stream is past
-      // the rename), and ends as a source change; the copy must follow the new name.
-      was_copying = copy && copy->kind() == state::TableCopy::Kind::kResnapshot &&
-                    std::find(copy->tables.begin(), copy->tables.end(), from) != copy->tables.end();
-      if (pending != nullptr && pending->action == "resnapshot") {
-        tracker_->RemovePendingCommand(from);
-      } else if (!was_copying) {
-        return;
-      }
-      if (was_copying) gone_while_copied_.insert(from);
+      was = WithdrawResnapshot(from);
     }
+    if (was == nullptr) return;
     // The copy the stream needed was of the table, whatever it is called now.
-    CopyAgain(to,
-              fmt::format("it is {} renamed, whose copy was {}", from,
-                          was_copying ? "running" : "pending"),
-              true);
+    CopyAgain(to, fmt::format("it is {} renamed, whose copy was {}", from, was), true);
   };
   rc.on_dropped = [this](const std::string& label) {
+    const char* was = nullptr;
     {
       std::lock_guard lock(buffers_.mutex());
       if (!tracker_) return;
-      const state::PendingCommand* pending = tracker_->checkpoint().FindPending(label);
-      const auto& copy = tracker_->checkpoint().table_copy;
-      if (copy && copy->kind() == state::TableCopy::Kind::kResnapshot &&
-          std::find(copy->tables.begin(), copy->tables.end(), label) != copy->tables.end()) {
-        gone_while_copied_.insert(label);
-      }
-      if (pending == nullptr || pending->action != "resnapshot") return;
-      tracker_->RemovePendingCommand(label);
+      was = WithdrawResnapshot(label);
     }
-    spdlog::info("{}: dropped before its resnapshot began; the resnapshot is given up", label);
+    if (was == nullptr) return;
+    spdlog::info("{}: dropped while its resnapshot was {}; the resnapshot is given up", label, was);
     SaveNow();
   };
   rc.on_stop_ended = [this](const std::string& label) {
@@ -464,11 +452,8 @@ void Pipeline::Session::ResolveTables() {
     // after the hand-over, e.g. the replay of a swap asking for one again): its table, half
     // filled, took the target's place, and the copy then made it again and found its rows copied
     // already, so the target ended empty (unpaced DDL workload, seed 6111 on MySQL 9.7).
-    const std::optional<state::TableCopy>& copy = checkpoint_->table_copy;
     for (const state::TableStart& t : checkpoint_->table_starts) {
-      if (t.fresh_target.empty()) continue;
-      if (copy && std::find(copy->fresh_targets.begin(), copy->fresh_targets.end(),
-                            t.fresh_target) != copy->fresh_targets.end()) {
+      if (t.fresh_target.empty() || IsFreshTableOf(checkpoint_->table_copy, t.fresh_target)) {
         continue;
       }
       const config::QualifiedName name = snapshot::SplitLabel(t.table);
@@ -608,11 +593,7 @@ void Pipeline::Session::DropLeftOverTargets(state::Checkpoint& checkpoint) {
   // table, and drops the old one itself).
   std::vector<std::string> left_over;
   for (const std::string& label : checkpoint.targets_to_drop) {
-    const auto& copy = checkpoint.table_copy;
-    if (!copy || std::find(copy->fresh_targets.begin(), copy->fresh_targets.end(), label) ==
-                     copy->fresh_targets.end()) {
-      left_over.push_back(label);
-    }
+    if (!IsFreshTableOf(checkpoint.table_copy, label)) left_over.push_back(label);
   }
   snapshot::DropFreshTables(p_.config_, left_over);
   if (!left_over.empty()) {
@@ -817,6 +798,21 @@ void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
                       : "it stays stopped; `rowbridge resnapshot` copies it again instead");
   }
   if (again) StartCopyAgain(*again, again_why);
+}
+
+const char* Pipeline::Session::WithdrawResnapshot(const std::string& label) {
+  const state::Checkpoint& checkpoint = tracker_->checkpoint();
+  const state::PendingCommand* pending = checkpoint.FindPending(label);
+  const auto& copy = checkpoint.table_copy;
+  // One running under the old name cannot hand over any more (the stream is past the statement),
+  // and ends as a source change.
+  const bool running =
+      copy && copy->kind() == state::TableCopy::Kind::kResnapshot &&
+      std::find(copy->tables.begin(), copy->tables.end(), label) != copy->tables.end();
+  const bool recorded = pending != nullptr && pending->action == "resnapshot";
+  if (recorded) tracker_->RemovePendingCommand(label);
+  if (running) gone_while_copied_.insert(label);
+  return running ? "running" : recorded ? "pending" : nullptr;
 }
 
 std::string Pipeline::Session::CopyAgainReason(const Pipeline::AbandonedCopy& abandoned) {

@@ -106,6 +106,10 @@ class Pipeline::Session {
   // meanwhile), or "" when it is not (not a one-table resnapshot, refused, renamed meanwhile, or
   // tried often enough).
   std::string CopyAgainReason(const Pipeline::AbandonedCopy& abandoned);
+  // Lock held. The stream met `label`'s RENAME or DROP: a resnapshot recorded for it leaves the
+  // checkpoint, one running is not begun again when it fails (gone_while_copied_). Returns
+  // "running", "pending", or nullptr when it had none.
+  const char* WithdrawResnapshot(const std::string& label);
   static state::PendingCommand ResnapshotCommand(const std::string& label);
   // After the command was recorded and saved: logs why and submits it.
   void StartCopyAgain(const state::PendingCommand& command, const std::string& why);

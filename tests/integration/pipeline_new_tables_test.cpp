@@ -710,8 +710,7 @@ TEST_F(PipelineNewTablesTest, ASwapReplayedAfterTheTableWasRenamedOnIsCopiedAgai
   RunMysqlSql(mysql_, changes.Fill("r_t", 40) + changes.Fill("shadow", 90));
   PipelineConfig config = Config(fmt::format("  - match: {}.r_*\n    mode: replica\n", source_db_));
   RowbridgeProcess rb(dir.path(), config);
-  rb.Start();
-  ASSERT_TRUE(WaitFor([&] { return rb.SavedCheckpoint().has_value(); }, 60s)) << rb.log();
+  StartAndWaitForCheckpoint(rb);
   RunMysqlSql(mysql_, changes.Next({"r_t"}, 10));
   rb.WaitCaughtUp();
   ASSERT_EQ(rb.Terminate(), 0) << rb.log();
@@ -749,8 +748,7 @@ TEST_F(PipelineNewTablesTest, ASwapReplayedAfterTheTableWasDroppedGivesItsCopyUp
               changes.Fill("r_t", 40) + changes.Fill("r_keep", 30) + changes.Fill("shadow", 90));
   PipelineConfig config = Config(fmt::format("  - match: {}.r_*\n    mode: replica\n", source_db_));
   RowbridgeProcess rb(dir.path(), config);
-  rb.Start();
-  ASSERT_TRUE(WaitFor([&] { return rb.SavedCheckpoint().has_value(); }, 60s)) << rb.log();
+  StartAndWaitForCheckpoint(rb);
   rb.WaitCaughtUp();
   ASSERT_EQ(rb.Terminate(), 0) << rb.log();
   const std::string db = "`" + source_db_ + "`.";
