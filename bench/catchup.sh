@@ -8,6 +8,7 @@
 #     --compression M  rowbridge's target.compression: auto (default; none here, on 127.0.0.1),
 #                    lz4, zstd or none. clickhouse-client's baseline compresses the same way.
 #     --max-string N longest generated string/blob of a row (loadgen; default 32)
+#     --max-rows N   rowbridge's batch.max_rows (default 100000)
 #     --build DIR    where rowbridge and rowbridge-loadgen are (default build/rel, a Release build)
 #     --out DIR      also write results.md there
 #     --smoke        20,000 rows, one round: checks that everything works, measures nothing
@@ -32,12 +33,13 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-rows=1000000 rounds=3 compression=auto max_string=32 build="$BENCH_ROOT/build/rel" out="" smoke=0 keep=0
+rows=1000000 rounds=3 max_rows=100000 compression=auto max_string=32 build="$BENCH_ROOT/build/rel" out="" smoke=0 keep=0
 while (($#)); do
   case "$1" in
     --rows) rows="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --compression) compression="$2"; shift 2 ;;
+    --max-rows) max_rows="$2"; shift 2 ;;
     *) bench_common_option "$@"; shift "$BENCH_SHIFT" ;;
   esac
 done
@@ -74,7 +76,7 @@ tables:
     meta_columns: {event_type: binlog_event_type, version: bifrost_data_version}
     create_table: false
     conversion: {on_out_of_range: clamp}
-batch: {max_rows: 100000, max_delay: 1s}
+batch: {max_rows: $max_rows, max_delay: 1s}
 EOF
 } >"$config"
 log="$work/rowbridge.log"

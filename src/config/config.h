@@ -164,6 +164,8 @@ struct BatchConfig {
   // While the stream is caught up a table's rows are written at once, but a table gets at most
   // one insert per min_interval (pipeline/batch_buffers.h).
   Duration min_interval{500};
+  // A batch is held and sent in parts of part_rows rows (pipeline/batch_buffers.h).
+  uint64_t part_rows = 8192;
 };
 
 struct MemoryConfig {

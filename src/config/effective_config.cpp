@@ -147,7 +147,8 @@ Json EffectiveConfigJson(const Config& config) {
   root["batch"] = {{"max_rows", config.batch.max_rows},
                    {"max_bytes", FormatSize(config.batch.max_bytes)},
                    {"max_delay", FormatDuration(config.batch.max_delay)},
-                   {"min_interval", FormatDuration(config.batch.min_interval)}};
+                   {"min_interval", FormatDuration(config.batch.min_interval)},
+                   {"part_rows", config.batch.part_rows}};
   root["memory"] = {{"max_buffered_bytes", FormatSize(config.memory.max_buffered_bytes)}};
   Json state = {{"store", StateStoreName(config.state.store)},
                 {"checkpoint_interval", FormatDuration(config.state.checkpoint_interval)}};

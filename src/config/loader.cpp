@@ -581,6 +581,7 @@ class Loader {
     m.Size("max_bytes", b.max_bytes, 1 << 10, 16ULL << 30);
     m.Duration("max_delay", b.max_delay, milliseconds(1), hours(1));
     m.Duration("min_interval", b.min_interval, milliseconds(0), hours(1));
+    m.UInt("part_rows", b.part_rows, 1, 100000000);
     batch_bytes_mark_ = m.MarkOf("max_bytes");
     m.Finish();
   }

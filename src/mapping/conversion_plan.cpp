@@ -406,17 +406,42 @@ std::string ConversionPlan::InsertQuery(std::string_view database, std::string_v
   return query;
 }
 
-TargetBlock ConversionPlan::NewBlock() const {
+namespace {
+
+uint64_t NextBlockId() {
   static std::atomic<uint64_t> last_id{0};
+  return ++last_id;
+}
+
+}  // namespace
+
+TargetBlock ConversionPlan::NewBlock() const {
   TargetBlock block;
-  block.id_ = ++last_id;
+  block.id_ = NextBlockId();
   for (const auto& column : insert_columns_) {
-    Column& added = block.block_.AddColumn(column.name, clickhouse::CreateColumn(column.type));
-    auto* nullable = dynamic_cast<clickhouse::ColumnNullable*>(&added);
-    block.nullables_.push_back(nullable);
-    block.values_.push_back(nullable != nullptr ? &nullable->nested() : &added);
+    block.block_.AddColumn(column.name, clickhouse::CreateColumn(column.type));
   }
+  block.ResolveColumns();
   return block;
+}
+
+TargetBlock TargetBlock::EmptyLike() const {
+  TargetBlock block;
+  block.id_ = NextBlockId();
+  block.block_ = block_.EmptyLike();
+  block.ResolveColumns();
+  return block;
+}
+
+void TargetBlock::ResolveColumns() {
+  values_.clear();
+  nullables_.clear();
+  for (size_t i = 0; i < block_.ColumnCount(); ++i) {
+    Column& column = block_.At(i);
+    auto* nullable = dynamic_cast<clickhouse::ColumnNullable*>(&column);
+    nullables_.push_back(nullable);
+    values_.push_back(nullable != nullptr ? &nullable->nested() : &column);
+  }
 }
 
 void ConversionPlan::AppendMeta(const Binding& b, size_t i, TargetBlock& block,

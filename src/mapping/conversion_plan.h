@@ -118,9 +118,15 @@ class TargetBlock {
     block_.ReleaseMemory();
     rows_ = 0;
   }
+  // A block of the same columns with no rows and no buffers, and an identity of its own (a plan
+  // binds to it anew).
+  TargetBlock EmptyLike() const;
 
  private:
   friend class ConversionPlan;
+  // Fills values_ and nullables_ from block_'s columns.
+  void ResolveColumns();
+
   clickhouse::Block block_;
   std::vector<clickhouse::Column*> values_;             // value column (nested one for Nullable)
   std::vector<clickhouse::ColumnNullable*> nullables_;  // the Nullable wrapper or nullptr

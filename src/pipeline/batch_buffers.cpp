@@ -18,11 +18,51 @@ TargetGroup& BatchBuffers::AddGroup(std::unique_ptr<TargetGroup> group) {
 }
 
 void BatchBuffers::Seal(TargetGroup& group) {
+  Batch& batch = *group.filling;
+  // Its last part; the batch gets a part to fill again when it is done (from the parts sent).
+  if (batch.part_rows > 0) {
+    batch.closed.push_back(std::move(batch.block));
+    batch.part_rows = batch.part_bytes = 0;
+  }
   group.last_sealed_at = std::chrono::steady_clock::now();
-  group.sealed = group.filling;
-  group.filling = group.filling == &group.batches[0] ? &group.batches[1] : &group.batches[0];
-  queue_.push_back(&group);
-  ready_.notify_one();
+  group.sealed = &batch;
+  group.filling = &batch == &group.batches[0] ? &group.batches[1] : &group.batches[0];
+  Enqueue(group, batch);
+  // Also wakes the writer streaming it, if one is: the rest of it can go.
+  ready_.notify_all();
+}
+
+void BatchBuffers::ClosePart(Batch& batch) {
+  if (batch.part_rows == 0) return;
+  batch.closed.push_back(std::move(batch.block));
+  if (!batch.spare.empty()) {
+    batch.block = std::move(batch.spare.back());
+    batch.spare.pop_back();
+  } else {
+    batch.block = batch.closed.back().EmptyLike();
+  }
+  batch.part_rows = batch.part_bytes = 0;
+}
+
+void BatchBuffers::Enqueue(TargetGroup& group, Batch& batch) {
+  if (batch.queued || batch.taken) return;
+  batch.queued = true;
+  queue_.emplace_back(&group, &batch);
+  ready_.notify_all();
+}
+
+void BatchBuffers::SealIfFull(TargetGroup& group) {
+  Batch& filling = *group.filling;
+  if (group.sealed == nullptr && Full(filling)) {
+    Seal(group);
+    return;
+  }
+  if (filling.part_rows < limits_.part_rows && filling.part_bytes < limits_.part_bytes) return;
+  ClosePart(filling);
+  // A writer may stream it only while nothing of the group is in flight (batches of one target
+  // are written one after another); otherwise Done offers it.
+  if (group.sealed == nullptr) Enqueue(group, filling);
+  if (filling.taken) ready_.notify_all();
 }
 
 Batch* BatchBuffers::Reserve(std::unique_lock<std::mutex>& lock, TargetGroup& group) {
@@ -111,9 +151,9 @@ SteadyTime BatchBuffers::SealDue(SteadyTime now) {
 void BatchBuffers::ReleaseRetained(SteadyTime kept_before) {
   for (auto& g : groups_) {
     for (Batch& b : g->batches) {
-      if (b.retained == 0 || b.rows > 0 || &b == g->sealed) continue;
+      if (b.retained == 0 || b.rows > 0 || &b == g->sealed || b.taken) continue;
       if (b.retained_since >= kept_before) continue;
-      b.block.ReleaseMemory();
+      b.ReleaseMemory();
       retained_bytes_ -= b.retained;
       b.retained = 0;
     }
@@ -136,38 +176,85 @@ bool BatchBuffers::Idle() const {
 
 TargetGroup* BatchBuffers::NextSealed() {
   std::unique_lock lock(mutex_);
+  ++idle_writers_;
   ready_.wait(lock, [&] { return aborted_ || !queue_.empty() || (closed_ && Idle()); });
+  --idle_writers_;
   if (aborted_ || queue_.empty()) return nullptr;
-  TargetGroup* group = queue_.front();
+  auto [group, batch] = queue_.front();
   queue_.pop_front();
+  batch->queued = false;
+  batch->taken = true;
+  group->writing = batch;
   ++in_flight_;
   return group;
+}
+
+const mapping::TargetBlock* BatchBuffers::NextPart(TargetGroup& group) {
+  std::unique_lock lock(mutex_);
+  Batch& batch = *group.writing;
+  for (;;) {
+    if (aborted_) return nullptr;
+    if (!batch.closed.empty()) return &batch.closed.front();
+    if (group.sealed == &batch) return nullptr;
+    // Streaming a batch that is still filling, with nothing to send: it ends now if it would
+    // keep another batch from a writer, or if the buffers are closing.
+    if (closed_ || (!queue_.empty() && idle_writers_ == 0)) {
+      Seal(group);
+      continue;
+    }
+    ready_.wait(lock);
+  }
+}
+
+void BatchBuffers::PartSent(TargetGroup& group) {
+  std::lock_guard lock(mutex_);
+  Batch& batch = *group.writing;
+  mapping::TargetBlock part = std::move(batch.closed.front());
+  batch.closed.pop_front();
+  if (batch.spare.size() < Batch::kSpareParts) {
+    part.Clear();
+    batch.spare.push_back(std::move(part));
+  }
 }
 
 void BatchBuffers::Done(TargetGroup& group) {
   std::lock_guard lock(mutex_);
   --in_flight_;
   Batch& batch = *group.sealed;
+  batch.taken = false;
+  group.writing = nullptr;
   total_bytes_ -= std::min(total_bytes_, batch.bytes);
   const uint64_t used = batch.bytes;
+  if (batch.block.block().ColumnCount() == 0) {
+    // Seal took its part: the next fill goes into a part that was sent, which has its buffers.
+    if (!batch.spare.empty()) {
+      batch.block = std::move(batch.spare.back());
+      batch.spare.pop_back();
+    } else if (!batch.closed.empty()) {
+      batch.block = std::move(batch.closed.front());
+      batch.closed.pop_front();
+    }
+  }
   batch.Reset();
-  const uint64_t capacity = batch.block.HeldBytes();
+  const uint64_t capacity = batch.HeldBytes();
   if (group.retain.ReleaseAfter(used, capacity) ||
       retained_bytes_ + capacity > limits_.max_buffered_bytes / 2) {
-    batch.block.ReleaseMemory();
+    batch.ReleaseMemory();
   } else {
     batch.retained = capacity;
     batch.retained_since = std::chrono::steady_clock::now();
     retained_bytes_ += capacity;
   }
   group.sealed = nullptr;
-  const Batch& next = *group.filling;
+  Batch& next = *group.filling;
   for (const BatchShare& share : next.shares) {
     if (share.stats != nullptr) share.stats->status.MarkUnflushed(share.received_at);
   }
   if (next.rows > 0 &&
       (Full(next) || closed_ || std::chrono::steady_clock::now() >= DueAt(group))) {
     Seal(group);
+  } else if (!next.closed.empty()) {
+    Enqueue(group, next);  // parts closed while its predecessor was written: it may stream
   }
   changed_.notify_all();
   if (closed_) ready_.notify_all();

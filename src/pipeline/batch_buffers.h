@@ -25,9 +25,23 @@
 // buffers that no row has used for a while (idle_release: 5 s, or twice max_delay if longer) are
 // freed by the ticker: a table that had one burst of big rows and then went quiet holds nothing.
 //
+// A batch is one INSERT, but its rows are held in parts of at most BatchLimits::part_rows rows /
+// part_bytes bytes: the reader appends to the batch's current part (Batch::block), and a full part
+// is closed (Batch::closed). Once a batch has a closed part and its group nothing in flight, a
+// writer may take it while it still fills: it begins the INSERT (all or nothing: ClickHouse
+// writes none of it unless it ends) and sends each closed part as a block as soon as it is
+// closed, handing the part's emptied columns back for the reader to fill again. So under a
+// backlog a batch of 100,000 rows lives in a few parts' worth of memory that stays warm instead
+// of 100,000 rows of columns touched once (first touches of fresh memory cost more than
+// converting the rows on a virtualized host; see BENCHMARKS.md). A batch nobody takes while it
+// fills keeps its closed parts until it is sealed, as before: memory is never above the
+// batch bounds. The batch still ends as any batch does (full, due, drained, stopping), and the
+// writer then sends the rest and ends the INSERT. A writer streaming a batch that has nothing to
+// send seals it when another batch waits and no writer is free.
+//
 // One mutex guards everything here. The reader holds it while it appends one rows event; writers
-// take it only to pick up and to return a batch; the block of a sealed batch belongs to its writer
-// alone until Done().
+// take it only to pick up a batch or a part and to return them; a closed part belongs to the
+// writer of its batch alone until PartSent(), and a sealed batch until Done().
 #pragma once
 
 #include <chrono>
@@ -38,6 +52,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
@@ -62,10 +77,19 @@ struct BatchShare {
 };
 
 struct Batch {
-  mapping::TargetBlock block;
+  mapping::TargetBlock block;  // the part being filled
+  // Closed parts not yet sent, oldest first. std::deque: a writer sends front() without the lock
+  // while the reader adds parts at the back.
+  std::deque<mapping::TargetBlock> closed;
+  // Emptied parts kept for the next part (at most kSpareParts).
+  std::vector<mapping::TargetBlock> spare;
+  uint64_t part_rows = 0;   // rows in `block`
+  uint64_t part_bytes = 0;  // their bytes (estimates, as `bytes`)
+  bool queued = false;      // in the writers' queue
+  bool taken = false;       // a writer holds it (streaming it while it fills, or writing it sealed)
   uint64_t rows = 0;
   uint64_t bytes = 0;
-  uint64_t retained = 0;  // empty: the capacity its block keeps (counted while kept)
+  uint64_t retained = 0;  // empty: the capacity its parts keep (counted while kept)
   SteadyTime retained_since{};
   uint64_t first_version = 0;  // lowest version in the batch (its first row)
   uint64_t last_version = 0;
@@ -73,11 +97,26 @@ struct Batch {
   uint32_t first_event_time = 0;  // source commit time (unix seconds) of the first row
   std::vector<BatchShare> shares;
 
+  static constexpr size_t kSpareParts = 1;
+
   void Reset() {
     block.Clear();
-    rows = bytes = first_version = last_version = 0;
+    closed.clear();
+    rows = bytes = first_version = last_version = part_rows = part_bytes = 0;
     first_event_time = 0;
     shares.clear();
+  }
+  // The bytes its parts' buffers hold.
+  uint64_t HeldBytes() const {
+    uint64_t held = block.HeldBytes();
+    for (const auto& part : closed) held += part.HeldBytes();
+    for (const auto& part : spare) held += part.HeldBytes();
+    return held;
+  }
+  // Frees the buffers of its empty parts (the current one keeps its columns, empty).
+  void ReleaseMemory() {
+    block.ReleaseMemory();
+    spare.clear();
   }
   BatchShare& ShareOf(server::TableStats* stats) {
     if (shares.empty() || shares.back().stats != stats) {
@@ -101,6 +140,8 @@ struct TargetGroup {
   Batch batches[2];
   Batch* filling = &batches[0];
   Batch* sealed = nullptr;  // queued or being written; at most one
+  // The batch a writer took (NextSealed): `sealed`, or `filling` while it is streamed.
+  Batch* writing = nullptr;
   // When the previous batch was sealed (BatchLimits::min_interval); the zero time point: never.
   SteadyTime last_sealed_at{};
   // Whether a written batch keeps its capacity; its uses are the batches' payload bytes.
@@ -113,6 +154,10 @@ struct BatchLimits {
   std::chrono::milliseconds max_delay{1000};
   std::chrono::milliseconds min_interval{500};
   uint64_t max_buffered_bytes = 1ULL << 30;
+  // The parts a batch is held and sent in (see above): small enough to stay in a few MB,
+  // large enough that a block's fixed costs do not count.
+  uint64_t part_rows = 8192;
+  uint64_t part_bytes = 2ULL << 20;
 };
 
 class BatchBuffers {
@@ -142,6 +187,8 @@ class BatchBuffers {
     batch.last_version = version;
     ++batch.rows;
     batch.bytes += bytes;
+    ++batch.part_rows;
+    batch.part_bytes += bytes;
     total_bytes_ += bytes;
   }
 
@@ -149,9 +196,8 @@ class BatchBuffers {
   // once if it is full and nothing of the group is in flight (otherwise Done seals it). Without
   // this a full batch waited for the next row's Reserve, and when no row came (the end of a
   // backlog, a pause) for max_delay.
-  void SealIfFull(TargetGroup& group) {
-    if (group.sealed == nullptr && Full(*group.filling)) Seal(group);
-  }
+  // Also closes the current part when it is full, which lets a writer take the batch (see above).
+  void SealIfFull(TargetGroup& group);
 
   // Reader, lock held, at a transaction boundary: whether the stream has caught up (no binlog
   // bytes wait). When it has, the batches that are due (min_interval since their group's last
@@ -174,9 +220,17 @@ class BatchBuffers {
   // Lock held: nothing is buffered, queued or in flight.
   bool Idle() const;
 
-  // Writer: waits for the next sealed batch and returns its group (the batch is group->sealed),
-  // or nullptr once the buffers are aborted, or closed and drained.
+  // Writer: waits for the next batch to write and returns its group (the batch is
+  // group->writing: sealed, or still filling with a closed part), or nullptr once the buffers are
+  // aborted, or closed and drained.
   TargetGroup* NextSealed();
+  // Writer of group->writing: waits for its next part to send and returns it (the oldest closed
+  // part), or nullptr once every part is sent and the batch is sealed, or the buffers are aborted
+  // (aborted() tells). Seals the batch when it waits for rows while another batch waits for a
+  // writer and none is free, or when the buffers are closing.
+  const mapping::TargetBlock* NextPart(TargetGroup& group);
+  // Writer: the part NextPart returned was sent; its columns are emptied for reuse.
+  void PartSent(TargetGroup& group);
   // Writer: the group's sealed batch was written; it is emptied and may be reused. The tables
   // of the batch filling meanwhile are marked unflushed again (the writer cleared them at the
   // flush) with the time their rows there were received.
@@ -205,6 +259,9 @@ class BatchBuffers {
 
  private:
   void Seal(TargetGroup& group);
+  // Moves the batch's current part, if it has rows, to its closed parts and starts a new one.
+  void ClosePart(Batch& batch);
+  void Enqueue(TargetGroup& group, Batch& batch);
   // Frees the capacity kept by the empty batches that no writer holds, kept since before
   // `kept_before` (by default all of them).
   void ReleaseRetained(SteadyTime kept_before = SteadyTime::max());
@@ -220,8 +277,9 @@ class BatchBuffers {
   std::condition_variable changed_;  // reader / ticker / supervisor waits
   std::condition_variable ready_;    // writers wait
   std::vector<std::unique_ptr<TargetGroup>> groups_;
-  std::deque<TargetGroup*> queue_;
-  size_t in_flight_ = 0;  // batches taken by writers and not Done
+  std::deque<std::pair<TargetGroup*, Batch*>> queue_;
+  size_t in_flight_ = 0;     // batches taken by writers and not Done
+  size_t idle_writers_ = 0;  // writers waiting in NextSealed
   uint64_t total_bytes_ = 0;
   uint64_t retained_bytes_ = 0;
   bool aborted_ = false;

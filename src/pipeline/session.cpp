@@ -38,6 +38,7 @@ BatchLimits LimitsOf(const config::Config& config) {
   limits.max_bytes = config.batch.max_bytes;
   limits.max_delay = config.batch.max_delay;
   limits.min_interval = config.batch.min_interval;
+  limits.part_rows = config.batch.part_rows;
   limits.max_buffered_bytes = config.memory.max_buffered_bytes;
   return limits;
 }

@@ -35,7 +35,10 @@ void WriterPool::Run(size_t index) {
   std::unique_ptr<clickhouse::Client> client;
   uint64_t sequence = 0;
   while (TargetGroup* group = buffers_.NextSealed()) {
-    Batch& batch = *group->sealed;
+    // The batch may still be filling (streamed): its rows and shares are read once it is sealed,
+    // that is once NextPart has returned nullptr. Its first version is set with its first row.
+    Batch& batch = *group->writing;
+    const uint64_t first_version = batch.first_version;
     try {
       if (before_insert_) before_insert_(group->label);
       if (client == nullptr) {
@@ -45,12 +48,27 @@ void WriterPool::Run(size_t index) {
       }
       clickhouse::QueryOptions query;
       query.query_id = fmt::format("{}w{}-{}", prefix_, index, ++sequence);
-      const auto started = std::chrono::steady_clock::now();
+      // Several blocks, and the end may never come (a stop, a failure): ClickHouse must write
+      // all of them or none.
+      query.all_or_nothing = true;
+      // Time spent talking to ClickHouse only, not waiting for a streamed batch's rows.
+      std::chrono::steady_clock::duration sending{};
+      auto started = std::chrono::steady_clock::now();
       client->BeginInsert(group->insert_sql, query);
-      client->SendBlock(batch.block.block());
+      sending += std::chrono::steady_clock::now() - started;
+      while (const mapping::TargetBlock* part = buffers_.NextPart(*group)) {
+        started = std::chrono::steady_clock::now();
+        client->SendBlock(part->block());
+        sending += std::chrono::steady_clock::now() - started;
+        buffers_.PartSent(*group);
+      }
+      // Aborted: the connection ends with this thread inside the INSERT, which ClickHouse then
+      // drops whole.
+      if (buffers_.aborted()) return;
+      started = std::chrono::steady_clock::now();
       client->EndInsert();
-      const double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      sending += std::chrono::steady_clock::now() - started;
+      const double seconds = std::chrono::duration<double>(sending).count();
       const auto now = std::chrono::system_clock::now();
       const double now_seconds = std::chrono::duration<double>(now.time_since_epoch()).count();
       for (const BatchShare& share : batch.shares) {
@@ -78,8 +96,9 @@ void WriterPool::Run(size_t index) {
       // Whatever escapes (a server error, std::bad_alloc, a bug) takes the one error path: the
       // buffers are aborted with it and the pipeline decides, instead of std::terminate.
       buffers_.Abort(CurrentExceptionAsError(
-          fmt::format("writer thread {} writing {} rows to {} on ClickHouse {}:{}", index,
-                      batch.rows, group->label, options_.host, options_.port)));
+          fmt::format("writer thread {} writing the batch from version {} to {} on ClickHouse "
+                      "{}:{}",
+                      index, first_version, group->label, options_.host, options_.port)));
       return;
     }
   }

@@ -1,5 +1,6 @@
-// WriterPool: target.writers threads, each with its own ClickHouse connection, writing one sealed
-// batch at a time as one INSERT block (compressed per target.compression).
+// WriterPool: target.writers threads, each with its own ClickHouse connection, writing one batch
+// at a time as one INSERT of its parts' blocks (compressed per target.compression), all or
+// nothing; a batch still filling is streamed part by part (see batch_buffers.h).
 //
 // A writer does not retry: any failure (an Error, or any other exception, turned into an Error
 // naming the thread and the table) aborts the buffers with the error, and the pipeline's

@@ -152,7 +152,8 @@ RowbridgeProcess::RowbridgeProcess(std::filesystem::path dir, PipelineConfig con
       << c.target_yaml << "tables:\n"
       << c.tables_yaml << "\n"
       << "snapshot: {enabled: " << (c.snapshot ? "true" : "false") << ", chunk_rows: 50}\n"
-      << "batch: {max_rows: " << c.max_rows << ", max_delay: " << c.max_delay << "}\n"
+      << "batch: {max_rows: " << c.max_rows << ", max_delay: " << c.max_delay
+      << ", part_rows: " << c.part_rows << "}\n"
       << "http: {listen: \"" << c.http_listen << "\""
       << (c.http_token.empty() ? "" : ", token: " + c.http_token)
       << (c.health_max_lag.empty() ? "" : ", health: {max_lag: " + c.health_max_lag + "}") << "}\n"

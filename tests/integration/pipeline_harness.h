@@ -40,6 +40,9 @@ struct PipelineConfig {
   std::string target_database;
   std::string tables_yaml;  // the list under `tables:` (each item starting with "  - ")
   uint64_t max_rows = 1000;
+  // batch.part_rows: small, so that the tests' batches are sent in many parts, mostly streamed
+  // while they fill (the default, 8192, would leave most tests' batches in one part).
+  uint64_t part_rows = 16;
   std::string max_delay = "200ms";
   std::string heartbeat_period = "1s";
   std::string read_timeout = "3s";

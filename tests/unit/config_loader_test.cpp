@@ -86,6 +86,7 @@ TEST(ConfigLoader, FillsEveryDefault) {
   EXPECT_EQ(c.batch.max_bytes, 64u << 20);
   EXPECT_EQ(c.batch.max_delay, milliseconds(1000));
   EXPECT_EQ(c.batch.min_interval, milliseconds(500));
+  EXPECT_EQ(c.batch.part_rows, 8192u);
   EXPECT_EQ(c.memory.max_buffered_bytes, 1u << 30);
   EXPECT_EQ(c.state.store, StateStore::kClickhouse);
   EXPECT_EQ(c.state.table, "rowbridge_state");
@@ -478,6 +479,7 @@ batch:
   max_bytes: 64MiB
   max_delay: 1s
   min_interval: 500ms
+  part_rows: 8192
 memory:
   max_buffered_bytes: 1GiB
 state:

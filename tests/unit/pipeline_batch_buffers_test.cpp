@@ -198,7 +198,7 @@ std::unique_ptr<TargetGroup> GroupWithText(const std::string& name) {
   return g;
 }
 
-// Reader side: one row of `value` into `group`; then a writer writes the batch.
+// Reader side: one row of `value` into `group`; then a writer writes the batch (sends its parts).
 void WriteOneRowBatch(BatchBuffers& buffers, TargetGroup& group, const std::string& value,
                       uint64_t version) {
   {
@@ -210,6 +210,7 @@ void WriteOneRowBatch(BatchBuffers& buffers, TargetGroup& group, const std::stri
     buffers.SealAll();
   }
   ASSERT_EQ(buffers.NextSealed(), &group);
+  while (buffers.NextPart(group) != nullptr) buffers.PartSent(group);
   buffers.Done(group);
 }
 
@@ -232,14 +233,13 @@ TEST(PipelineBatchBuffers, AnOutsizedBatchGivesItsMemoryBackAndKeptBuffersAreCou
     EXPECT_EQ(buffers.total_bytes(), 0u);  // nothing waits to be written
     // Both batches keep their ~2 MiB, and the gauge's figure says so.
     EXPECT_GE(buffers.held_bytes(), 2 * small.size());
-    EXPECT_EQ(buffers.held_bytes(),
-              g->batches[0].block.HeldBytes() + g->batches[1].block.HeldBytes());
+    EXPECT_EQ(buffers.held_bytes(), g->batches[0].HeldBytes() + g->batches[1].HeldBytes());
   }
   const std::string big(64 << 20, 'b');
   WriteOneRowBatch(buffers, *g, big, version++);
   {
     std::lock_guard lock(buffers.mutex());
-    const uint64_t held = g->batches[0].block.HeldBytes() + g->batches[1].block.HeldBytes();
+    const uint64_t held = g->batches[0].HeldBytes() + g->batches[1].HeldBytes();
     EXPECT_LT(held, 8u << 20) << "the 64 MiB batch kept its buffers";
     EXPECT_EQ(buffers.held_bytes(), held);
     // No row for a while: the ticker frees what the group still keeps.
@@ -247,7 +247,7 @@ TEST(PipelineBatchBuffers, AnOutsizedBatchGivesItsMemoryBackAndKeptBuffersAreCou
     EXPECT_EQ(buffers.held_bytes(), held);
     buffers.SealDue(std::chrono::steady_clock::now() + 3h);  // idle_release: 2 x max_delay
     EXPECT_EQ(buffers.held_bytes(), 0u);
-    EXPECT_EQ(g->batches[0].block.HeldBytes() + g->batches[1].block.HeldBytes(), 0u);
+    EXPECT_EQ(g->batches[0].HeldBytes() + g->batches[1].HeldBytes(), 0u);
   }
 }
 
@@ -279,7 +279,7 @@ TEST(PipelineBatchBuffers, KeptBuffersAreFreedFirstWhenTheBoundIsReached) {
   ASSERT_GE(buffers.held_bytes(), limits.max_buffered_bytes);
   Batch* again = buffers.Reserve(lock, *b);
   EXPECT_EQ(again, batch);
-  EXPECT_EQ(a->batches[0].block.HeldBytes() + a->batches[1].block.HeldBytes(), 0u);
+  EXPECT_EQ(a->batches[0].HeldBytes() + a->batches[1].HeldBytes(), 0u);
   EXPECT_EQ(buffers.held_bytes(), limits.max_buffered_bytes - kept);
 }
 
@@ -388,6 +388,200 @@ TEST(PipelineBatchBuffers, TablesAreMarkedUnflushedFromTheirFirstRowInABatchToIt
   for (const BatchShare& share : g.sealed->shares) share.stats->status.ClearUnflushed();
   buffers.Done(g);
   EXPECT_EQ(items.status.unflushed_since(), std::nullopt);
+}
+
+}  // namespace
+}  // namespace rowbridge::pipeline
+
+namespace rowbridge::pipeline {
+namespace {
+
+// Parts of a batch: a writer streams a batch while it fills, one closed part after another, in
+// order, and the batch ends like any other.
+class PipelineBatchParts : public ::testing::Test {
+ protected:
+  PipelineBatchParts() {
+    limits_.max_rows = 10;
+    limits_.part_rows = 3;
+    limits_.max_delay = std::chrono::hours(1);
+    buffers_ = std::make_unique<BatchBuffers>(limits_);
+    std::lock_guard lock(buffers_->mutex());
+    group_ = &buffers_->AddGroup(GroupWithText("t"));
+  }
+
+  // Reader: one row holding its version as text.
+  void Append() {
+    std::unique_lock lock(buffers_->mutex());
+    Batch* batch = buffers_->Reserve(lock, *group_);
+    ASSERT_NE(batch, nullptr);
+    const std::string value = std::to_string(version_);
+    dynamic_cast<clickhouse::ColumnString&>(batch->block.block().At(0)).Append(value);
+    buffers_->Appended(*batch, value.size(), version_++, std::chrono::steady_clock::now());
+    buffers_->SealIfFull(*group_);
+  }
+
+  // The versions a part holds, in order.
+  static std::vector<std::string> Values(const mapping::TargetBlock& part) {
+    const auto& column = dynamic_cast<const clickhouse::ColumnString&>(part.block().At(0));
+    std::vector<std::string> values;
+    for (size_t i = 0; i < column.Size(); ++i) values.emplace_back(column.At(i));
+    return values;
+  }
+
+  BatchLimits limits_;
+  std::unique_ptr<BatchBuffers> buffers_;
+  TargetGroup* group_ = nullptr;
+  uint64_t version_ = 1;
+};
+
+TEST_F(PipelineBatchParts, AWriterStreamsAFillingBatchPartByPartThenItsRest) {
+  Append();
+  Append();
+  {
+    std::lock_guard lock(buffers_->mutex());
+    EXPECT_TRUE(group_->filling->closed.empty());
+  }
+  Append();  // the third row closes the first part: the batch may stream
+  ASSERT_EQ(buffers_->NextSealed(), group_);
+  Batch* batch = group_->writing;
+  {
+    std::lock_guard lock(buffers_->mutex());
+    EXPECT_EQ(batch, group_->filling);  // taken while it fills
+    EXPECT_EQ(group_->sealed, nullptr);
+  }
+  const mapping::TargetBlock* part = buffers_->NextPart(*group_);
+  ASSERT_NE(part, nullptr);
+  EXPECT_EQ(Values(*part), (std::vector<std::string>{"1", "2", "3"}));
+  buffers_->PartSent(*group_);
+
+  // Nothing closed yet: the writer waits for the next part.
+  std::atomic<bool> got{false};
+  std::thread writer([&] {
+    const mapping::TargetBlock* next = buffers_->NextPart(*group_);
+    ASSERT_NE(next, nullptr);
+    EXPECT_EQ(Values(*next), (std::vector<std::string>{"4", "5", "6"}));
+    got = true;
+  });
+  Append();
+  Append();
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_FALSE(got.load());
+  Append();
+  writer.join();
+  EXPECT_TRUE(got.load());
+  buffers_->PartSent(*group_);
+  {
+    std::lock_guard lock(buffers_->mutex());
+    // The sent part's columns were reused for the part being filled: no third part was made.
+    EXPECT_LE(batch->closed.size() + batch->spare.size(), 1u);
+  }
+
+  // Full at 10 rows: the rest (7-9, then 10) goes, and the batch ends there.
+  for (int i = 0; i < 4; ++i) Append();
+  {
+    std::lock_guard lock(buffers_->mutex());
+    EXPECT_EQ(group_->sealed, batch);
+    EXPECT_EQ(batch->rows, 10u);
+  }
+  std::vector<std::string> rest;
+  while (const mapping::TargetBlock* p = buffers_->NextPart(*group_)) {
+    for (const auto& v : Values(*p)) rest.push_back(v);
+    buffers_->PartSent(*group_);
+  }
+  EXPECT_EQ(rest, (std::vector<std::string>{"7", "8", "9", "10"}));
+  EXPECT_FALSE(buffers_->aborted());
+  buffers_->Done(*group_);
+  std::lock_guard lock(buffers_->mutex());
+  EXPECT_TRUE(buffers_->Idle());
+  EXPECT_EQ(buffers_->total_bytes(), 0u);
+}
+
+// A streaming writer with nothing to send ends its batch when another batch waits and no writer
+// is free (it would otherwise hold it until max_delay).
+TEST_F(PipelineBatchParts, AWaitingStreamEndsWhenAnotherBatchNeedsTheWriter) {
+  for (int i = 0; i < 3; ++i) Append();
+  ASSERT_EQ(buffers_->NextSealed(), group_);
+  ASSERT_NE(buffers_->NextPart(*group_), nullptr);
+  buffers_->PartSent(*group_);
+  Append();  // part of the streamed batch, not closed
+  TargetGroup* other;
+  {
+    std::unique_lock lock(buffers_->mutex());
+    other = &buffers_->AddGroup(GroupWithText("u"));
+    buffers_->Appended(*buffers_->Reserve(lock, *other), 1, version_++,
+                       std::chrono::steady_clock::now());
+    buffers_->SealAll();  // seals `other` (queued) and the streamed batch alike
+  }
+  // The streamed one was sealed too by SealAll; even had it not been, the queued batch would
+  // have ended it. Its last row still goes.
+  const mapping::TargetBlock* last = buffers_->NextPart(*group_);
+  ASSERT_NE(last, nullptr);
+  EXPECT_EQ(Values(*last), (std::vector<std::string>{"4"}));
+  buffers_->PartSent(*group_);
+  EXPECT_EQ(buffers_->NextPart(*group_), nullptr);
+  buffers_->Done(*group_);
+  EXPECT_EQ(buffers_->NextSealed(), other);
+}
+
+TEST_F(PipelineBatchParts, AStreamedBatchWithNothingToSendIsSealedForAQueuedBatch) {
+  for (int i = 0; i < 3; ++i) Append();
+  ASSERT_EQ(buffers_->NextSealed(), group_);
+  ASSERT_NE(buffers_->NextPart(*group_), nullptr);
+  buffers_->PartSent(*group_);
+  Append();  // row 4: in the streamed batch's open part
+  // The only writer waits for the streamed batch's next part.
+  std::vector<std::string> rest;
+  bool ended = false;
+  std::thread writer([&] {
+    while (const mapping::TargetBlock* p = buffers_->NextPart(*group_)) {
+      for (const auto& v : Values(*p)) rest.push_back(v);
+      buffers_->PartSent(*group_);
+    }
+    ended = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  // Another table's batch fills up and waits for a writer: the streamed batch ends for it.
+  TargetGroup* other;
+  {
+    std::lock_guard lock(buffers_->mutex());
+    other = &buffers_->AddGroup(GroupWithText("u"));
+  }
+  for (int i = 0; i < 10; ++i) {
+    std::unique_lock lock(buffers_->mutex());
+    Batch* b = buffers_->Reserve(lock, *other);
+    ASSERT_NE(b, nullptr);
+    buffers_->Appended(*b, 1, version_++, std::chrono::steady_clock::now());
+    buffers_->SealIfFull(*other);
+  }
+  writer.join();
+  EXPECT_TRUE(ended);
+  EXPECT_EQ(rest, (std::vector<std::string>{"4"}));
+  {
+    std::lock_guard lock(buffers_->mutex());
+    EXPECT_EQ(group_->sealed, group_->writing);
+    EXPECT_EQ(group_->sealed->rows, 4u);
+  }
+  buffers_->Done(*group_);
+  EXPECT_EQ(buffers_->NextSealed(), other);
+}
+
+// While a group's batch is written, its next batch may close parts but is not offered to a
+// second writer: one target's batches are written one after another, in version order.
+TEST_F(PipelineBatchParts, TheNextBatchStreamsOnlyOnceItsPredecessorIsDone) {
+  for (int i = 0; i < 10; ++i) Append();  // full: sealed and queued
+  ASSERT_EQ(buffers_->NextSealed(), group_);
+  for (int i = 0; i < 3; ++i) Append();  // the next batch closes a part
+  {
+    std::lock_guard lock(buffers_->mutex());
+    EXPECT_EQ(group_->filling->closed.size(), 1u);
+    EXPECT_FALSE(group_->filling->queued);
+  }
+  while (buffers_->NextPart(*group_) != nullptr) buffers_->PartSent(*group_);
+  buffers_->Done(*group_);
+  ASSERT_EQ(buffers_->NextSealed(), group_);
+  const mapping::TargetBlock* part = buffers_->NextPart(*group_);
+  ASSERT_NE(part, nullptr);
+  EXPECT_EQ(Values(*part), (std::vector<std::string>{"11", "12", "13"}));
 }
 
 }  // namespace
