@@ -77,6 +77,14 @@ Batch* BatchBuffers::Reserve(std::unique_lock<std::mutex>& lock, TargetGroup& gr
       changed_.wait(lock);
       continue;
     }
+    if (group.writing != nullptr &&
+        filling.closed.size() + (group.sealed != nullptr ? group.sealed->closed.size() : 0) >=
+            Batch::kMaxClosedParts) {
+      // A writer holds this group's batch and sends these parts without us: wait for it rather
+      // than let parts pile up while ClickHouse is the slower side.
+      changed_.wait(lock);
+      continue;
+    }
     if (held_bytes() >= limits_.max_buffered_bytes && retained_bytes_ > 0) {
       // Kept capacity is the first thing to give up: nothing waits for it.
       ReleaseRetained();
@@ -215,6 +223,7 @@ void BatchBuffers::PartSent(TargetGroup& group) {
     part.Clear();
     batch.spare.push_back(std::move(part));
   }
+  changed_.notify_all();  // a reader waiting for parts to go (Reserve)
 }
 
 void BatchBuffers::Done(TargetGroup& group) {

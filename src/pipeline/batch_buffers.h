@@ -33,11 +33,13 @@
 // closed, handing the part's emptied columns back for the reader to fill again. So under a
 // backlog a batch of 100,000 rows lives in a few parts' worth of memory that stays warm instead
 // of 100,000 rows of columns touched once (first touches of fresh memory cost more than
-// converting the rows on a virtualized host; see BENCHMARKS.md). A batch nobody takes while it
-// fills keeps its closed parts until it is sealed, as before: memory is never above the
-// batch bounds. The batch still ends as any batch does (full, due, drained, stopping), and the
-// writer then sends the rest and ends the INSERT. A writer streaming a batch that has nothing to
-// send seals it when another batch waits and no writer is free.
+// converting the rows on a virtualized host; see BENCHMARKS.md). While a writer holds one of a
+// group's batches, the reader waits once Batch::kMaxClosedParts of the group's parts wait to be
+// sent (ClickHouse is often the slower side); a batch nobody takes while it fills keeps its closed
+// parts until it is sealed, as before: memory is never above the batch bounds. The batch still ends
+// as any batch does (full, due, drained, stopping), and the writer then sends the rest and ends the
+// INSERT. A writer streaming a batch that has nothing to send seals it when another batch waits and
+// no writer is free.
 //
 // One mutex guards everything here. The reader holds it while it appends one rows event; writers
 // take it only to pick up a batch or a part and to return them; a closed part belongs to the
@@ -97,7 +99,11 @@ struct Batch {
   uint32_t first_event_time = 0;  // source commit time (unix seconds) of the first row
   std::vector<BatchShare> shares;
 
-  static constexpr size_t kSpareParts = 1;
+  // Closed parts of a group that a writer holds a batch of, beyond which the reader waits.
+  static constexpr size_t kMaxClosedParts = 2;
+  // Enough that a steady stream never frees a part to make a new one (fresh memory is what
+  // parts are there to avoid).
+  static constexpr size_t kSpareParts = kMaxClosedParts + 1;
 
   void Reset() {
     block.Clear();
@@ -172,8 +178,9 @@ class BatchBuffers {
   TargetGroup& AddGroup(std::unique_ptr<TargetGroup> group);
 
   // Reader, lock held: makes room for one more row in `group` (seals a full batch, waits for the
-  // writers while the group's previous batch is still being written or while the memory bound is
-  // reached). Returns the batch to append to, or nullptr when the pipeline is stopping.
+  // writers while the group's previous batch is still being written, while a writer holding one
+  // of its batches has Batch::kMaxClosedParts parts to send, or while the memory bound is reached).
+  // Returns the batch to append to, or nullptr when the pipeline is stopping.
   Batch* Reserve(std::unique_lock<std::mutex>& lock, TargetGroup& group);
   // Reader, lock held: one row of `bytes` with `version` went into `batch` (from Reserve).
   void Appended(Batch& batch, uint64_t bytes, uint64_t version, SteadyTime now) {

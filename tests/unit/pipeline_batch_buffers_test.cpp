@@ -565,18 +565,42 @@ TEST_F(PipelineBatchParts, AStreamedBatchWithNothingToSendIsSealedForAQueuedBatc
   EXPECT_EQ(buffers_->NextSealed(), other);
 }
 
+// While a writer holds the group's batch, parts do not pile up behind a slow ClickHouse: the
+// reader waits once Batch::kMaxClosedParts of them wait to be sent.
+TEST_F(PipelineBatchParts, TheReaderWaitsWhileItsWriterHasPartsToSend) {
+  for (int i = 0; i < 3; ++i) Append();
+  ASSERT_EQ(buffers_->NextSealed(), group_);
+  for (int i = 0; i < 3; ++i) Append();
+  {
+    std::lock_guard lock(buffers_->mutex());
+    ASSERT_EQ(group_->filling->closed.size(), Batch::kMaxClosedParts);
+  }
+  std::atomic<bool> appended{false};
+  std::thread reader([&] {
+    Append();
+    appended = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(appended.load());
+  ASSERT_NE(buffers_->NextPart(*group_), nullptr);
+  buffers_->PartSent(*group_);
+  reader.join();
+  EXPECT_TRUE(appended.load());
+}
+
 // While a group's batch is written, its next batch may close parts but is not offered to a
 // second writer: one target's batches are written one after another, in version order.
 TEST_F(PipelineBatchParts, TheNextBatchStreamsOnlyOnceItsPredecessorIsDone) {
   for (int i = 0; i < 10; ++i) Append();  // full: sealed and queued
   ASSERT_EQ(buffers_->NextSealed(), group_);
+  // Its parts are sent (they would hold the reader up otherwise), but the INSERT has not ended.
+  while (buffers_->NextPart(*group_) != nullptr) buffers_->PartSent(*group_);
   for (int i = 0; i < 3; ++i) Append();  // the next batch closes a part
   {
     std::lock_guard lock(buffers_->mutex());
     EXPECT_EQ(group_->filling->closed.size(), 1u);
     EXPECT_FALSE(group_->filling->queued);
   }
-  while (buffers_->NextPart(*group_) != nullptr) buffers_->PartSent(*group_);
   buffers_->Done(*group_);
   ASSERT_EQ(buffers_->NextSealed(), group_);
   const mapping::TargetBlock* part = buffers_->NextPart(*group_);
