@@ -35,13 +35,15 @@ void BatchBuffers::Seal(TargetGroup& group) {
 void BatchBuffers::ClosePart(Batch& batch) {
   if (batch.part_rows == 0) return;
   batch.closed.push_back(std::move(batch.block));
-  if (!batch.spare.empty()) {
-    batch.block = std::move(batch.spare.back());
-    batch.spare.pop_back();
-  } else {
-    batch.block = batch.closed.back().EmptyLike();
-  }
+  if (!TakeSpare(batch)) batch.block = batch.closed.back().EmptyLike();
   batch.part_rows = batch.part_bytes = 0;
+}
+
+bool BatchBuffers::TakeSpare(Batch& batch) {
+  if (batch.spare.empty()) return false;
+  batch.block = std::move(batch.spare.back());
+  batch.spare.pop_back();
+  return true;
 }
 
 void BatchBuffers::Enqueue(TargetGroup& group, Batch& batch) {
@@ -236,10 +238,7 @@ void BatchBuffers::Done(TargetGroup& group) {
   const uint64_t used = batch.bytes;
   if (batch.block.block().ColumnCount() == 0) {
     // Seal took its part: the next fill goes into a part that was sent, which has its buffers.
-    if (!batch.spare.empty()) {
-      batch.block = std::move(batch.spare.back());
-      batch.spare.pop_back();
-    } else if (!batch.closed.empty()) {
+    if (!TakeSpare(batch) && !batch.closed.empty()) {
       batch.block = std::move(batch.closed.front());
       batch.closed.pop_front();
     }

@@ -268,6 +268,8 @@ class BatchBuffers {
   void Seal(TargetGroup& group);
   // Moves the batch's current part, if it has rows, to its closed parts and starts a new one.
   void ClosePart(Batch& batch);
+  // Makes a kept part the batch's current one; false when it keeps none.
+  static bool TakeSpare(Batch& batch);
   void Enqueue(TargetGroup& group, Batch& batch);
   // Frees the capacity kept by the empty batches that no writer holds, kept since before
   // `kept_before` (by default all of them).
