@@ -29,7 +29,7 @@ void BatchBuffers::Seal(TargetGroup& group) {
   group.filling = &batch == &group.batches[0] ? &group.batches[1] : &group.batches[0];
   Enqueue(group, batch);
   // Also wakes the writer streaming it, if one is: the rest of it can go.
-  ready_.notify_all();
+  group.part_ready.notify_all();
 }
 
 void BatchBuffers::ClosePart(Batch& batch) {
@@ -50,7 +50,15 @@ void BatchBuffers::Enqueue(TargetGroup& group, Batch& batch) {
   if (batch.queued || batch.taken) return;
   batch.queued = true;
   queue_.emplace_back(&group, &batch);
-  ready_.notify_all();
+  // Any idle writer takes it, so one is enough.
+  queued_.notify_one();
+  if (idle_writers_ == 0) WakeStreamingWriters();
+}
+
+void BatchBuffers::WakeStreamingWriters() {
+  for (auto& g : groups_) {
+    if (g->writing != nullptr) g->part_ready.notify_all();
+  }
 }
 
 void BatchBuffers::SealIfFull(TargetGroup& group) {
@@ -64,7 +72,7 @@ void BatchBuffers::SealIfFull(TargetGroup& group) {
   // A writer may stream it only while nothing of the group is in flight (batches of one target
   // are written one after another); otherwise Done offers it.
   if (group.sealed == nullptr) Enqueue(group, filling);
-  if (filling.taken) ready_.notify_all();
+  if (filling.taken) group.part_ready.notify_all();
 }
 
 Batch* BatchBuffers::Reserve(std::unique_lock<std::mutex>& lock, TargetGroup& group) {
@@ -76,7 +84,7 @@ Batch* BatchBuffers::Reserve(std::unique_lock<std::mutex>& lock, TargetGroup& gr
         Seal(group);
         continue;
       }
-      changed_.wait(lock);
+      room_.wait(lock);
       continue;
     }
     if (group.writing != nullptr &&
@@ -84,7 +92,7 @@ Batch* BatchBuffers::Reserve(std::unique_lock<std::mutex>& lock, TargetGroup& gr
             Batch::kMaxClosedParts) {
       // A writer holds this group's batch and sends these parts without us: wait for it rather
       // than let parts pile up while ClickHouse is the slower side.
-      changed_.wait(lock);
+      room_.wait(lock);
       continue;
     }
     if (held_bytes() >= limits_.max_buffered_bytes && retained_bytes_ > 0) {
@@ -102,7 +110,7 @@ Batch* BatchBuffers::Reserve(std::unique_lock<std::mutex>& lock, TargetGroup& gr
         }
       }
       if (largest != nullptr) Seal(*largest);
-      changed_.wait(lock);
+      room_.wait(lock);
       continue;
     }
     return &filling;
@@ -119,7 +127,7 @@ bool BatchBuffers::Drain(std::unique_lock<std::mutex>& lock,
       if (g->sealed != nullptr || g->filling->rows > 0) empty = false;
     }
     if (empty) return true;
-    changed_.wait(lock);
+    room_.wait(lock);
   }
 }
 
@@ -187,11 +195,14 @@ bool BatchBuffers::Idle() const {
 TargetGroup* BatchBuffers::NextSealed() {
   std::unique_lock lock(mutex_);
   ++idle_writers_;
-  ready_.wait(lock, [&] { return aborted_ || !queue_.empty() || (closed_ && Idle()); });
+  queued_.wait(lock, [&] { return aborted_ || !queue_.empty() || (closed_ && Idle()); });
   --idle_writers_;
   if (aborted_ || queue_.empty()) return nullptr;
   auto [group, batch] = queue_.front();
   queue_.pop_front();
+  // Another batch still waits and this was the last idle writer: a streaming writer may end its
+  // batch for it (NextPart).
+  if (!queue_.empty() && idle_writers_ == 0) WakeStreamingWriters();
   batch->queued = false;
   batch->taken = true;
   group->writing = batch;
@@ -212,7 +223,7 @@ const mapping::TargetBlock* BatchBuffers::NextPart(TargetGroup& group) {
       Seal(group);
       continue;
     }
-    ready_.wait(lock);
+    group.part_ready.wait(lock);
   }
 }
 
@@ -225,7 +236,7 @@ void BatchBuffers::PartSent(TargetGroup& group) {
     part.Clear();
     batch.spare.push_back(std::move(part));
   }
-  changed_.notify_all();  // a reader waiting for parts to go (Reserve)
+  room_.notify_all();  // a reader waiting for parts to go (Reserve)
 }
 
 void BatchBuffers::Done(TargetGroup& group) {
@@ -264,8 +275,9 @@ void BatchBuffers::Done(TargetGroup& group) {
   } else if (!next.closed.empty()) {
     Enqueue(group, next);  // parts closed while its predecessor was written: it may stream
   }
+  room_.notify_all();
   changed_.notify_all();
-  if (closed_) ready_.notify_all();
+  if (closed_) queued_.notify_all();
 }
 
 void BatchBuffers::Abort(std::optional<Error> error) {
@@ -275,7 +287,9 @@ void BatchBuffers::Abort(std::optional<Error> error) {
     if (error && !error_) error_ = std::move(error);
   }
   changed_.notify_all();
-  ready_.notify_all();
+  room_.notify_all();
+  queued_.notify_all();
+  WakeStreamingWriters();
 }
 
 void BatchBuffers::Close() {
@@ -283,7 +297,9 @@ void BatchBuffers::Close() {
   closed_ = true;
   SealAll();
   changed_.notify_all();
-  ready_.notify_all();
+  room_.notify_all();
+  queued_.notify_all();
+  WakeStreamingWriters();
 }
 
 bool BatchBuffers::aborted() const {

@@ -148,6 +148,9 @@ struct TargetGroup {
   Batch* sealed = nullptr;  // queued or being written; at most one
   // The batch a writer took (NextSealed): `sealed`, or `filling` while it is streamed.
   Batch* writing = nullptr;
+  // Where the writer of `writing` waits for its next part (NextPart): its own, so that a part
+  // closed for one writer wakes no other thread.
+  std::condition_variable part_ready;
   // When the previous batch was sealed (BatchLimits::min_interval); the zero time point: never.
   SteadyTime last_sealed_at{};
   // Whether a written batch keeps its capacity; its uses are the batches' payload bytes.
@@ -261,7 +264,8 @@ class BatchBuffers {
   uint64_t held_bytes() const { return total_bytes_ + retained_bytes_; }
   // Lock held: every group, for status.
   const std::vector<std::unique_ptr<TargetGroup>>& groups() const { return groups_; }
-  // Wakes whoever waits on the buffers (e.g. a ticker).
+  // The ticker's and supervisor's wait: notified when a batch is done and when the buffers are
+  // closed or aborted (not at every part, which only the reader waits for).
   std::condition_variable& changed() { return changed_; }
 
  private:
@@ -271,6 +275,9 @@ class BatchBuffers {
   // Makes a kept part the batch's current one; false when it keeps none.
   static bool TakeSpare(Batch& batch);
   void Enqueue(TargetGroup& group, Batch& batch);
+  // Wakes the writers streaming a batch (NextPart), for what concerns them all: a batch waiting
+  // for a writer while none is idle, a close, an abort.
+  void WakeStreamingWriters();
   // Frees the capacity kept by the empty batches that no writer holds, kept since before
   // `kept_before` (by default all of them).
   void ReleaseRetained(SteadyTime kept_before = SteadyTime::max());
@@ -283,8 +290,12 @@ class BatchBuffers {
   BatchLimits limits_;
   std::chrono::milliseconds idle_release_;
   mutable std::mutex mutex_;
-  std::condition_variable changed_;  // reader / ticker / supervisor waits
-  std::condition_variable ready_;    // writers wait
+  // Separate waits, so that each notification wakes only threads it concerns: with one variable
+  // every part closed or sent woke every writer and the ticker, which then queued on the mutex
+  // the reader holds while it converts rows (thousands of futex calls a second in a catch-up).
+  std::condition_variable changed_;  // the ticker / supervisor
+  std::condition_variable room_;     // the reader (Reserve, Drain)
+  std::condition_variable queued_;   // idle writers (NextSealed)
   std::vector<std::unique_ptr<TargetGroup>> groups_;
   std::deque<std::pair<TargetGroup*, Batch*>> queue_;
   size_t in_flight_ = 0;     // batches taken by writers and not Done
