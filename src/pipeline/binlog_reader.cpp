@@ -452,7 +452,7 @@ void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint3
     const mapping::RowKind row_kind = RowKindOf(kind);
     while (!cursor_.AtEnd()) {
       const uint64_t version = next_version_++;
-      if (target.PresentRows(version) != 0) {
+      if (target.PresentOf(version).rows != 0) {
         cursor_.Next();  // replayed after a restart: already in the target
         continue;
       }
@@ -490,7 +490,7 @@ void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint3
     bool ok = true;
     switch (kind) {
       case binlog::RowsKind::kWrite:
-        if (target.PresentRows(version) == 0) {
+        if (target.PresentOf(version).rows == 0) {
           ok = Append(table, after, mapping::RowKind::kInsert, version, event_time, now, lock);
         }
         break;
@@ -498,12 +498,12 @@ void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint3
         // A key change deletes the old key (a replica tombstone, a changelog 'delete') before
         // the new key's row (a changelog 'insert': that key did not exist before).
         const bool moved = compare_keys && KeyChanged(table, after);
-        const size_t present = target.PresentRows(version);
-        if (moved && present == 0) {
+        const TargetState::Present present = target.PresentOf(version);
+        if (moved && present.removals == 0) {
           ok = Append(table, cursor_.before(), mapping::RowKind::kDelete, version, event_time, now,
                       lock);
         }
-        if (present < (moved ? 2u : 1u)) {
+        if (present.rows == present.removals) {
           const mapping::RowKind new_row =
               moved && !replica ? mapping::RowKind::kInsert : mapping::RowKind::kUpdate;
           ok = ok && Append(table, after, new_row, version, event_time, now, lock);
@@ -511,7 +511,7 @@ void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint3
         break;
       }
       case binlog::RowsKind::kDelete:
-        if (target.PresentRows(version) == 0) {
+        if (target.PresentOf(version).rows == 0) {
           ok = Append(table, cursor_.before(), mapping::RowKind::kDelete, version, event_time, now,
                       lock);
         }

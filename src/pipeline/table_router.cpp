@@ -298,7 +298,7 @@ bool TableRouter::ReplaceTarget(
     auto state = target_states_.find(record);
     if (state != target_states_.end()) {
       state->second->groups.clear();
-      state->second->present_versions.clear();
+      state->second->present_rows.clear();
       state->second->present_next = 0;
     }
   }
@@ -370,14 +370,13 @@ TargetState* TableRouter::StateOf(tables::TargetTable* target) {
            target->label, max, ctx_.checkpoint_description, ctx_.resume_version,
            ctx_.replay_binlog_bytes, max);
     }
-    state->present_versions = ctx_.targets->VersionsFrom(
-        target->database, target->table, target->version_column, ctx_.resume_version);
-    if (!state->present_versions.empty()) {
+    state->present_rows = ctx_.targets->VersionsFrom(*target, ctx_.resume_version);
+    if (!state->present_rows.empty()) {
       spdlog::info(
           "{} already holds {} row(s) of versions {}..{} written after the checkpoint; "
           "replaying their changes skips them",
-          target->label, state->present_versions.size(), state->present_versions.front(),
-          state->present_versions.back());
+          target->label, state->present_rows.size(), state->present_rows.front().version,
+          state->present_rows.back().version);
     }
   }
   return state.get();
@@ -1045,8 +1044,11 @@ bool TableRouter::MoveTarget(tables::TargetTable& target, const tables::SourceTa
     why_not = fmt::format("the rule for {} says {}", to.ToString(),
                           new_rule.create_table ? "schema_changes: stop" : "create_table: false");
   } else if (target.mode != tables::PlanMode(new_rule.mode) ||
-             target.version_column != new_rule.meta_columns.version) {
-    why_not = fmt::format("the rule for {} wants another mode or version column", to.ToString());
+             target.version_column != new_rule.meta_columns.version ||
+             target.removal_column != (target.mode == mapping::TableMode::kChangelog
+                                           ? new_rule.meta_columns.event_type
+                                           : new_rule.meta_columns.is_deleted)) {
+    why_not = fmt::format("the rule for {} wants another mode or meta columns", to.ToString());
   } else if (const StreamedTable* other = OtherWriter(target, to)) {
     why_not = fmt::format("{} writes into it too", other->name.ToString());
   } else if (ctx_.resolver->TargetExists(to, rule)) {
@@ -1321,7 +1323,7 @@ void TableRouter::OnTruncated(StreamedTable& table, const std::string& where) {
     return;
   }
   // Rows a replay finds present after this point were just removed: write them again.
-  table.target_state->present_versions.clear();
+  table.target_state->present_rows.clear();
   table.target_state->present_next = 0;
   spdlog::info("{} truncated at {}: truncated {}", table.name.ToString(), where,
                table.target->label);

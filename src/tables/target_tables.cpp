@@ -24,20 +24,38 @@ std::string_view StringAt(clickhouse::Block& block, size_t column, size_t row) {
 }
 
 // Every version >= `from` in `client`'s db.table, ascending, with repeats.
-std::vector<uint64_t> ReadVersions(clickhouse::Client& client, const std::string& database,
-                                   const std::string& table, const std::string& version_column,
-                                   uint64_t from) {
-  std::vector<uint64_t> versions;
-  const std::string column = clickhouse::QuoteIdentifier(version_column);
-  client.Select(fmt::format("SELECT toUInt64({0}) AS v FROM {1} WHERE {0} >= {2} ORDER BY v",
-                            column, clickhouse::QuoteQualified(database, table), from),
-                [&](clickhouse::Block& block) {
-                  const auto& c = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0));
-                  for (size_t r = 0; r < c.Size(); ++r) versions.push_back(c.At(r));
-                  return true;
-                });
-  std::sort(versions.begin(), versions.end());
-  return versions;
+// The SQL (UInt8) that tells a removal row of `target` from the others; 0 when the table has no
+// such column.
+std::string RemovalExpression(const TargetTable& target) {
+  const bool has =
+      std::any_of(target.columns.begin(), target.columns.end(),
+                  [&](const mapping::TargetColumn& c) { return c.name == target.removal_column; });
+  if (!has || target.removal_column.empty()) return "toUInt8(0)";
+  const std::string column = clickhouse::QuoteIdentifier(target.removal_column);
+  if (target.mode == mapping::TableMode::kChangelog) {
+    return fmt::format("toUInt8(toString({}) = 'delete')", column);
+  }
+  return fmt::format("toUInt8({} != 0)", column);
+}
+
+std::vector<PresentRow> ReadVersions(clickhouse::Client& client, const TargetTable& target,
+                                     const std::string& table, uint64_t from) {
+  std::vector<PresentRow> rows;
+  const std::string column = clickhouse::QuoteIdentifier(target.version_column);
+  client.Select(
+      fmt::format("SELECT toUInt64({0}) AS v, {1} AS r FROM {2} WHERE {0} >= {3} ORDER BY v, r",
+                  column, RemovalExpression(target),
+                  clickhouse::QuoteQualified(target.database, table), from),
+      [&](clickhouse::Block& block) {
+        const auto& versions = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0));
+        const auto& removals = clickhouse::As<clickhouse::ColumnUInt8>(block.At(1));
+        for (size_t r = 0; r < versions.Size(); ++r) {
+          rows.push_back({versions.At(r), removals.At(r) != 0});
+        }
+        return true;
+      });
+  std::sort(rows.begin(), rows.end());
+  return rows;
 }
 
 }  // namespace
@@ -232,28 +250,24 @@ uint64_t TargetCatalog::MaxVersion(const std::string& database, const std::strin
   return max;
 }
 
-std::vector<uint64_t> TargetCatalog::VersionsFrom(const std::string& database,
-                                                  const std::string& table,
-                                                  const std::string& version_column,
-                                                  uint64_t from) {
-  if (!cluster_.empty()) return ClusterVersionsFrom(database, table, version_column, from);
-  return ReadVersions(client(), database, table, version_column, from);
+std::vector<PresentRow> TargetCatalog::VersionsFrom(const TargetTable& target, uint64_t from) {
+  if (!cluster_.empty()) return ClusterVersionsFrom(target, from);
+  return ReadVersions(client(), target, target.table, from);
 }
 
-std::vector<uint64_t> TargetCatalog::ClusterVersionsFrom(const std::string& database,
-                                                         const std::string& table,
-                                                         const std::string& version_column,
-                                                         uint64_t from) {
-  const std::string data = table + local_suffix_;
+std::vector<PresentRow> TargetCatalog::ClusterVersionsFrom(const TargetTable& target,
+                                                           uint64_t from) {
+  const std::string& database = target.database;
+  const std::string data = target.table + local_suffix_;
   const std::string why = fmt::format("which versions of {}.{} it holds", database, data);
   const std::vector<ClusterHost>& hosts = Hosts();
-  std::vector<uint64_t> versions;
+  std::vector<PresentRow> versions;
   for (size_t first = 0; first < hosts.size();) {
     const uint32_t shard = hosts[first].shard;
     size_t end = first;
     while (end < hosts.size() && hosts[end].shard == shard) ++end;
     // The shard's versions: the union of its replicas', each as often as any replica has it.
-    std::vector<uint64_t> in_shard;
+    std::vector<PresentRow> in_shard;
     std::vector<std::string> down;
     std::vector<clickhouse::Client*> answering;
     for (size_t i = first; i < end; ++i) {
@@ -263,8 +277,8 @@ std::vector<uint64_t> TargetCatalog::ClusterVersionsFrom(const std::string& data
         continue;
       }
       answering.push_back(c);
-      std::vector<uint64_t> replica = ReadVersions(*c, database, data, version_column, from);
-      std::vector<uint64_t> merged;
+      std::vector<PresentRow> replica = ReadVersions(*c, target, data, from);
+      std::vector<PresentRow> merged;
       merged.reserve(std::max(in_shard.size(), replica.size()));
       std::set_union(in_shard.begin(), in_shard.end(), replica.begin(), replica.end(),
                      std::back_inserter(merged));
@@ -293,7 +307,7 @@ std::vector<uint64_t> TargetCatalog::ClusterVersionsFrom(const std::string& data
         }
       }
     }
-    std::vector<uint64_t> all;
+    std::vector<PresentRow> all;
     all.reserve(versions.size() + in_shard.size());
     std::merge(versions.begin(), versions.end(), in_shard.begin(), in_shard.end(),
                std::back_inserter(all));

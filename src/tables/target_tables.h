@@ -34,7 +34,18 @@ struct TargetTable {
   std::string label;  // db.table
   mapping::TableMode mode = mapping::TableMode::kReplica;
   std::string version_column;
+  // What tells a removal row from the others: the is_deleted column (replica) or the event_type
+  // column (changelog; 'delete').
+  std::string removal_column;
   std::vector<mapping::TargetColumn> columns;
+};
+
+// A row of a target table written after a checkpoint, as a replay needs to know it: its version
+// and whether it removes its key (a replica tombstone, a changelog 'delete').
+struct PresentRow {
+  uint64_t version = 0;
+  bool removal = false;
+  auto operator<=>(const PresentRow&) const = default;
 };
 
 class TargetCatalog {
@@ -82,15 +93,15 @@ class TargetCatalog {
   static std::string PartsWithoutColumnSql(const std::string& database, const std::string& table,
                                            const std::string& column);
   static std::string PendingMutationsSql(const std::string& database, const std::string& table);
-  // Every version >= `from` in the table, ascending, with repeats. On a cluster, read from the
-  // data table of every replica rather than through the Distributed table, which reads one replica
-  // per shard, maybe one that has not fetched the part another replica took (replication lags,
-  // fetches stopped): per shard a version counts as often as the replica holding it most often
+  // Every row of `target` whose version is >= `from`, ascending, with repeats (a removal is
+  // told by target.removal_column; without that column no row is one). On a cluster, read from
+  // the data table of every replica rather than through the Distributed table, which reads one
+  // replica per shard, maybe one that has not fetched the part another replica took (replication
+  // lags, fetches stopped): per shard a row counts as often as the replica holding it most often
   // has it, and the shards' counts add up. A replica that is down is left out while another
   // replica of its shard answers and has no part left to fetch (which could be one only the down
   // replica has); otherwise the call fails (kNetwork, transient) naming the replicas.
-  std::vector<uint64_t> VersionsFrom(const std::string& database, const std::string& table,
-                                     const std::string& version_column, uint64_t from);
+  std::vector<PresentRow> VersionsFrom(const TargetTable& target, uint64_t from);
 
   // Waits until no INSERT whose query_id starts with `prefix` runs on the server any more (a
   // writer of an earlier session whose connection broke may still be inserting); after
@@ -115,8 +126,7 @@ class TargetCatalog {
   // it cannot be asked.
   const std::vector<ClusterHost>& Hosts();
   clickhouse::Client* HostClient(size_t i, const std::string& why);
-  std::vector<uint64_t> ClusterVersionsFrom(const std::string& database, const std::string& table,
-                                            const std::string& version_column, uint64_t from);
+  std::vector<PresentRow> ClusterVersionsFrom(const TargetTable& target, uint64_t from);
   // Waits on `client`'s server until no query matching `condition` runs, killing them after
   // `patience` (the one-server wait, on each node of a cluster).
   static void WaitForQueries(clickhouse::Client& client, const std::string& condition,

@@ -12,6 +12,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <ostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +24,13 @@
 #include "support/expect_error.h"
 #include "support/test_servers.h"
 #include "tables/target_tables.h"
+
+namespace rowbridge::tables {
+// For gtest's messages.
+void PrintTo(const PresentRow& row, std::ostream* out) {
+  *out << row.version << (row.removal ? " (removal)" : "");
+}
+}  // namespace rowbridge::tables
 
 namespace rowbridge::testing {
 namespace {
@@ -58,7 +66,8 @@ class ClickHouseClusterCatalog : public ::testing::Test {
     db_ = UniqueName("rbcc");
     const std::string on = " ON CLUSTER " + cluster_->name();
     cluster_->Sql(0, fmt::format("CREATE DATABASE {0}{1}; CREATE TABLE {0}.v_local{1} (id UInt64, "
-                                 "_version UInt64) ENGINE = ReplicatedMergeTree('/clickhouse/"
+                                 "_version UInt64, _is_deleted UInt8 DEFAULT 0) ENGINE = "
+                                 "ReplicatedMergeTree('/clickhouse/"
                                  "tables/{{shard}}/{0}/v_local', '{{replica}}') ORDER BY id; "
                                  "CREATE TABLE {0}.v{1} AS {0}.v_local ENGINE = Distributed({2}, "
                                  "{0}, v_local, id)",
@@ -83,6 +92,21 @@ class ClickHouseClusterCatalog : public ::testing::Test {
   // A catalog of the cluster talking to node i.
   tables::TargetCatalog Catalog(size_t i) const {
     return tables::TargetCatalog(ClickHouseClientOptions(cluster_->node(i)), cluster_->name());
+  }
+
+  // The test table as the pipeline's record of it would describe it.
+  tables::TargetTable Table() const {
+    tables::TargetTable t;
+    t.database = db_;
+    t.table = "v";
+    t.version_column = "_version";
+    t.removal_column = "_is_deleted";
+    for (const char* name : {"id", "_version", "_is_deleted"}) {
+      mapping::TargetColumn column;
+      column.name = name;
+      t.columns.push_back(column);
+    }
+    return t;
   }
 
   std::string Count(size_t node, const std::string& sql) const {
@@ -145,29 +169,36 @@ TEST_F(ClickHouseClusterCatalog, WaitForInsertsCoversEveryNode) {
   EXPECT_TRUE(e.IsTransient()) << e.what();
 }
 
-// Versions written through node2 while node3 fetches nothing are found (a read through the
-// Distributed table may pick node3 for shard 2), each once however many replicas hold it. With
-// node2 down, node3 still waiting for its parts makes the answer unknown (an error naming both);
-// once node3 has them, node2 being down no longer matters.
+// Rows written through node2 while node3 fetches nothing are found (a read through the
+// Distributed table may pick node3 for shard 2), each once however many replicas hold it, with
+// their removals told apart (a key move's two rows of one version may sit on two shards, one of
+// them written and the other not). With node2 down, node3 still waiting for its parts makes the
+// answer unknown (an error naming both); once node3 has them, node2 being down no longer matters.
 TEST_F(ClickHouseClusterCatalog, VersionsFromReadsEveryReplica) {
+  using Rows = std::vector<tables::PresentRow>;
   cluster_->Sql(2, "SYSTEM STOP FETCHES " + db_ + ".v_local");
-  cluster_->Sql(1, "INSERT INTO " + db_ + ".v_local VALUES (5, 10), (7, 11), (9, 11)");
-  cluster_->Sql(0, "INSERT INTO " + db_ + ".v_local VALUES (6, 12)");
-  cluster_->Sql(0, "INSERT INTO " + db_ + ".v_local VALUES (2, 1)");
+  cluster_->Sql(1, "INSERT INTO " + db_ + ".v_local VALUES (5, 10, 0), (7, 11, 0), (9, 11, 1)");
+  cluster_->Sql(0, "INSERT INTO " + db_ + ".v_local VALUES (6, 12, 0)");
+  cluster_->Sql(0, "INSERT INTO " + db_ + ".v_local VALUES (2, 1, 0)");
   tables::TargetCatalog catalog = Catalog(0);
-  EXPECT_EQ(catalog.VersionsFrom(db_, "v", "_version", 10),
-            (std::vector<uint64_t>{10, 11, 11, 12}));
-  EXPECT_EQ(catalog.VersionsFrom(db_, "v", "_version", 0),
-            (std::vector<uint64_t>{1, 10, 11, 11, 12}));
+  EXPECT_EQ(catalog.VersionsFrom(Table(), 10),
+            (Rows{{10, false}, {11, false}, {11, true}, {12, false}}));
+  EXPECT_EQ(catalog.VersionsFrom(Table(), 0),
+            (Rows{{1, false}, {10, false}, {11, false}, {11, true}, {12, false}}));
+  tables::TargetTable without_removals = Table();
+  without_removals.columns.pop_back();
+  EXPECT_EQ(catalog.VersionsFrom(without_removals, 11),
+            (Rows{{11, false}, {11, false}, {12, false}}))
+      << "a table without the removal column has no removal row";
 
-  cluster_->Sql(2, "INSERT INTO " + db_ + ".v_local VALUES (11, 13)");
+  cluster_->Sql(2, "INSERT INTO " + db_ + ".v_local VALUES (11, 13, 1)");
   cluster_->Sql(
       1, "SYSTEM SYNC REPLICA " + db_ + ".v_local");  // node2 fetched 13: two replicas hold it
-  EXPECT_EQ(catalog.VersionsFrom(db_, "v", "_version", 10),
-            (std::vector<uint64_t>{10, 11, 11, 12, 13}));
+  const Rows all{{10, false}, {11, false}, {11, true}, {12, false}, {13, true}};
+  EXPECT_EQ(catalog.VersionsFrom(Table(), 10), all);
 
   cluster_->KillNode(1);
-  const Error e = ErrorOf([&] { catalog.VersionsFrom(db_, "v", "_version", 10); });
+  const Error e = ErrorOf([&] { catalog.VersionsFrom(Table(), 10); });
   EXPECT_NE(std::string(e.what()).find(
                 fmt::format("replica(s) 127.0.0.1:{} of shard 2", cluster_->node(1).port)),
             std::string::npos)
@@ -182,8 +213,7 @@ TEST_F(ClickHouseClusterCatalog, VersionsFromReadsEveryReplica) {
   cluster_->Start();
   cluster_->Sql(2, "SYSTEM SYNC REPLICA " + db_ + ".v_local");
   cluster_->KillNode(1);
-  EXPECT_EQ(catalog.VersionsFrom(db_, "v", "_version", 10),
-            (std::vector<uint64_t>{10, 11, 11, 12, 13}));
+  EXPECT_EQ(catalog.VersionsFrom(Table(), 10), all);
 }
 
 }  // namespace
