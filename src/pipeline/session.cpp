@@ -39,13 +39,6 @@ BatchLimits LimitsOf(const config::Config& config) {
   limits.max_delay = config.batch.max_delay;
   limits.min_interval = config.batch.min_interval;
   limits.part_rows = config.batch.part_rows;
-  if (!config.target.cluster.empty()) {
-    // One part per batch: ClickHouse does not hold back the blocks of a synchronous INSERT into a
-    // Distributed table (it forwards each to the shards as it comes), so an INSERT of several
-    // blocks cut off midway would leave the first ones written.
-    limits.part_rows = limits.max_rows;
-    limits.part_bytes = limits.max_bytes;
-  }
   limits.max_buffered_bytes = config.memory.max_buffered_bytes;
   return limits;
 }

@@ -665,16 +665,22 @@ void SnapshotRunner::Impl::SettleInFlight(CopiedTable& t) {
   uint64_t present = 0;
   // Reader threads settle their tables at the same time; the catalog has one connection.
   std::lock_guard catalog_lock(catalog_mutex);
-  catalog->client().Select(
-      fmt::format("SELECT toUInt64(count()) FROM {} WHERE {} BETWEEN {} AND {}",
-                  clickhouse::QuoteQualified(target.database, target.table),
-                  clickhouse::QuoteIdentifier(target.version_column), unit.first_version,
-                  unit.last_version),
-      [&](clickhouse::Block& block) {
-        if (block.RowCount() > 0)
-          present = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0)).At(0);
-        return true;
-      });
+  if (!config.target.cluster.empty()) {
+    // Every replica's rows, not one replica per shard as the Distributed table would read: the
+    // one it picks may not have fetched the unit's part yet.
+    present = catalog->VersionsFrom(target, unit.first_version, unit.last_version).size();
+  } else {
+    catalog->client().Select(
+        fmt::format("SELECT toUInt64(count()) FROM {} WHERE {} BETWEEN {} AND {}",
+                    clickhouse::QuoteQualified(target.database, target.table),
+                    clickhouse::QuoteIdentifier(target.version_column), unit.first_version,
+                    unit.last_version),
+        [&](clickhouse::Block& block) {
+          if (block.RowCount() > 0)
+            present = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0)).At(0);
+          return true;
+        });
+  }
   if (present == unit.rows) {
     spdlog::info("snapshot {}: the chunk in flight at the last stop is in {} ({} rows)", t.label,
                  target.label, present);
@@ -931,6 +937,7 @@ class SnapshotRunner::Impl::TableCopy {
         text_plan_(PlansFor(t, plans_)),
         limit_(std::max<uint64_t>(1, impl.config.snapshot.chunk_rows)),
         fetchers_(t.key.empty() ? 1 : impl.ReadersPerTable()),
+        one_read_units_(!impl.config.target.cluster.empty() && !t.key.empty()),
         sizer_(impl.ReadBytesPerTable(fetchers_), limit_),
         next_lo_(cursor.last_key),
         lo_storage_(t.key.size()),
@@ -951,11 +958,12 @@ class SnapshotRunner::Impl::TableCopy {
         }
         ReconcileWindow(r);
         FillPart(u, r);
+        u.last = r.last;
+        more = !one_read_units_ && !r.last && !impl_.stopping() && u.bytes < kMaxUnitBytes &&
+               (fetchers_ > 1 ? !r.ends_unit : u.chunk_rows < limit_);
+        if (one_read_units_) RecordInFlight(u, r.part->block->rows());
         SendPart(u, r);
         if (r.fetched) spare_chunks_.push_back(std::move(r.fetched));
-        u.last = r.last;
-        more = !r.last && !impl_.stopping() && u.bytes < kMaxUnitBytes &&
-               (fetchers_ > 1 ? !r.ends_unit : u.chunk_rows < limit_);
       }
       EndUnit(u);
       last = u.last;
@@ -975,6 +983,7 @@ class SnapshotRunner::Impl::TableCopy {
     uint64_t inserted = 0, updated = 0, deleted = 0;
     std::vector<std::string> last_key;  // of the last read that has one
     bool last = false;
+    bool recorded = false;  // recorded in flight before its block went out (one_read_units_)
   };
   // One read: a chunk SELECT, and the part of the unit it makes.
   struct Read {
@@ -1274,22 +1283,41 @@ class SnapshotRunner::Impl::TableCopy {
     r.part->table = &t_;
   }
 
-  // Records the unit in flight and has its writer end its INSERT (an empty unit is done at once);
-  // the writer then confirms it. The previous unit is confirmed first: one unit in flight.
-  void EndUnit(Unit& u) {
-    if (previous_.valid()) previous_.get();
+  UnitRecord RecordOf(const Unit& u, uint64_t rows) const {
     UnitRecord record;
     record.first_version = t_.base + u.first_seq;
     record.last_version = t_.base + u.seq - 1;
-    record.rows = u.rows;
+    record.rows = rows;
     record.chunk_rows = u.chunk_rows;
     record.high = cursor_.high;
     record.last = u.last;
     record.last_key = u.last_key;
+    return record;
+  }
+
+  // A unit of one read, whose block (`rows` rows) is about to go out: recorded in flight first,
+  // after the previous unit is confirmed. Through a Distributed table a block is written as soon
+  // as it arrives, so the record must exist before; then a crash leaves the unit whole or absent,
+  // which the next start tells by its versions.
+  void RecordInFlight(Unit& u, uint64_t rows) {
+    if (previous_.valid()) previous_.get();
+    if (rows == 0) return;
+    std::lock_guard lock(t_.mutex);
+    t_.progress.in_flight = RecordOf(u, rows);
+    impl_.store->SaveTable(t_.progress);
+    u.recorded = true;
+  }
+
+  // Records the unit in flight (unless RecordInFlight did) and has its writer end its INSERT (an
+  // empty unit is done at once); the writer then confirms it. The previous unit is confirmed
+  // first: one unit in flight.
+  void EndUnit(Unit& u) {
+    if (previous_.valid()) previous_.get();
+    const UnitRecord record = RecordOf(u, u.rows);
     if (record.rows == 0) {
       impl_.Finish(t_, record, 0, 0, 0);
     } else {
-      {
+      if (!u.recorded) {
         std::lock_guard lock(t_.mutex);
         t_.progress.in_flight = record;
         impl_.store->SaveTable(t_.progress);
@@ -1319,6 +1347,10 @@ class SnapshotRunner::Impl::TableCopy {
   mapping::ConversionPlan& text_plan_;
   const uint64_t limit_;  // rows per unit
   const uint32_t fetchers_;
+  // On a cluster (target.cluster) a unit is one read, one block, recorded in flight before the
+  // block goes out: ClickHouse forwards each block of an INSERT into a Distributed table to the
+  // shards as it arrives, so a unit of several blocks cut off midway would be partly written.
+  const bool one_read_units_;
   ReadSizer sizer_;
 
   // Read-ahead (fetchers_ > 1).
@@ -1353,10 +1385,13 @@ void SnapshotRunner::Impl::Copy(CopiedTable& t, uint32_t reader) {
     cursor = t.progress;
   }
   if (cursor.state == "copied" || cursor.state == "done") return;
+  const bool one_read_units = !config.target.cluster.empty() && !t.key.empty();
   spdlog::info(
-      "snapshot {}: copying{} (INSERTs of {} rows, reads of at most {} KiB, key {})", t.label,
+      "snapshot {}: copying{} (INSERTs of {}, reads of at most {} KiB, key {})", t.label,
       cursor.chunks_done ? fmt::format(" from chunk {}", cursor.chunks_done + 1) : "",
-      config.snapshot.chunk_rows, ReadBytesPerTable(t.key.empty() ? 1 : ReadersPerTable()) >> 10,
+      one_read_units ? std::string("one read each: a cluster")
+                     : fmt::format("{} rows", config.snapshot.chunk_rows),
+      ReadBytesPerTable(t.key.empty() ? 1 : ReadersPerTable()) >> 10,
       t.key.empty() ? "none: one chunk" : fmt::format("({})", fmt::join(t.key_quoted, ", ")));
   TableCopy(*this, t, reader, cursor).Run();
 }

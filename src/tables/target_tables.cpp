@@ -39,13 +39,14 @@ std::string RemovalExpression(const TargetTable& target) {
 }
 
 std::vector<PresentRow> ReadVersions(clickhouse::Client& client, const TargetTable& target,
-                                     const std::string& table, uint64_t from) {
+                                     const std::string& table, uint64_t from, uint64_t to) {
   std::vector<PresentRow> rows;
   const std::string column = clickhouse::QuoteIdentifier(target.version_column);
   client.Select(
-      fmt::format("SELECT toUInt64({0}) AS v, {1} AS r FROM {2} WHERE {0} >= {3} ORDER BY v, r",
+      fmt::format("SELECT toUInt64({0}) AS v, {1} AS r FROM {2} WHERE {0} >= {3}{4} ORDER BY v, r",
                   column, RemovalExpression(target),
-                  clickhouse::QuoteQualified(target.database, table), from),
+                  clickhouse::QuoteQualified(target.database, table), from,
+                  to == UINT64_MAX ? std::string() : fmt::format(" AND {} <= {}", column, to)),
       [&](clickhouse::Block& block) {
         const auto& versions = clickhouse::As<clickhouse::ColumnUInt64>(block.At(0));
         const auto& removals = clickhouse::As<clickhouse::ColumnUInt8>(block.At(1));
@@ -250,13 +251,14 @@ uint64_t TargetCatalog::MaxVersion(const std::string& database, const std::strin
   return max;
 }
 
-std::vector<PresentRow> TargetCatalog::VersionsFrom(const TargetTable& target, uint64_t from) {
-  if (!cluster_.empty()) return ClusterVersionsFrom(target, from);
-  return ReadVersions(client(), target, target.table, from);
+std::vector<PresentRow> TargetCatalog::VersionsFrom(const TargetTable& target, uint64_t from,
+                                                    uint64_t to) {
+  if (!cluster_.empty()) return ClusterVersionsFrom(target, from, to);
+  return ReadVersions(client(), target, target.table, from, to);
 }
 
-std::vector<PresentRow> TargetCatalog::ClusterVersionsFrom(const TargetTable& target,
-                                                           uint64_t from) {
+std::vector<PresentRow> TargetCatalog::ClusterVersionsFrom(const TargetTable& target, uint64_t from,
+                                                           uint64_t to) {
   const std::string& database = target.database;
   const std::string data = target.table + local_suffix_;
   const std::string why = fmt::format("which versions of {}.{} it holds", database, data);
@@ -277,7 +279,7 @@ std::vector<PresentRow> TargetCatalog::ClusterVersionsFrom(const TargetTable& ta
         continue;
       }
       answering.push_back(c);
-      std::vector<PresentRow> replica = ReadVersions(*c, target, data, from);
+      std::vector<PresentRow> replica = ReadVersions(*c, target, data, from, to);
       std::vector<PresentRow> merged;
       merged.reserve(std::max(in_shard.size(), replica.size()));
       std::set_union(in_shard.begin(), in_shard.end(), replica.begin(), replica.end(),

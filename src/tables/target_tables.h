@@ -93,7 +93,7 @@ class TargetCatalog {
   static std::string PartsWithoutColumnSql(const std::string& database, const std::string& table,
                                            const std::string& column);
   static std::string PendingMutationsSql(const std::string& database, const std::string& table);
-  // Every row of `target` whose version is >= `from`, ascending, with repeats (a removal is
+  // Every row of `target` whose version is in [from, to], ascending, with repeats (a removal is
   // told by target.removal_column; without that column no row is one). On a cluster, read from
   // the data table of every replica rather than through the Distributed table, which reads one
   // replica per shard, maybe one that has not fetched the part another replica took (replication
@@ -101,7 +101,8 @@ class TargetCatalog {
   // has it, and the shards' counts add up. A replica that is down is left out while another
   // replica of its shard answers and has no part left to fetch (which could be one only the down
   // replica has); otherwise the call fails (kNetwork, transient) naming the replicas.
-  std::vector<PresentRow> VersionsFrom(const TargetTable& target, uint64_t from);
+  std::vector<PresentRow> VersionsFrom(const TargetTable& target, uint64_t from,
+                                       uint64_t to = UINT64_MAX);
 
   // Waits until no INSERT whose query_id starts with `prefix` runs on the server any more (a
   // writer of an earlier session whose connection broke may still be inserting); after
@@ -126,7 +127,8 @@ class TargetCatalog {
   // it cannot be asked.
   const std::vector<ClusterHost>& Hosts();
   clickhouse::Client* HostClient(size_t i, const std::string& why);
-  std::vector<PresentRow> ClusterVersionsFrom(const TargetTable& target, uint64_t from);
+  std::vector<PresentRow> ClusterVersionsFrom(const TargetTable& target, uint64_t from,
+                                              uint64_t to);
   // Waits on `client`'s server until no query matching `condition` runs, killing them after
   // `patience` (the one-server wait, on each node of a cluster).
   static void WaitForQueries(clickhouse::Client& client, const std::string& condition,

@@ -151,7 +151,10 @@ RowbridgeProcess::RowbridgeProcess(std::filesystem::path dir, PipelineConfig con
       << "  query_timeout: 30s\n"
       << c.target_yaml << "tables:\n"
       << c.tables_yaml << "\n"
-      << "snapshot: {enabled: " << (c.snapshot ? "true" : "false") << ", chunk_rows: 50}\n"
+      << "snapshot: {enabled: " << (c.snapshot ? "true" : "false")
+      << ", chunk_rows: " << c.snapshot_chunk_rows
+      << (c.snapshot_memory_limit.empty() ? "" : ", memory_limit: " + c.snapshot_memory_limit)
+      << "}\n"
       << "batch: {max_rows: " << c.max_rows << ", max_delay: " << c.max_delay
       << ", part_rows: " << c.part_rows << "}\n"
       << "http: {listen: \"" << c.http_listen << "\""

@@ -50,8 +50,10 @@ struct PipelineConfig {
   uint32_t writers = 2;
   // target.compression; empty = the default (auto: none, since the test server is on 127.0.0.1).
   std::string compression;
-  bool file_state = false;  // state in <dir>/state instead of ClickHouse
-  bool snapshot = false;    // snapshot.enabled: copy existing rows on a first start
+  bool file_state = false;            // state in <dir>/state instead of ClickHouse
+  bool snapshot = false;              // snapshot.enabled: copy existing rows on a first start
+  uint64_t snapshot_chunk_rows = 50;  // snapshot.chunk_rows: rows per unit (one INSERT)
+  std::string snapshot_memory_limit;  // snapshot.memory_limit; empty = the default
   // state.checkpoint_interval; empty = the default. A long one leaves only the saves a step
   // makes at once, as a kill -9 right after that step would.
   std::string checkpoint_interval;

@@ -298,9 +298,8 @@ TEST_F(PipelineRunTest, KeyMoveSplitOverTwoBatchesIsReplayedOnce) {
 }
 
 // Through a Distributed table each shard commits its rows of an INSERT on its own, so a key
-// move's new row can be written while its removal is not (the old key's shard failed, or
-// rowbridge died between the blocks of one INSERT). The replay must write the removal and not
-// the new row again, in both modes.
+// move's new row can be written while its removal is not (the old key's shard failed as the
+// INSERT ended). The replay must write the removal and not the new row again, in both modes.
 TEST_F(PipelineRunTest, KeyMoveWithOnlyItsNewRowWrittenIsReplayedOnce) {
   for (const std::string mode : {"replica", "changelog"}) {
     SCOPED_TRACE(mode);
