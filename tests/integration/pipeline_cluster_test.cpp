@@ -367,13 +367,12 @@ TEST_F(PipelineClusterTest, TheCheckpointSurvivesTheLossOfTheTargetHost) {
 }
 
 // A copy into a cluster killed while it writes: a Distributed table forwards each block of an
-// INSERT to the shards as it comes, and only the settings that travel with it keep the shards
-// from writing before the INSERT ends; a unit sent but not yet recorded in flight would otherwise
-// be partly written and then copied again (units of several blocks without the cluster's rule of
-// one read per unit: a small memory_limit, wide rows, chunk_rows 1000; they failed here both
-// ways, "holds 509 of the 1000 rows of the chunk" and changelog rows written twice). The copy
-// resumes and ends exact: the replica table equal to its
-// source, the changelog holding each copied row once.
+// INSERT to the shards as it comes, and a shard writes what it received when the INSERT is cut
+// off. Units of several blocks (a small memory_limit, wide rows, chunk_rows 1000) failed here
+// both ways before units became one read on a cluster: "holds 509 of the 1000 rows of the chunk
+// that was in flight", and changelog rows written twice (blocks sent before their unit was
+// recorded in flight, then copied again). The copy resumes and ends exact: the replica table
+// equal to its source, the changelog holding each copied row once.
 TEST_F(PipelineClusterTest, ACopyKilledWhileItWritesResumesExactly) {
   TestDir dir("pipeline-cluster-copy-kill");
   constexpr int kRows = 4000;
