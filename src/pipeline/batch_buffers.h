@@ -73,7 +73,7 @@ struct BatchShare {
   uint64_t updated = 0;
   uint64_t deleted = 0;
   uint64_t bytes = 0;
-  uint32_t newest_event_time = 0;  // source commit time (unix seconds) of its newest row
+  uint64_t newest_commit_us = 0;  // source commit time (unix microseconds) of its newest row
   // When the table's first row in the batch was received (TableStatus::MarkUnflushed).
   std::chrono::system_clock::time_point received_at{};
 };
@@ -96,7 +96,7 @@ struct Batch {
   uint64_t first_version = 0;  // lowest version in the batch (its first row)
   uint64_t last_version = 0;
   SteadyTime first_row_at{};
-  uint32_t first_event_time = 0;  // source commit time (unix seconds) of the first row
+  uint64_t first_commit_us = 0;  // source commit time (unix microseconds) of the first row
   std::vector<BatchShare> shares;
 
   // Closed parts of a group that a writer holds a batch of, beyond which the reader waits.
@@ -109,7 +109,7 @@ struct Batch {
     block.Clear();
     closed.clear();
     rows = bytes = first_version = last_version = part_rows = part_bytes = 0;
-    first_event_time = 0;
+    first_commit_us = 0;
     shares.clear();
   }
   // The bytes its parts' buffers hold.

@@ -227,13 +227,20 @@ void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader&
     if (!in_transaction_) ServeHandOver();
     return;
   }
+  if (type == EventType::kGtid || type == EventType::kGtidTagged ||
+      type == EventType::kAnonymousGtid) {
+    // Before the time below, which is then this transaction's commit time.
+    transaction_commit_us_ = binlog::ParseGtidEvent(event).immediate_commit_timestamp.value_or(0);
+  }
   if (event.header.timestamp != 0 && !event.in_payload) {
-    ctx_.status->RecordSourceEvent(
-        std::chrono::system_clock::time_point(std::chrono::seconds(event.header.timestamp)));
-    ctx_.metrics->source_last_event_time.Set(event.header.timestamp);
+    const uint64_t commit_us = CommitTimeUs(event);
+    ctx_.status->RecordSourceEvent(std::chrono::system_clock::time_point(
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(
+            std::chrono::microseconds(commit_us))));
+    ctx_.metrics->source_last_event_time.Set(static_cast<double>(commit_us) / 1e6);
     if (event.header.log_pos != 0) {
       std::lock_guard lock(ctx_.buffers->mutex());
-      last_event_time_ = event.header.timestamp;
+      last_commit_us_ = commit_us;
       last_event_received_ = std::chrono::steady_clock::now();
       caught_up_ = false;
     }
@@ -400,7 +407,7 @@ void BinlogReader::OnRows(const binlog::Event& event, binlog::BinlogEventReader&
     return;
   }
   cursor_.Reset(rows, *table.decoded);
-  AppendRows(table, rows.kind, event.header.timestamp, SchemaPosition(event));
+  AppendRows(table, rows.kind, CommitTimeUs(event), SchemaPosition(event));
 }
 
 void BinlogReader::CountWithoutWriting(const binlog::RowsEvent& rows, uint64_t table_id,
@@ -438,7 +445,7 @@ std::span<const binlog::Cell> BinlogReader::AfterWithKey(const StreamedTable& ta
   return completed ? std::span<const binlog::Cell>(keyed_after_) : after;
 }
 
-void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint32_t event_time,
+void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint64_t commit_us,
                               const schema::BinlogPosition& at) {
   TargetState& target = *table.target_state;
   const bool replica = table.target->mode == mapping::TableMode::kReplica;
@@ -463,7 +470,7 @@ void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint3
       }
       const size_t image_bytes = table.plan->AppendNext(cursor_, batch->block, {row_kind, version});
       Appended(table, *batch, row_kind, version,
-               EstimatedRowBytes(image_bytes, table.decoded->map.columns.size()), event_time, now);
+               EstimatedRowBytes(image_bytes, table.decoded->map.columns.size()), commit_us, now);
     }
     return;
   }
@@ -491,7 +498,7 @@ void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint3
     switch (kind) {
       case binlog::RowsKind::kWrite:
         if (target.PresentOf(version).rows == 0) {
-          ok = Append(table, after, mapping::RowKind::kInsert, version, event_time, now, lock);
+          ok = Append(table, after, mapping::RowKind::kInsert, version, commit_us, now, lock);
         }
         break;
       case binlog::RowsKind::kUpdate: {
@@ -500,19 +507,19 @@ void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint3
         const bool moved = compare_keys && KeyChanged(table, after);
         const TargetState::Present present = target.PresentOf(version);
         if (moved && present.removals == 0) {
-          ok = Append(table, cursor_.before(), mapping::RowKind::kDelete, version, event_time, now,
+          ok = Append(table, cursor_.before(), mapping::RowKind::kDelete, version, commit_us, now,
                       lock);
         }
         if (present.rows == present.removals) {
           const mapping::RowKind new_row =
               moved && !replica ? mapping::RowKind::kInsert : mapping::RowKind::kUpdate;
-          ok = ok && Append(table, after, new_row, version, event_time, now, lock);
+          ok = ok && Append(table, after, new_row, version, commit_us, now, lock);
         }
         break;
       }
       case binlog::RowsKind::kDelete:
         if (target.PresentOf(version).rows == 0) {
-          ok = Append(table, cursor_.before(), mapping::RowKind::kDelete, version, event_time, now,
+          ok = Append(table, cursor_.before(), mapping::RowKind::kDelete, version, commit_us, now,
                       lock);
         }
         break;
@@ -525,18 +532,18 @@ void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint3
 }
 
 bool BinlogReader::Append(StreamedTable& table, std::span<const binlog::Cell> cells,
-                          mapping::RowKind kind, uint64_t version, uint32_t event_time,
+                          mapping::RowKind kind, uint64_t version, uint64_t commit_us,
                           SteadyTime now, std::unique_lock<std::mutex>& lock) {
   Batch* batch = ctx_.buffers->Reserve(lock, *table.group);
   if (batch == nullptr) return false;
   table.plan->AppendRow(cells, batch->block, {kind, version});
-  Appended(table, *batch, kind, version, RowBytes(cells), event_time, now);
+  Appended(table, *batch, kind, version, RowBytes(cells), commit_us, now);
   return true;
 }
 
 void BinlogReader::Appended(StreamedTable& table, Batch& batch, mapping::RowKind kind,
-                            uint64_t version, uint64_t bytes, uint32_t event_time, SteadyTime now) {
-  if (batch.rows == 0) batch.first_event_time = event_time;
+                            uint64_t version, uint64_t bytes, uint64_t commit_us, SteadyTime now) {
+  if (batch.rows == 0) batch.first_commit_us = commit_us;
   ctx_.buffers->Appended(batch, bytes, version, now);
   BatchShare& share = batch.ShareOf(table.stats.get());
   switch (kind) {
@@ -551,7 +558,7 @@ void BinlogReader::Appended(StreamedTable& table, Batch& batch, mapping::RowKind
       break;
   }
   share.bytes += bytes;
-  share.newest_event_time = std::max(share.newest_event_time, event_time);
+  share.newest_commit_us = std::max(share.newest_commit_us, commit_us);
   ctx_.buffers->SealIfFull(*table.group);
 }
 

@@ -88,9 +88,9 @@ class BinlogReader {
   // Buffer lock held: where the reader is (end of the last transaction it finished).
   const std::string& read_file() const { return read_file_; }
   uint64_t read_position() const { return read_position_; }
-  // Buffer lock held: the source commit time of the last event, and whether the source said it
-  // had nothing more (a heartbeat) after it.
-  uint32_t last_event_time() const { return last_event_time_; }
+  // Buffer lock held: the source commit time of the last event (unix microseconds: see
+  // CommitTimeUs), and whether the source said it had nothing more (a heartbeat) after it.
+  uint64_t last_commit_us() const { return last_commit_us_; }
   SteadyTime last_event_received() const { return last_event_received_; }
   bool caught_up() const { return caught_up_; }
   bool connected() const { return connected_.load(); }
@@ -99,17 +99,17 @@ class BinlogReader {
   void Handle(const binlog::Event& event, binlog::BinlogEventReader& events);
   void OnQuery(const binlog::Event& event, const binlog::FormatDescription& format);
   void OnRows(const binlog::Event& event, binlog::BinlogEventReader& events);
-  void AppendRows(StreamedTable& table, binlog::RowsKind kind, uint32_t event_time,
+  void AppendRows(StreamedTable& table, binlog::RowsKind kind, uint64_t commit_us,
                   const schema::BinlogPosition& at);
   // The rows' changes take their versions, and nothing is written.
   void CountWithoutWriting(const binlog::RowsEvent& rows, uint64_t table_id,
                            binlog::BinlogEventReader& events);
   bool Append(StreamedTable& table, std::span<const binlog::Cell> cells, mapping::RowKind kind,
-              uint64_t version, uint32_t event_time, SteadyTime now,
+              uint64_t version, uint64_t commit_us, SteadyTime now,
               std::unique_lock<std::mutex>& lock);
   // Counts a row appended to `batch` (batch bounds, per-table shares). Buffer lock held.
   void Appended(StreamedTable& table, Batch& batch, mapping::RowKind kind, uint64_t version,
-                uint64_t bytes, uint32_t event_time, SteadyTime now);
+                uint64_t bytes, uint64_t commit_us, SteadyTime now);
   // Whether the current UPDATE row changes the table's key. A key column a partial after image
   // (binlog_row_image=MINIMAL) leaves out did not change.
   bool KeyChanged(const StreamedTable& table, std::span<const binlog::Cell> after) const;
@@ -143,7 +143,17 @@ class BinlogReader {
   std::string read_file_;
   uint64_t read_position_ = 0;
   std::string tracked_file_;
-  uint32_t last_event_time_ = 0;
+  uint64_t last_commit_us_ = 0;
+  // MySQL 8's immediate_commit_timestamp of the transaction being read (its GTID event), 0 when
+  // the source gives none (MariaDB, MySQL 5.7).
+  uint64_t transaction_commit_us_ = 0;
+  // An event's source commit time in unix microseconds: its transaction's commit timestamp where
+  // the source gives one, else the event header's time, whole seconds (so a lag from it reads up
+  // to a second high).
+  uint64_t CommitTimeUs(const binlog::Event& event) const {
+    return transaction_commit_us_ != 0 ? transaction_commit_us_
+                                       : uint64_t{event.header.timestamp} * 1'000'000;
+  }
   SteadyTime last_event_received_{};
   bool caught_up_ = false;
 };

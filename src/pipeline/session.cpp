@@ -900,19 +900,19 @@ void Pipeline::Session::RefreshLag(const BinlogReader& reader, SteadyTime now) {
   // source's heartbeats say the reader is at its end and nothing is buffered.
   const double wall =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  uint32_t oldest = 0;
+  uint64_t oldest = 0;
   for (const auto& g : buffers_.groups()) {
     for (const Batch* b : {g->sealed, g->filling}) {
-      if (b != nullptr && b->rows > 0 && (oldest == 0 || b->first_event_time < oldest))
-        oldest = b->first_event_time;
+      if (b != nullptr && b->rows > 0 && (oldest == 0 || b->first_commit_us < oldest))
+        oldest = b->first_commit_us;
     }
   }
   double lag = 0;
   if (oldest != 0) {
-    lag = wall - oldest;
-  } else if (!reader.caught_up() && reader.last_event_time() != 0 &&
+    lag = wall - static_cast<double>(oldest) / 1e6;
+  } else if (!reader.caught_up() && reader.last_commit_us() != 0 &&
              now - reader.last_event_received() < std::chrono::seconds(1)) {
-    lag = wall - reader.last_event_time();
+    lag = wall - static_cast<double>(reader.last_commit_us()) / 1e6;
   }
   stream_caught_up_ = reader.caught_up();
   p_.run_metrics_->lag.Set(std::max(0.0, lag));

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -120,6 +121,34 @@ TEST_F(MonitoringTest, EveryMetricTheDashboardAndTheAlertsNameIsExported) {
             std::string::npos)
       << metrics;
   EXPECT_EQ(rb.Terminate(), 0);
+}
+
+// The source's commit times: MySQL 8 gives each transaction's in microseconds (its GTID event's
+// immediate_commit_timestamp), and the last event's time and the lag carry them; MariaDB's binlog
+// has whole seconds only (event headers), so there they stay whole.
+TEST_F(MonitoringTest, CommitTimesHaveMicrosecondsWhereTheSourceGivesThem) {
+  TestDir dir("monitoring-commit-times");
+  RunMysqlSql(
+      mysql_,
+      fmt::format("CREATE DATABASE `{0}`; CREATE TABLE `{0}`.t (id INT PRIMARY KEY)", source_db_));
+  RowbridgeProcess rb(dir.path(), Config("  - match: " + source_db_ + ".*\n    mode: replica\n"));
+  StartAndWaitForCheckpoint(rb);
+  // Several transactions: that all of them commit on a whole second is out of the question.
+  for (int i = 1; i <= 5; ++i) {
+    RunMysqlSql(mysql_, fmt::format("INSERT INTO `{}`.t VALUES ({})", source_db_, i));
+  }
+  rb.WaitCaughtUp();
+  const std::optional<double> last = rb.Metric("rowbridge_source_last_event_timestamp_seconds");
+  ASSERT_TRUE(last.has_value()) << rb.log();
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  EXPECT_NEAR(*last, now, 60.0);
+  if (mysql_.is_mysql()) {
+    EXPECT_NE(*last, std::floor(*last)) << "MySQL's commit timestamps have microseconds";
+  } else {
+    EXPECT_EQ(*last, std::floor(*last)) << "MariaDB's event times are whole seconds";
+  }
+  EXPECT_EQ(rb.Terminate(), 0) << rb.log();
 }
 
 }  // namespace
