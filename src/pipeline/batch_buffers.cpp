@@ -286,16 +286,17 @@ void BatchBuffers::Abort(std::optional<Error> error) {
     aborted_ = true;
     if (error && !error_) error_ = std::move(error);
   }
-  changed_.notify_all();
-  room_.notify_all();
-  queued_.notify_all();
-  WakeStreamingWriters();
+  WakeEveryone();
 }
 
 void BatchBuffers::Close() {
   std::lock_guard lock(mutex_);
   closed_ = true;
   SealAll();
+  WakeEveryone();
+}
+
+void BatchBuffers::WakeEveryone() {
   changed_.notify_all();
   room_.notify_all();
   queued_.notify_all();

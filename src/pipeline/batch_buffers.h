@@ -67,6 +67,13 @@ namespace rowbridge::pipeline {
 using SteadyTime = std::chrono::steady_clock::time_point;
 
 // The rows one source table contributed to a batch (for per-table metrics at flush).
+// A source commit time in unix microseconds (BatchShare, Batch) as a clock time.
+inline std::chrono::system_clock::time_point CommitTimePoint(uint64_t commit_us) {
+  return std::chrono::system_clock::time_point(
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(
+          std::chrono::microseconds(commit_us)));
+}
+
 struct BatchShare {
   server::TableStats* stats = nullptr;
   uint64_t inserted = 0;
@@ -278,6 +285,8 @@ class BatchBuffers {
   // Wakes the writers streaming a batch (NextPart), for what concerns them all: a batch waiting
   // for a writer while none is idle, a close, an abort.
   void WakeStreamingWriters();
+  // Every wait, for what concerns every thread: a close, an abort.
+  void WakeEveryone();
   // Frees the capacity kept by the empty batches that no writer holds, kept since before
   // `kept_before` (by default all of them).
   void ReleaseRetained(SteadyTime kept_before = SteadyTime::max());

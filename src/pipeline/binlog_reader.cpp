@@ -230,13 +230,11 @@ void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader&
   if (type == EventType::kGtid || type == EventType::kGtidTagged ||
       type == EventType::kAnonymousGtid) {
     // Before the time below, which is then this transaction's commit time.
-    transaction_commit_us_ = binlog::ParseGtidEvent(event).immediate_commit_timestamp.value_or(0);
+    OnMysqlGtid(event);
   }
   if (event.header.timestamp != 0 && !event.in_payload) {
     const uint64_t commit_us = CommitTimeUs(event);
-    ctx_.status->RecordSourceEvent(std::chrono::system_clock::time_point(
-        std::chrono::duration_cast<std::chrono::system_clock::duration>(
-            std::chrono::microseconds(commit_us))));
+    ctx_.status->RecordSourceEvent(CommitTimePoint(commit_us));
     ctx_.metrics->source_last_event_time.Set(static_cast<double>(commit_us) / 1e6);
     if (event.header.log_pos != 0) {
       std::lock_guard lock(ctx_.buffers->mutex());
@@ -249,21 +247,6 @@ void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader&
   switch (type) {
     case EventType::kFormatDescription:
       if (!event.in_payload) ctx_.router->ResetRoutes();
-      break;
-    case EventType::kGtid:
-    case EventType::kGtidTagged: {
-      binlog::GtidEvent g = binlog::ParseGtidEvent(event);
-      transaction_gtid_ = {};
-      if (!g.anonymous) {
-        transaction_gtid_.flavor = state::GtidFlavor::kMysql;
-        std::memcpy(transaction_gtid_.uuid.bytes.data(), g.sid.data(), 16);
-        transaction_gtid_.tag = g.tag;
-        transaction_gtid_.gno = static_cast<uint64_t>(g.gno);
-      }
-      break;
-    }
-    case EventType::kAnonymousGtid:
-      transaction_gtid_ = {};
       break;
     case EventType::kPreviousGtids:
       if (!event.in_payload) {
@@ -316,6 +299,18 @@ void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader&
       if (binlog::IsRowsEvent(type)) OnRows(event, events);
       break;
   }
+}
+
+void BinlogReader::OnMysqlGtid(const binlog::Event& event) {
+  const binlog::GtidEvent g = binlog::ParseGtidEvent(event);
+  transaction_gtid_ = {};
+  if (!g.anonymous) {
+    transaction_gtid_.flavor = state::GtidFlavor::kMysql;
+    std::memcpy(transaction_gtid_.uuid.bytes.data(), g.sid.data(), 16);
+    transaction_gtid_.tag = g.tag;
+    transaction_gtid_.gno = static_cast<uint64_t>(g.gno);
+  }
+  transaction_commit_us_ = g.immediate_commit_timestamp.value_or(0);
 }
 
 void BinlogReader::OnQuery(const binlog::Event& event, const binlog::FormatDescription& format) {

@@ -98,6 +98,8 @@ class BinlogReader {
  private:
   void Handle(const binlog::Event& event, binlog::BinlogEventReader& events);
   void OnQuery(const binlog::Event& event, const binlog::FormatDescription& format);
+  // A MySQL GTID event of any kind: the transaction's GTID (none when anonymous) and commit time.
+  void OnMysqlGtid(const binlog::Event& event);
   void OnRows(const binlog::Event& event, binlog::BinlogEventReader& events);
   void AppendRows(StreamedTable& table, binlog::RowsKind kind, uint64_t commit_us,
                   const schema::BinlogPosition& at);

@@ -1045,9 +1045,7 @@ bool TableRouter::MoveTarget(tables::TargetTable& target, const tables::SourceTa
                           new_rule.create_table ? "schema_changes: stop" : "create_table: false");
   } else if (target.mode != tables::PlanMode(new_rule.mode) ||
              target.version_column != new_rule.meta_columns.version ||
-             target.removal_column != (target.mode == mapping::TableMode::kChangelog
-                                           ? new_rule.meta_columns.event_type
-                                           : new_rule.meta_columns.is_deleted)) {
+             target.removal_column != tables::RemovalColumn(new_rule)) {
     why_not = fmt::format("the rule for {} wants another mode or meta columns", to.ToString());
   } else if (const StreamedTable* other = OtherWriter(target, to)) {
     why_not = fmt::format("{} writes into it too", other->name.ToString());

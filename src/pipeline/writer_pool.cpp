@@ -80,9 +80,7 @@ void WriterPool::Run(size_t index) {
         s.flush_seconds.Observe(seconds);
         s.flush_rows.Observe(static_cast<double>(share.inserted + share.updated + share.deleted));
         s.last_flush_time.Set(now_seconds);
-        const auto newest = std::chrono::system_clock::time_point(
-            std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                std::chrono::microseconds(share.newest_commit_us)));
+        const auto newest = CommitTimePoint(share.newest_commit_us);
         s.lag.Set(std::max(0.0, now_seconds - static_cast<double>(share.newest_commit_us) / 1e6));
         s.status.AddRows(share.inserted, share.updated, share.deleted);
         s.status.RecordFlush(now, newest);

@@ -1302,10 +1302,14 @@ class SnapshotRunner::Impl::TableCopy {
   void RecordInFlight(Unit& u, uint64_t rows) {
     if (previous_.valid()) previous_.get();
     if (rows == 0) return;
-    std::lock_guard lock(t_.mutex);
-    t_.progress.in_flight = RecordOf(u, rows);
-    impl_.store->SaveTable(t_.progress);
+    SaveInFlight(RecordOf(u, rows));
     u.recorded = true;
+  }
+
+  void SaveInFlight(const UnitRecord& record) {
+    std::lock_guard lock(t_.mutex);
+    t_.progress.in_flight = record;
+    impl_.store->SaveTable(t_.progress);
   }
 
   // Records the unit in flight (unless RecordInFlight did) and has its writer end its INSERT (an
@@ -1317,11 +1321,7 @@ class SnapshotRunner::Impl::TableCopy {
     if (record.rows == 0) {
       impl_.Finish(t_, record, 0, 0, 0);
     } else {
-      if (!u.recorded) {
-        std::lock_guard lock(t_.mutex);
-        t_.progress.in_flight = record;
-        impl_.store->SaveTable(t_.progress);
-      }
+      if (!u.recorded) SaveInFlight(record);
       if (impl_.options.before_insert) impl_.options.before_insert(t_.label, cursor_.chunks_done);
       auto end = std::make_unique<WriteJob>();
       end->table = &t_;

@@ -10,6 +10,11 @@ mapping::TableMode PlanMode(config::TableMode mode) {
                                              : mapping::TableMode::kChangelog;
 }
 
+const std::string& RemovalColumn(const config::TableRule& rule) {
+  return PlanMode(rule.mode) == mapping::TableMode::kChangelog ? rule.meta_columns.event_type
+                                                               : rule.meta_columns.is_deleted;
+}
+
 mapping::MetaColumnNames MetaNames(const config::MetaColumns& meta) {
   mapping::MetaColumnNames names;
   names.version = meta.version;

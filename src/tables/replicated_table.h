@@ -32,6 +32,8 @@ struct ReplicatedTable {
 mapping::TableMode PlanMode(config::TableMode mode);
 // The rule's metadata column names, as the mapping names them.
 mapping::MetaColumnNames MetaNames(const config::MetaColumns& meta);
+// The column that tells a removal row of the rule's target (TargetTable::removal_column).
+const std::string& RemovalColumn(const config::TableRule& rule);
 
 // ASCII case-insensitive comparison: MySQL column names are.
 bool SameColumnName(std::string_view a, std::string_view b);

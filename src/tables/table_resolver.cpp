@@ -195,9 +195,7 @@ TargetTable* TableResolver::Record(const config::QualifiedName& name, const conf
   target->label = name.database + "." + name.table;
   target->mode = PlanMode(rule.mode);
   target->version_column = rule.meta_columns.version;
-  target->removal_column = target->mode == mapping::TableMode::kChangelog
-                               ? rule.meta_columns.event_type
-                               : rule.meta_columns.is_deleted;
+  target->removal_column = RemovalColumn(rule);
   target->columns = std::move(columns);
   TargetTable* raw = target.get();
   targets_[raw->label] = std::move(target);

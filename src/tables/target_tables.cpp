@@ -23,7 +23,6 @@ std::string_view StringAt(clickhouse::Block& block, size_t column, size_t row) {
   return clickhouse::As<clickhouse::ColumnString>(block.At(column)).At(row);
 }
 
-// Every version >= `from` in `client`'s db.table, ascending, with repeats.
 // The SQL (UInt8) that tells a removal row of `target` from the others; 0 when the table has no
 // such column.
 std::string RemovalExpression(const TargetTable& target) {
@@ -38,6 +37,8 @@ std::string RemovalExpression(const TargetTable& target) {
   return fmt::format("toUInt8({} != 0)", column);
 }
 
+// Every row of `target` whose version is in [from, to] in `client`'s database.`table` (the
+// target's own or its local data table), ascending, with repeats.
 std::vector<PresentRow> ReadVersions(clickhouse::Client& client, const TargetTable& target,
                                      const std::string& table, uint64_t from, uint64_t to) {
   std::vector<PresentRow> rows;
