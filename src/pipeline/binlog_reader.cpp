@@ -332,7 +332,7 @@ void BinlogReader::OnQuery(const binlog::Event& event, const binlog::FormatDescr
       StartsWithNoCase(sql, "ROLLBACK TO") || StartsWithNoCase(sql, "RELEASE SAVEPOINT")) {
     return;
   }
-  ctx_.router->OnStatement(sql, q, SchemaPosition(event), transaction_gtid_, next_version_);
+  ctx_.schema_changes->OnStatement(sql, q, SchemaPosition(event), transaction_gtid_, next_version_);
   if (!in_transaction_) Boundary(event);
 }
 

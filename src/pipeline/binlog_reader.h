@@ -42,6 +42,7 @@
 #include "pipeline/batch_buffers.h"
 #include "pipeline/checkpoint_tracker.h"
 #include "pipeline/hand_over_desk.h"
+#include "pipeline/schema_change_executor.h"
 #include "pipeline/table_router.h"
 #include "server/pipeline_metrics.h"
 #include "server/status.h"
@@ -53,6 +54,7 @@ struct ReaderContext {
   const config::Config* config = nullptr;
   state::Checkpoint start;
   TableRouter* router = nullptr;
+  SchemaChangeExecutor* schema_changes = nullptr;  // the statements' route
   BatchBuffers* buffers = nullptr;
   CheckpointTracker* tracker = nullptr;  // used under the buffers' lock
   server::StatusBoard* status = nullptr;

@@ -8,7 +8,6 @@
 #include <utility>
 
 #include "common/retry.h"
-#include "common/write_fence.h"
 #include "config/table_matcher.h"
 #include "endpoints/connection_options.h"
 #include "mysql/connection.h"
@@ -17,7 +16,6 @@
 #include "pipeline/repair_alongside.h"
 #include "pipeline/retention_monitor.h"
 #include "pipeline/run_metrics.h"
-#include "pipeline/session.h"
 #include "schema/schema_history.h"
 #include "server/status_time.h"
 #include "snapshot/newly_matched.h"
@@ -548,25 +546,6 @@ void Pipeline::Run() {
     }
   }
   status_.SetState(server::PipelineState::kStopped);
-}
-
-void Pipeline::RunSession() {
-  // A process that lost its leader lock (config `ha`) must not even reconnect: its binlog dump
-  // would kick the new leader's (same server_id).
-  CheckWriteFence();
-  ++session_;
-  if (session_ > 1) metrics_.source_reconnects.Increment();
-  status_.SetState(server::PipelineState::kStarting);
-  failure_side_ = Side::kTarget;
-
-  Session session(*this);
-  session.LoadCheckpoint();
-  session.WaitForEarlierInserts();
-  session.CheckSource();
-  session.OpenSchemaHistory();
-  session.ResolveTables();
-  session.SaveStartingCheckpoint();
-  session.Stream();
 }
 
 }  // namespace rowbridge::pipeline

@@ -9,12 +9,15 @@
 #include <thread>
 
 #include "common/log_fields.h"
+#include "common/write_fence.h"
 #include "config/table_matcher.h"
 #include "endpoints/connection_options.h"
 #include "pipeline/binlog_reader.h"
 #include "pipeline/copy_alongside.h"
 #include "pipeline/repair_alongside.h"
 #include "pipeline/run_metrics.h"
+#include "pipeline/session_facts.h"
+#include "pipeline/table_lifecycle.h"
 #include "pipeline/writer_pool.h"
 #include "server/status_time.h"
 #include "server/table_commands.h"
@@ -26,12 +29,6 @@ namespace rowbridge::pipeline {
 
 namespace {
 
-// Whether `label` is a fresh table of `copy`, the copy in progress, which makes and fills it.
-bool IsFreshTableOf(const std::optional<state::TableCopy>& copy, const std::string& label) {
-  return copy && std::find(copy->fresh_targets.begin(), copy->fresh_targets.end(), label) !=
-                     copy->fresh_targets.end();
-}
-
 BatchLimits LimitsOf(const config::Config& config) {
   BatchLimits limits;
   limits.max_rows = config.batch.max_rows;
@@ -41,29 +38,6 @@ BatchLimits LimitsOf(const config::Config& config) {
   limits.part_rows = config.batch.part_rows;
   limits.max_buffered_bytes = config.memory.max_buffered_bytes;
   return limits;
-}
-
-// The highest version a replay of `bytes` binlog bytes from `resume_version` can give a row.
-uint64_t ReplayVersionLimit(uint64_t resume_version, uint64_t bytes) {
-  const uint64_t reach =
-      bytes > ~uint64_t{0} / kChangesPerBinlogByte ? ~uint64_t{0} : bytes * kChangesPerBinlogByte;
-  return reach > ~uint64_t{0} - resume_version ? ~uint64_t{0} : resume_version + reach;
-}
-
-// Whether the copy `checkpoint` records runs: a resnapshot or resume always; tables matched later
-// with snapshot.enabled (turned off meanwhile, they are streamed from the checkpoint on without
-// it).
-bool CopiesAlongside(const config::Config& config, const state::Checkpoint& checkpoint) {
-  return checkpoint.table_copy &&
-         (config.snapshot.enabled ||
-          checkpoint.table_copy->kind() != state::TableCopy::Kind::kMatchedLater);
-}
-
-// "a.t1, a.t2".
-std::string JoinedLabels(const std::vector<std::string>& labels) {
-  std::string out;
-  for (const std::string& label : labels) out += (out.empty() ? "" : ", ") + label;
-  return out;
 }
 
 }  // namespace
@@ -273,230 +247,6 @@ std::set<tables::SourceTableName> Pipeline::Session::CreatedInReplay(
   });
 }
 
-RouterContext Pipeline::Session::MakeRouterContext() {
-  Pipeline& p = p_;
-  RouterContext rc;
-  rc.config = &p.config_;
-  rc.resolver = &*resolver_;
-  rc.targets = catalog_.get();
-  rc.buffers = &buffers_;
-  rc.stop = &p.stop_requested_;
-  rc.connect_source = [&p] {
-    return mysql::Connection::Connect(endpoints::SourceConnectOptions(p.config_.source));
-  };
-  rc.make_stats = [&p](const tables::SourceTableName& name, const tables::TargetTable& target) {
-    auto stats = std::make_unique<server::TableStats>(p.metrics_, p.status_, name.database,
-                                                      name.table, target.database, target.table);
-    stats->status.SetStreaming();
-    return stats;
-  };
-  rc.on_stop = [this](const state::StoppedTable& stopped) {
-    p_.metrics_.errors.WithLabels({"table_stopped"}).Increment();
-    p_.ShowStopped(stopped);
-    std::lock_guard lock(buffers_.mutex());
-    if (tracker_) tracker_->AddStop(stopped);
-  };
-  rc.have_checkpoint = checkpoint_.has_value();
-  rc.resume_version = checkpoint_ ? checkpoint_->next_version : 1;
-  if (checkpoint_ && replay_bytes_) {
-    rc.replay_version_limit = ReplayVersionLimit(rc.resume_version, *replay_bytes_);
-    rc.replay_binlog_bytes = *replay_bytes_;
-    rc.checkpoint_description = checkpoint_->Describe() + " in " + p.store_->Describe();
-  }
-  rc.history = &*history_;
-  rc.start = checkpoint_ ? schema::BinlogPosition{checkpoint_->file, checkpoint_->position}
-                         : schema::BinlogPosition{first_position_->file, first_position_->position};
-  rc.on_history = [this](const schema::SchemaHistory& h) {
-    std::string json = h.ToJson();
-    std::lock_guard lock(buffers_.mutex());
-    if (tracker_) tracker_->AddSchemaHistory(std::move(json));
-  };
-  rc.on_schema_error = [&p] { p.metrics_.errors.WithLabels({"schema"}).Increment(); };
-  rc.on_default_not_carried = [&p](const tables::SourceTableName& table,
-                                   const std::string& column) {
-    p.metrics_.defaults_not_carried.WithLabels({table.database, table.table, column}).Increment();
-  };
-  if (checkpoint_) {
-    for (const state::TableStart& t : checkpoint_->table_starts) {
-      const config::QualifiedName split = snapshot::SplitLabel(t.table);
-      const tables::SourceTableName name{split.database, split.table};
-      rc.table_starts[name] = {t.file, t.position};
-      if (t.counted) rc.counted_starts.insert(name);
-    }
-    rc.created_in_replay = [this](const std::vector<tables::SourceTableName>& listed) {
-      return CreatedInReplay(listed);
-    };
-  }
-  rc.on_replicated = [this](const std::string& label) {
-    {
-      std::lock_guard lock(buffers_.mutex());
-      if (!tracker_) return;
-      tracker_->AddReplicatedTable(label);
-    }
-    // At once: a restart that did not know the table covered would copy it as one matched later,
-    // and refuse to while ClickHouse holds changes after the checkpoint.
-    SaveNow();
-  };
-  rc.on_needs_copy = [this](const std::string& label, const std::string& why) {
-    CopyAgain(label, why, false);
-  };
-  rc.on_renamed = [this](const std::string& from, const std::string& to) {
-    const char* was = nullptr;
-    {
-      std::lock_guard lock(buffers_.mutex());
-      if (!tracker_) return;
-      was = WithdrawResnapshot(from);
-    }
-    if (was == nullptr) return;
-    // The copy the stream needed was of the table, whatever it is called now.
-    CopyAgain(to, fmt::format("it is {} renamed, whose copy was {}", from, was), true);
-  };
-  rc.on_dropped = [this](const std::string& label) {
-    const char* was = nullptr;
-    {
-      std::lock_guard lock(buffers_.mutex());
-      if (!tracker_) return;
-      was = WithdrawResnapshot(label);
-    }
-    if (was == nullptr) return;
-    spdlog::info("{}: dropped while its resnapshot was {}; the resnapshot is given up", label, was);
-    SaveNow();
-  };
-  rc.on_stop_ended = [this](const std::string& label) {
-    const config::QualifiedName name = snapshot::SplitLabel(label);
-    {
-      std::lock_guard lock(buffers_.mutex());
-      if (!tracker_) return;
-      tracker_->RemoveStop(name.database, name.table);
-    }
-    SaveNow();
-    // The board's one way out of stopped; the name is shown as any table renamed away is.
-    p_.status_.Table(name.database, name.table, "", "").Resume();
-    p_.metrics_.table_stopped.WithLabels({name.database, name.table}).Set(0);
-  };
-  if (checkpoint_) rc.target_renames = checkpoint_->target_renames;
-  rc.before_target_rename = [this](const state::TargetRename& rename) {
-    {
-      std::lock_guard lock(buffers_.mutex());
-      if (!tracker_) {
-        Fail(ErrorCode::kInternal, "renaming target {} before the session saved a checkpoint",
-             rename.from);
-      }
-      tracker_->AddTargetRename(rename);
-    }
-    SaveNow();
-  };
-  if (checkpoint_) rc.target_aliases = checkpoint_->target_aliases;
-  rc.on_target_alias = [this](const state::TargetAlias& alias) {
-    {
-      std::lock_guard lock(buffers_.mutex());
-      if (!tracker_) {
-        Fail(ErrorCode::kInternal, "{} writes into {} before the session saved a checkpoint",
-             alias.table, alias.target);
-      }
-      tracker_->AddTargetAlias(alias);
-    }
-    SaveNow();
-  };
-  rc.on_alias_end = [this](const state::TargetAlias& ended) {
-    std::lock_guard lock(buffers_.mutex());
-    if (tracker_) tracker_->EndTargetAlias(ended);
-  };
-  return rc;
-}
-
-void Pipeline::Session::ResolveTables() {
-  const config::Config& config = p_.config_;
-  tables::ResolverOptions resolver_options;
-  resolver_options.conversion_counters = std::make_shared<mapping::ConversionCounters>(
-      [this](const mapping::ColumnName& c, mapping::RangeRule rule) {
-        return p_.metrics_.ClampSink(c.database, c.table, c.column,
-                                     std::string(mapping::RangeRuleName(rule)));
-      });
-  if (checkpoint_) resolver_options.created_targets = checkpoint_->created_targets;
-  if (checkpoint_ && CopiesAlongside(p_.config_, *checkpoint_) &&
-      checkpoint_->table_copy->kind() == state::TableCopy::Kind::kMatchedLater) {
-    // Tables matched later: the stream leaves them to their copy until it hands them over.
-    resolver_options.held_back = checkpoint_->table_copy->tables;
-  }
-  for (const std::string& label : p_.AbandonedTables()) resolver_options.held_back.push_back(label);
-  if (checkpoint_ && checkpoint_->replicated_tables) {
-    resolver_options.replicated_tables = *checkpoint_->replicated_tables;
-    std::sort(resolver_options.replicated_tables.begin(), resolver_options.replicated_tables.end());
-    resolver_options.checkpoint = checkpoint_->Describe() + " in " + p_.store_->Describe();
-  }
-  resolver_options.on_created = [this](const std::string& label) {
-    {
-      std::lock_guard lock(buffers_.mutex());
-      if (!tracker_) {
-        // Created while the session starts (a table the checkpoint's history does not know yet):
-        // recorded in the checkpoint it starts from, at once, or a kill -9 before the session's
-        // first save loses the mark and the table stops at its first schema change.
-        if (!checkpoint_) return;
-        auto& created = checkpoint_->created_targets;
-        if (std::find(created.begin(), created.end(), label) != created.end()) return;
-        created.insert(std::upper_bound(created.begin(), created.end(), label), label);
-        p_.store_->Save(*checkpoint_);
-        return;
-      }
-      tracker_->AddCreatedTarget(label);
-    }
-    // At once: a restart that found the table without the record would take it for one rowbridge
-    // did not create, and stop its table at the first schema change (schema_changes: auto).
-    SaveNow();
-  };
-  resolver_.emplace(config, *catalog_, std::move(resolver_options));
-
-  if (checkpoint_) {
-    // A resnapshot handed over just before a crash may not have put its table in place yet.
-    // Not when a later copy of the table owns the fresh table's name now (a resnapshot begun
-    // after the hand-over, e.g. the replay of a swap asking for one again): its table, half
-    // filled, took the target's place, and the copy then made it again and found its rows copied
-    // already, so the target ended empty (unpaced DDL workload, seed 6111 on MySQL 9.7).
-    for (const state::TableStart& t : checkpoint_->table_starts) {
-      if (t.fresh_target.empty() || IsFreshTableOf(checkpoint_->table_copy, t.fresh_target)) {
-        continue;
-      }
-      const config::QualifiedName name = snapshot::SplitLabel(t.table);
-      const int rule = resolver_->Match({name.database, name.table});
-      if (rule == config::TableMatcher::kNoRule) continue;
-      resolver_->ReplaceWithFresh(resolver_->TargetName({name.database, name.table}, rule),
-                                  snapshot::SplitLabel(t.fresh_target));
-    }
-  }
-  router_.emplace(MakeRouterContext());
-  if (checkpoint_) {
-    for (const state::StoppedTable& s : checkpoint_->stopped_tables) {
-      router_->AddStopped(s);
-      p_.ShowStopped(s);
-      spdlog::warn("{}.{} stays stopped since {}: {}", s.database, s.table, s.position, s.reason);
-    }
-  }
-  std::vector<std::string> problems;
-  router_->Prepare(*admin_, problems);
-  mapping::ThrowIfProblems(problems);
-  resolver_->ForgetReplicatedTables();
-
-  // The tables this stream covers: every matched one the source has now. A table the checkpoint
-  // did not cover yet was copied before this session (cli/run.cpp) unless copies are off; then
-  // only its changes from the checkpoint on are replicated.
-  for (const auto& [name, table] : router_->tables()) {
-    if (table->rule_index == config::TableMatcher::kNoRule) continue;  // stopped, unmatched now
-    const std::string label = name.ToString();
-    if (checkpoint_ && checkpoint_->replicated_tables && !table->stopped &&
-        !std::binary_search(checkpoint_->replicated_tables->begin(),
-                            checkpoint_->replicated_tables->end(), label)) {
-      spdlog::warn(
-          "{} is matched since the last checkpoint and was not copied{}; its changes are "
-          "replicated from {} on",
-          label, config.snapshot.enabled ? "" : " (snapshot.enabled is false)",
-          checkpoint_->Describe());
-    }
-    replicated_tables_.push_back(label);
-  }
-  std::sort(replicated_tables_.begin(), replicated_tables_.end());
-}
-
 state::Checkpoint Pipeline::Session::FirstCheckpoint() {
   const mysql::BinlogPosition& position = *first_position_;
   uint64_t max_version = 0;
@@ -635,7 +385,7 @@ void Pipeline::Session::TakeOver(const HandOverDesk::Offer& offer,
   }
   for (const std::string& label : offer.tables) {
     const config::QualifiedName name = snapshot::SplitLabel(label);
-    router_->Adopt({name.database, name.table}, offer.end, at);
+    AdoptCopiedTable(*router_, {name.database, name.table}, offer.end, at);
   }
   {
     std::lock_guard lock(buffers_.mutex());
@@ -656,9 +406,9 @@ void Pipeline::Session::ReplaceTargets(const HandOverDesk::Offer& offer,
   for (size_t i = 0; i < offer.tables.size(); ++i) {
     const std::string& label = offer.tables[i];
     const config::QualifiedName name = snapshot::SplitLabel(label);
-    const bool done = router_->ReplaceTarget(
-        {name.database, name.table}, offer.end, snapshot::SplitLabel(fresh_targets[i]), at,
-        [&](const std::string& target) {
+    const bool done = ReplaceTargetWithCopy(
+        *router_, {name.database, name.table}, offer.end, snapshot::SplitLabel(fresh_targets[i]),
+        at, [&](const std::string& target) {
           {
             std::lock_guard lock(buffers_.mutex());
             tracker_->AddTableStart(
@@ -697,7 +447,7 @@ void Pipeline::Session::ResumeTables(const HandOverDesk::Offer& offer,
   SaveNow();
   for (const std::string& label : offer.tables) {
     const config::QualifiedName name = snapshot::SplitLabel(label);
-    router_->Resume({name.database, name.table}, offer.end, at);
+    ResumeTable(*router_, {name.database, name.table}, offer.end, at);
     p_.metrics_.table_stopped.WithLabels({name.database, name.table}).Set(0);
     spdlog::info(
         "{} resumed: its changes up to {} were applied alongside the stream, which "
@@ -711,7 +461,8 @@ void Pipeline::Session::DoReaderWork(const schema::BinlogPosition& at) {
   if (work.abandoned) Abandon(*work.abandoned);
   for (const std::string& label : work.pauses) {
     const config::QualifiedName name = snapshot::SplitLabel(label);
-    std::optional<state::StoppedTable> paused = router_->Pause({name.database, name.table}, at);
+    std::optional<state::StoppedTable> paused =
+        PauseTable(*router_, {name.database, name.table}, at);
     if (!paused) continue;
     {
       std::lock_guard lock(buffers_.mutex());
@@ -926,6 +677,7 @@ void Pipeline::Session::Stream() {
   reader_context.config = &p.config_;
   reader_context.start = *checkpoint_;
   reader_context.router = &*router_;
+  reader_context.schema_changes = &*schema_changes_;
   reader_context.buffers = &buffers_;
   reader_context.tracker = &*tracker_;
   reader_context.status = &p.status_;
@@ -1020,6 +772,25 @@ void Pipeline::Session::Stream() {
       final_checkpoint.gtid_flavor == state::GtidFlavor::kNone ? "" : final_checkpoint.gtid);
   spdlog::info("stopped cleanly at {} (next version {})", final_checkpoint.Describe(),
                final_checkpoint.next_version);
+}
+
+void Pipeline::RunSession() {
+  // A process that lost its leader lock (config `ha`) must not even reconnect: its binlog dump
+  // would kick the new leader's (same server_id).
+  CheckWriteFence();
+  ++session_;
+  if (session_ > 1) metrics_.source_reconnects.Increment();
+  status_.SetState(server::PipelineState::kStarting);
+  failure_side_ = Side::kTarget;
+
+  Session session(*this);
+  session.LoadCheckpoint();
+  session.WaitForEarlierInserts();
+  session.CheckSource();
+  session.OpenSchemaHistory();
+  session.ResolveTables();
+  session.SaveStartingCheckpoint();
+  session.Stream();
 }
 
 }  // namespace rowbridge::pipeline

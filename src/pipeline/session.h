@@ -20,6 +20,7 @@
 #include "pipeline/batch_buffers.h"
 #include "pipeline/checkpoint_tracker.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/schema_change_executor.h"
 #include "pipeline/table_router.h"
 #include "schema/schema_history.h"
 #include "tables/table_resolver.h"
@@ -67,6 +68,14 @@ class Pipeline::Session {
   auto OnSource(F&& step) -> decltype(step());
 
   RouterContext MakeRouterContext();
+  // The hooks through which the router's schema changes reach the checkpoint, the copies and
+  // the status: tables joining, leaving, renamed, needing a copy, stops ending.
+  void AddTableHooks(RouterContext& rc);
+  // The target renames and aliases in flight, and the hooks that record new ones.
+  void AddTargetRouteHooks(RouterContext& rc);
+  // How the session's resolver finds targets: what the checkpoint says rowbridge created, which
+  // tables are held back for a copy, which it covers.
+  tables::ResolverOptions MakeResolverOptions();
   // Of `listed`, the matched tables the checkpoint does not cover, or whose columns the schema
   // history does not know at the checkpoint, that the binlog after it creates
   // (RouterContext::created_in_replay).
@@ -145,7 +154,8 @@ class Pipeline::Session {
   std::optional<schema::SchemaHistory> history_;
   std::optional<tables::TableResolver> resolver_;
   std::optional<TableRouter> router_;
-  std::vector<std::string> replicated_tables_;  // sorted labels
+  std::optional<SchemaChangeExecutor> schema_changes_;  // carries the router's DDL
+  std::vector<std::string> replicated_tables_;          // sorted labels
 
   // Orders the saves of the ticker and the reader: a checkpoint taken from the tracker is saved
   // before any taken after it.

@@ -4,48 +4,27 @@
 // (config::TableMatcher caches by name) and keeps a Route per table id, so a rows event of a table
 // no rule matches costs one hash lookup and is never decoded.
 //
-// For a matched table the router keeps a StreamedTable: the columns it is known to have (from
-// information_schema when it was first needed, see source_schema.h), its target table, its
-// mapping::ConversionPlan and the batch group it writes into. A plan is built for each distinct
-// TABLE_MAP: the TABLE_MAP's own column definitions (the authority for decoding), enriched with
-// names, signedness, charsets and labels from the known schema.
+// For a matched table the router keeps a StreamedTable: the columns it is known to have, its
+// target table, its mapping::ConversionPlan and the batch group it writes into. A table's columns
+// are always those the schema history (RouterContext::history, schema/schema_history.h) holds at
+// the TABLE_MAP's position, never the live ones; information_schema is read only for a table the
+// history does not know (first start, CREATE ... LIKE/SELECT of an unknown table). A plan is built
+// for each distinct TABLE_MAP: the TABLE_MAP's own column definitions (the authority for decoding),
+// enriched with names, signedness, charsets and labels from the known schema. A column the target
+// lacks (added while rowbridge was away) is added before the plan needs it.
 //
-// Schema changes. Every QUERY event is applied to the schema history (RouterContext::history,
-// schema/schema_history.h) and a table's columns are always those
-// the history holds at the TABLE_MAP's position, never the live ones; information_schema is read
-// only for a table the history does not know (first start, CREATE ... LIKE/SELECT of an unknown
-// table). A DDL that changes a replicated table is then carried to ClickHouse when the rule's
-// schema_changes says so (auto: for target tables rowbridge created): the table's buffered rows
-// are written first, then ALTER TABLE ADD/DROP/RENAME/MODIFY COLUMN, TRUNCATE or DROP TABLE is
-// run, and the next TABLE_MAP builds the plan for the new columns. RENAME TABLE and CREATE TABLE
-// route the table under its new name by the rules, like any table of that name. A renamed table's
-// rows stay together: when rowbridge created its target, no other table writes there and the
-// rules' target for the new name does not exist yet, the ClickHouse table is renamed too (the
-// rename recorded in the checkpoint first, see RouterContext::target_renames); otherwise the table
-// keeps writing into its old target, recorded in the checkpoint as an alias so that it does so
-// across restarts too (RouterContext::target_aliases; docs/running.md, "Schema changes"). DROP
-// TABLE never drops a target another replicated table still writes into (gh-ost's swapped-out
-// table). A change that
-// cannot be applied (unparseable DDL, schema_changes: stop, a key column dropped, a type
-// ClickHouse cannot convert, rows changed without row events) STOPS only that table: its rows are
-// no longer applied, /status and the metrics say why, the stop is recorded in the checkpoint,
-// and every other table goes on.
+// A table's target is the rules' one, unless the target renames and aliases in flight
+// (RouterContext::target_routes, schema_changes/target_routes.h) send its rows at that position
+// elsewhere, or a copy that replaced its target holds its changes until a later position.
 //
-// Statement-based DML (binlog_format STATEMENT or MIXED: INSERT, REPLACE, UPDATE, DELETE, LOAD
-// DATA, CREATE TABLE ... SELECT arriving as QUERY events) changed rows that never reach the binlog
-// as row events. When it
-// writes a replicated table (tables/statement_tables.h names the tables it writes), that table
-// can no longer be followed: by default (source.on_statement_dml: stop_table) every such table
-// STOPS as above, with a message naming the statement, the table, the binlog position (and GTID)
-// and the fix; with stop_run OnStatement throws Error(kUnsupported) with that message, which ends
-// `rowbridge run`. DML on tables no rule matches, or on tables whose copy starts later, is
-// ignored.
+// The router is also the stream's catalog of tables: schema changes (decided by
+// schema_changes::Planner, carried out by SchemaChangeExecutor) and table commands
+// (table_lifecycle.h) resolve, stop and retire tables through it. A table that cannot be
+// replicated STOPS: its rows are no longer applied, /status and the metrics say why, the stop is
+// recorded in the checkpoint, and every other table goes on.
 //
 // Tables copied after the stream began (RouterContext::table_starts): before its start position a
-// table's TABLE_MAPs and rows are ignored (they are in the copy) and DDL naming it changes the
-// history only, never its target (which already holds the table as of its start) nor stops it.
-// A table that comes under a matched name by RENAME from a table that was not replicated has rows
-// the stream never saw: that is logged as a warning (a restart copies it).
+// table's TABLE_MAPs and rows are ignored (they are in the copy).
 //
 // Used by the session's setup (Prepare) and then by the reader thread only.
 #pragma once
@@ -60,7 +39,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "binlog/query_event.h"
 #include "binlog/table_map_cache.h"
 #include "common/retry.h"
 #include "config/config.h"
@@ -70,9 +48,10 @@
 #include "mysql/connection.h"
 #include "pipeline/batch_buffers.h"
 #include "pipeline/checkpoint_tracker.h"
+#include "pipeline/target_ddl.h"
 #include "pipeline/target_state.h"
 #include "schema/schema_history.h"
-#include "schema/sql_lexer.h"
+#include "schema_changes/target_routes.h"
 #include "server/table_stats.h"
 #include "state/checkpoint.h"
 #include "tables/replicated_table.h"
@@ -197,18 +176,13 @@ struct RouterContext {
   // A stopped table left its name (RENAME or DROP): its stop ends, since no table has the name
   // any more (the renamed table's own target lacking rows is the new name's affair).
   std::function<void(const std::string& table)> on_stop_ended;
-  // Target tables renamed after source RENAMEs that a replay from the checkpoint meets again (the
-  // checkpoint's target_renames, in order): rows of a table's old name before its RENAME go to the
-  // target under its new name.
-  std::vector<state::TargetRename> target_renames;
+  // The target renames and aliases in flight (the checkpoint's target_renames and
+  // target_aliases): a table resolved at a position they cover writes where they say.
+  schema_changes::TargetRoutes target_routes;
   // Called (buffer lock NOT held) before a target table is renamed: records the rename in the
   // checkpoint and saves it at once, so that a crash after ClickHouse's RENAME replays the old
   // name's rows into the new name instead of creating the old one again.
   std::function<void(const state::TargetRename&)> before_target_rename;
-  // Renamed tables that write into their old name's target because it could not be renamed with
-  // them (the checkpoint's target_aliases): resolved at a position the alias covers, the table
-  // writes there and not into the rules' target.
-  std::vector<state::TargetAlias> target_aliases;
   // Called (buffer lock NOT held) when a renamed table goes on writing into its old name's
   // target: records the alias in the checkpoint and saves it at once, before a checkpoint past
   // the RENAME can be saved without it.
@@ -217,6 +191,10 @@ struct RouterContext {
   // with the alias and its end (until_file:until_position) set.
   std::function<void(const state::TargetAlias&)> on_alias_end;
 };
+
+// A table's columns as the history holds them.
+tables::SourceTableSchema SchemaFromHistory(const schema::TableSchema& table,
+                                            const tables::SourceTableName& name);
 
 class TableRouter {
  public:
@@ -241,18 +219,9 @@ class TableRouter {
   // Makes sure `table` decodes with `map` (several table ids may name one table).
   bool Use(StreamedTable& table, const std::shared_ptr<const binlog::TableInfo>& map,
            const schema::BinlogPosition& position);
-  // A statement (QUERY event) at `position`, in the transaction of `gtid`: applied to the history
-  // and carried to the target tables it changes, or, for statement-based DML, stopping the
-  // tables it writes (see above). Throws transient errors (a server gone), and
-  // Error(kUnsupported) for statement-based DML on a replicated table under
-  // source.on_statement_dml: stop_run, and for a statement the history cannot follow that
-  // cannot even be tokenized (no table could be named).
-  // `next_version`: the version the reader gives the next row change (the rows before the
-  // statement have lower ones).
-  void OnStatement(std::string_view sql, const binlog::QueryEvent& query,
-                   const schema::BinlogPosition& position, const TransactionGtid& gtid,
-                   uint64_t next_version);
-  // A new FORMAT_DESCRIPTION: table ids start over.
+  // A new FORMAT_DESCRIPTION: table ids start over. Also after a table left the catalog: every
+  // table's next TABLE_MAP routes afresh (DDL and table commands run between transactions, so
+  // every rows event after them follows its own TABLE_MAP).
   void ResetRoutes() { routes_.clear(); }
 
   // Whether `name`'s changes at `position` are still in its copy (see above).
@@ -266,36 +235,44 @@ class TableRouter {
   static bool InCopy(const StreamedTable& table, const schema::BinlogPosition& position) {
     return table.starts_at && position < *table.starts_at;
   }
+  // Whether the table under `name` at `position` (met in this session) has its changes there in
+  // a copy (BeforeStart, or InCopy).
+  bool NameInCopy(const tables::SourceTableName& name,
+                  const schema::BinlogPosition& position) const;
 
-  // The copy of `name`, held back from the stream until now (tables::ResolverOptions::held_back),
-  // is complete up to `start`, a transaction boundary at or after `at` (where the reader is,
-  // between transactions): its changes after `start` are streamed from now on. Resolves the table
-  // as of `at`; a problem stops it.
-  StreamedTable& Adopt(const tables::SourceTableName& name, const schema::BinlogPosition& start,
-                       const schema::BinlogPosition& at);
-
-  // The resnapshot of `name` is complete up to `start`, a transaction boundary at or after `at`
-  // (where the reader is, between transactions), in ClickHouse table `fresh`: the table's buffered
-  // rows are written, `before_replace` records the hand-over durably, `fresh` takes the place of
-  // the table's target (TableResolver::ReplaceWithFresh), and the table, stopped or not, streams
-  // into it from `start` on. False when the pipeline is stopping.
-  bool ReplaceTarget(const tables::SourceTableName& name, const schema::BinlogPosition& start,
-                     const config::QualifiedName& fresh, const schema::BinlogPosition& at,
-                     const std::function<void(const std::string& target)>& before_replace);
-
-  // `rowbridge pause` at `at`, between transactions: the table's buffered rows are written and it
-  // stops there (not reported through on_stop: the caller records it at once). nullopt when it
-  // is not streaming, or the pipeline is stopping.
-  std::optional<state::StoppedTable> Pause(const tables::SourceTableName& name,
-                                           const schema::BinlogPosition& at);
-  // `rowbridge resume`: the stopped table's changes up to `start` were applied by its resume copy
-  // (at <= start, between transactions); it streams from `start` on, against its target's columns
-  // read again (a problem stops it again).
-  void Resume(const tables::SourceTableName& name, const schema::BinlogPosition& start,
-              const schema::BinlogPosition& at);
-
+  // The catalog, for schema changes and table commands.
+  //
+  // The table met under `name`; nullptr when none is.
+  StreamedTable* FindTable(const tables::SourceTableName& name);
+  // The table under `name` (rule `rule_index`) as of `at`, resolved on first use: its columns,
+  // its target (`follow_target` when given, else where the target routes or the rules send it)
+  // and its metrics. `problems` null: mid-stream, a problem stops the table; `source` null: opens
+  // a connection if information_schema must be read.
+  StreamedTable& Resolve(const tables::SourceTableName& name, int rule_index,
+                         std::vector<std::string>* problems, const schema::BinlogPosition& at,
+                         mysql::Connection* source, tables::TargetTable* follow_target = nullptr);
+  // The table leaves the router (dropped or renamed away); it is kept alive for pending batches.
+  void Retire(const tables::SourceTableName& name);
+  // `name` left its name at `at` (dropped, renamed, copied into its own target): an alias that
+  // sent its rows into another target ends there (recorded through on_alias_end).
+  void EndAlias(const tables::SourceTableName& name, const schema::BinlogPosition& at);
+  // Writes every buffered row of the table's target. False when the pipeline is stopping.
+  bool Drain(StreamedTable& table);
   // Stops a table (idempotent).
   void Stop(StreamedTable& table, const std::string& position, const std::string& reason);
+  // The same for a schema change that could not be carried (counted as a schema error).
+  void StopForSchema(StreamedTable& table, const std::string& position, const std::string& reason);
+  // The table to stop under `name` (a stopped stub when the session has not resolved it).
+  StreamedTable& TableToStop(const tables::SourceTableName& name, const std::string& position);
+  // The runtime state of `target`, made (with the versions a replay skips) on first use.
+  TargetState* StateOf(tables::TargetTable* target);
+  // Forgets the target's batch groups (its inserts name the table by its old name) and, with
+  // `present_rows`, the versions a replay skips (its rows are gone, or another table's).
+  void ResetTargetState(const tables::TargetTable* target, bool present_rows);
+  // The key columns of `table` (its rule's, or its source's).
+  std::vector<std::string> KeyNames(const StreamedTable& table) const;
+  TargetDdl& ddl() { return ddl_; }
+  RouterContext& context() { return ctx_; }
 
   const std::map<tables::SourceTableName, std::unique_ptr<StreamedTable>>& tables() const {
     return tables_;
@@ -306,66 +283,21 @@ class TableRouter {
   }
 
  private:
-  // `problems` null: mid-stream, problems stop the table; `source` null: opens a connection.
-  StreamedTable& GetOrCreate(const tables::SourceTableName& name, int rule_index,
-                             std::vector<std::string>* problems,
-                             const schema::BinlogPosition& position, mysql::Connection* source);
   // The table's columns at `position`: from the history, else (and then seeded into it) from
   // the source's information_schema.
   std::optional<tables::SourceTableSchema> SchemaOf(const tables::SourceTableName& name,
                                                     const schema::BinlogPosition& position,
                                                     mysql::Connection& source);
-  // Statement-based DML: the replicated tables it writes stop (or the run, by config).
-  void OnStatementDml(std::string_view sql, std::string_view database,
-                      const schema::LexOptions& lex, const schema::BinlogPosition& position,
-                      const TransactionGtid& gtid);
-  // The replicated tables of `written` (not before their stream start) lost rows `sql` changed
-  // without row events: they stop, or the run does (source.on_statement_dml: stop_run).
-  void StopForUnloggedRows(std::string_view sql, std::string_view verb,
-                           const std::vector<tables::SourceTableName>& written,
-                           const schema::BinlogPosition& position, const TransactionGtid& gtid);
-  // The table to stop under `name` (a stopped stub when the session has not resolved it).
-  StreamedTable& TableToStop(const tables::SourceTableName& name, const std::string& position);
-  // One table's part of a DDL, by kind of change.
-  void OnChange(const schema::TableChange& change, const schema::DdlStatement& statement,
-                const schema::BinlogPosition& position, std::string_view sql);
-  void OnDropped(const tables::SourceTableName& name, const std::string& where);
-  // Drops `target` in ClickHouse (on every node of a cluster) and retires its record. Throws what
-  // ClickHouse throws.
-  void DropTarget(tables::TargetTable& target);
-  // A table the session has not met (the source no longer had it when the session started, so
-  // it was not listed then, and no row of it came since) whose target exists: resolved as just
-  // before `position`, and returned; nullptr when it has no rule or target, or (said in a warning
-  // naming `why`) cannot be resolved.
-  StreamedTable* MeetExisting(const tables::SourceTableName& name,
-                              const schema::BinlogPosition& position, std::string_view why);
-  // RENAME of `from` onto `name` at `position`, where `name`'s target holds the table as copied
-  // at a later position (a resnapshot the stream replays up to): the rows of `from`'s target are
-  // in that copy, under `name`. The target rowbridge made for `from` (a replica: a changelog's
-  // history is in no copy) is dropped, or it would stay behind for good, and a later table of
-  // `from`'s name would write into its stale rows.
-  void DropLeftBehind(const tables::SourceTableName& from, const tables::SourceTableName& name,
-                      const schema::BinlogPosition& position);
-  // The replicated table, other than `except`, that writes into `target`; nullptr if none.
-  const StreamedTable* OtherWriter(const tables::TargetTable& target,
-                                   const tables::SourceTableName& except) const;
-  // After `from` was renamed to `to` (a table of rule `rule`) with its rows written: renames its
-  // target to the rules' target for `to` when that is rowbridge's to do (see above). True if done.
-  bool MoveTarget(tables::TargetTable& target, const tables::SourceTableName& to, int rule,
-                  const schema::BinlogPosition& position);
+  // The columns of `table` at `at`, or a stop.
+  bool KnowColumns(StreamedTable& table, const std::shared_ptr<const binlog::TableInfo>& map,
+                   const schema::BinlogPosition& at);
   // The target that table's rows at `at` go to when target renames after `at` moved the target
-  // `from` (RouterContext::target_renames); nullptr when none applies. When the renamed target is
+  // `from` (RouterContext::target_routes); nullptr when none applies. When the renamed target is
   // gone and `from` is another table's by then, it is made again (problems appended to
   // `problems`).
   tables::TargetTable* RenamedTarget(const tables::ReplicatedTable& table,
                                      const schema::BinlogPosition& at, const std::string& from,
                                      std::vector<std::string>& problems);
-  // The alias (RouterContext::target_aliases) that sends `label`'s rows at `at` elsewhere than
-  // the rules' target; nullptr when none does.
-  const state::TargetAlias* AliasAt(const std::string& label,
-                                    const schema::BinlogPosition& at) const;
-  // `name` left its name at `at`: its alias ends there.
-  void EndAlias(const tables::SourceTableName& name, const schema::BinlogPosition& at);
   // The target of `table` resolved at `at` when an alias or later target renames send its rows
   // elsewhere than the rules' target; nullptr when neither does.
   tables::TargetTable* RedirectedTarget(const tables::ReplicatedTable& table,
@@ -375,62 +307,12 @@ class TableRouter {
   // starts, when that is after `at`: the target holds what any table wrote into it until there.
   std::optional<schema::BinlogPosition> TargetCopiedLater(const std::string& label,
                                                           const schema::BinlogPosition& at) const;
-  // Whether the table under `name` at `position` (met in this session) has its changes there in
-  // a copy (BeforeStart, or InCopy).
-  bool NameInCopy(const tables::SourceTableName& name,
-                  const schema::BinlogPosition& position) const;
-  // Whether a target rename after `at` gives some table the name `label` (not there yet).
-  bool RenamedToLater(const std::string& label, const schema::BinlogPosition& at) const;
-  // The names target renames after `at` give the target named `label`, in their order (a -> b,
-  // b -> c: {b, c}); empty when none does.
-  std::vector<std::string> RenamesAfter(const std::string& label,
-                                        const schema::BinlogPosition& at) const;
-  // CREATE, or RENAME to a name (with the table leaving its old one).
-  void OnNewName(const schema::TableChange& change, const schema::BinlogPosition& position);
-  // The renamed table leaves `from`, its buffered rows written; `target` is the target it wrote
-  // into (nullptr when it was not replicated). False when the pipeline is stopping.
-  bool LeaveOldName(const tables::SourceTableName& from, const tables::SourceTableName& to,
-                    const std::string& where, tables::TargetTable*& target);
-  void OnAltered(StreamedTable& table, const schema::TableChange& change,
-                 const schema::DdlStatement& statement, const std::string& where,
-                 const std::string& statement_text);
-  void OnTruncated(StreamedTable& table, const std::string& where);
-  // Writes every buffered row of the table's target. False when the pipeline is stopping.
-  bool Drain(StreamedTable& table);
-  // Brings the target's columns to `after` (the replicated columns of the source's new schema):
-  // renames, drops (columns of `before` gone from `after`), adds, type changes of columns whose
-  // source type changed. Idempotent: each step checks the target's current columns. Throws
-  // Error(kUnsupported) for a change it cannot make. A transient error (ClickHouse busy: too many
-  // queries, memory, a lost connection) is retried per ctx_.ddl_retry, the target's columns read
-  // again first (so a step that landed before its connection broke is not sent twice); once the
-  // policy is used up it propagates, and the session restarts instead of stopping the table.
-  void Reconcile(StreamedTable& table, const std::vector<binlog::ColumnDef>* before,
-                 const std::vector<binlog::ColumnDef>& after,
-                 const std::vector<std::pair<std::string, std::string>>& renames);
-  void ReconcileOnce(StreamedTable& table, const std::vector<binlog::ColumnDef>* before,
-                     const std::vector<binlog::ColumnDef>& after,
-                     const std::vector<std::pair<std::string, std::string>>& renames);
-  // Runs one idempotent statement (DROP TABLE IF EXISTS, TRUNCATE) on the target, retried like
-  // Reconcile's.
-  void ExecuteOnTarget(const std::string& sql);
-  // DdlOptions naming target.cluster, for the DROP and TRUNCATE statements of a target table.
-  mapping::DdlOptions ClusterDdlOptions() const;
-  // The table leaves the router (dropped or renamed away); it is kept alive for pending batches.
-  void Retire(const tables::SourceTableName& name);
-  // A stopped table is gone from `name` (`what`: "renamed to x at ..."): retired, its stop ended.
-  void EndStop(const tables::SourceTableName& name, const std::string& what);
-  void StopForSchema(StreamedTable& table, const std::string& position, const std::string& reason);
-  // The runtime state of `target`, made (with the versions a replay skips) on first use.
-  TargetState* StateOf(tables::TargetTable* target);
-  std::vector<std::string> KeyNames(const StreamedTable& table) const;
   bool BuildPlan(StreamedTable& table, const std::string& position);
 
   RouterContext ctx_;
-  uint64_t statement_version_ = 0;  // OnStatement's next_version, while it runs
+  TargetDdl ddl_;
   std::map<tables::SourceTableName, std::unique_ptr<StreamedTable>> tables_;
   std::vector<std::unique_ptr<StreamedTable>> retired_;
-  // Set while a renamed table is resolved under its new name: it keeps writing there.
-  tables::TargetTable* follow_target_ = nullptr;
   std::map<const tables::TargetTable*, std::unique_ptr<TargetState>> target_states_;
   std::unordered_map<uint64_t, Route> routes_;
 };
