@@ -463,6 +463,32 @@ std::string Pipeline::WaitingFor(const Error& error, Side side) const {
                      config_.target.port, error.what());
 }
 
+void Pipeline::StartAlongside() {
+  copier_ = std::make_unique<CopyAlongside>(
+      config_, registry_, status_, desk_,
+      [this](const state::TableCopy& copy, const Error& error) { AbandonCopy(copy, error); });
+  repairer_ = std::make_unique<RepairAlongside>(
+      config_, status_, metrics_, [this](mysql::Connection& source) { WaitForStream(source); },
+      [this](const std::string& table) {
+        std::lock_guard lock(requests_mutex_);
+        repairs_done_.push_back(table);
+        repairs_done_pending_ = true;
+      });
+}
+
+void Pipeline::WaitBeforeRetry(const Error& e, Backoff& backoff, const RetryPolicy& policy) {
+  if (session_was_healthy_) backoff.Reset();
+  const std::chrono::milliseconds wait = backoff.NextWait().value_or(policy.max);
+  const int attempt = backoff.failures();
+  run_metrics_->restarts.Increment();
+  const std::string what = WaitingFor(e, failure_side_);
+  spdlog::warn("{}; a transient error: retrying in {} ms (attempt {})", what, wait.count(),
+               attempt);
+  status_.SetWaiting(what, attempt, std::chrono::system_clock::now() + wait);
+  std::unique_lock lock(stop_mutex_);
+  stop_cv_.wait_for(lock, wait, [&] { return stop_requested_.load(); });
+}
+
 void Pipeline::Run() {
   const auto& reconnect = config_.source.reconnect;
   RetryPolicy policy;
@@ -476,16 +502,7 @@ void Pipeline::Run() {
     return checkpoint->file;
   });
   retention.Start();
-  copier_ = std::make_unique<CopyAlongside>(
-      config_, registry_, status_, desk_,
-      [this](const state::TableCopy& copy, const Error& error) { AbandonCopy(copy, error); });
-  repairer_ = std::make_unique<RepairAlongside>(
-      config_, status_, metrics_, [this](mysql::Connection& source) { WaitForStream(source); },
-      [this](const std::string& table) {
-        std::lock_guard lock(requests_mutex_);
-        repairs_done_.push_back(table);
-        repairs_done_pending_ = true;
-      });
+  StartAlongside();
   // The copy and the repairs stop with the stream, whatever ends it.
   struct StopCopier {
     CopyAlongside& copier;
@@ -533,16 +550,7 @@ void Pipeline::Run() {
         status_.SetState(server::PipelineState::kStopped, e.what());
         return;
       }
-      if (session_was_healthy_) backoff.Reset();
-      const std::chrono::milliseconds wait = backoff.NextWait().value_or(policy.max);
-      const int attempt = backoff.failures();
-      run_metrics_->restarts.Increment();
-      const std::string what = WaitingFor(e, failure_side_);
-      spdlog::warn("{}; a transient error: retrying in {} ms (attempt {})", what, wait.count(),
-                   attempt);
-      status_.SetWaiting(what, attempt, std::chrono::system_clock::now() + wait);
-      std::unique_lock lock(stop_mutex_);
-      stop_cv_.wait_for(lock, wait, [&] { return stop_requested_.load(); });
+      WaitBeforeRetry(e, backoff, policy);
     }
   }
   status_.SetState(server::PipelineState::kStopped);

@@ -105,6 +105,11 @@ class Pipeline {
   // failure_side_ saying which server it came from (for the status line; whether it is retried is
   // the error's own IsTransient()).
   void RunSession();
+  // The copies and the repairs that run alongside the stream, across its sessions.
+  void StartAlongside();
+  // After a session's transient error: waits with the stream's backoff (reset after a healthy
+  // session), or until a stop request, showing what it waits for.
+  void WaitBeforeRetry(const Error& e, Backoff& backoff, const RetryPolicy& policy);
   std::string WaitingFor(const Error& error, Side side) const;
   void SetLastCheckpoint(const state::Checkpoint& checkpoint);
   // Between sessions: records the copy asked for (resnapshot, resume), if any, in the stored

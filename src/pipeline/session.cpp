@@ -671,7 +671,7 @@ void Pipeline::Session::RefreshLag(const BinlogReader& reader, SteadyTime now) {
   p_.metrics_.buffered_bytes.Set(static_cast<double>(buffers_.held_bytes()));
 }
 
-void Pipeline::Session::Stream() {
+ReaderContext Pipeline::Session::MakeReaderContext() {
   Pipeline& p = p_;
   ReaderContext reader_context;
   reader_context.config = &p.config_;
@@ -688,7 +688,12 @@ void Pipeline::Session::Stream() {
   reader_context.work_pending = &p.reader_work_pending_;
   reader_context.start_gone = &p.start_gone_;
   reader_context.do_work = [this](const schema::BinlogPosition& at) { DoReaderWork(at); };
-  BinlogReader reader(reader_context);
+  return reader_context;
+}
+
+void Pipeline::Session::Stream() {
+  Pipeline& p = p_;
+  BinlogReader reader(MakeReaderContext());
   WriterPool writers(p.config_.target.writers, endpoints::TargetClientOptions(p.config_.target),
                      buffers_, fmt::format("{}{}-{}-", insert_prefix_, ::getpid(), p.session_),
                      p.run_metrics_->batches);
@@ -740,6 +745,11 @@ void Pipeline::Session::Stream() {
   }
   lock.unlock();
 
+  EndStream(threads, reader);
+}
+
+void Pipeline::Session::EndStream(Threads& threads, const BinlogReader& reader) {
+  Pipeline& p = p_;
   if (buffers_.aborted()) {
     threads.Stop(false);
     std::optional<Error> error = buffers_.error();

@@ -29,6 +29,7 @@
 namespace rowbridge::pipeline {
 
 class BinlogReader;
+struct ReaderContext;
 
 class Pipeline::Session {
  public:
@@ -68,6 +69,11 @@ class Pipeline::Session {
   auto OnSource(F&& step) -> decltype(step());
 
   RouterContext MakeRouterContext();
+  // What the stream's reader works with.
+  ReaderContext MakeReaderContext();
+  // After the ticker's loop: the error that ended the stream is thrown; a requested stop writes
+  // everything read so far and saves the final checkpoint.
+  void EndStream(Threads& threads, const BinlogReader& reader);
   // The hooks through which the router's schema changes reach the checkpoint, the copies and
   // the status: tables joining, leaving, renamed, needing a copy, stops ending.
   void AddTableHooks(RouterContext& rc);

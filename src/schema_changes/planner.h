@@ -22,6 +22,7 @@
 // carried out in turn, and the next is decided against the catalog the previous one left.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +63,27 @@ class Planner {
                         const schema::BinlogPosition& position, const std::string& gtid) const;
 
  private:
+  // What the decision for a table that came under a name (CREATE, RENAME) rests on.
+  struct NewNameFacts {
+    tables::SourceTableName name;
+    std::optional<tables::SourceTableName> from;  // RENAME only
+    bool created = false;                         // CREATE
+    schema::BinlogPosition position;
+    int rule = -1;             // the new name's
+    std::string rules_target;  // the new name's rules' target
+    bool from_copied_later = false;
+    bool from_replicated = false;  // the old name's rows went into a target
+    TargetFacts followed_facts;    // that target's
+    bool name_was_taken = false;   // a table had the name just before (a swap)
+    std::optional<std::vector<binlog::ColumnDef>> previous_columns;
+  };
+  // Where that table writes.
+  struct NewNameTarget {
+    std::string followed;    // the old name's target it keeps writing into; "" for the rules'
+    std::string split_from;  // the target holding the rows the rules' target lacks
+    std::string split_why;
+  };
+
   Decision Dropped(const tables::SourceTableName& name, const std::string& where) const;
   Decision Altered(const tables::SourceTableName& name, const StreamedFacts& table,
                    const schema::TableChange& change, const schema::DdlStatement& statement,
@@ -69,6 +91,13 @@ class Planner {
   Decision Truncated(const tables::SourceTableName& name, const StreamedFacts& table,
                      const std::string& where) const;
   Decision NewName(const schema::TableChange& change, const schema::BinlogPosition& position) const;
+  // The renamed table leaves its old name (its rows written first); `followed` becomes the target
+  // it wrote into.
+  Decision LeaveOldName(NewNameFacts& f, std::string& followed) const;
+  // Its target was not renamed with it: it keeps writing into `label`, or into its rules' target.
+  Decision KeepOldTarget(const NewNameFacts& f, const std::string& label) const;
+  // The table under its new name, writing into `target`.
+  Decision WriteUnderNewName(const NewNameFacts& f, const NewNameTarget& target) const;
   Decision LeftBehind(const tables::SourceTableName& from, const tables::SourceTableName& name,
                       const schema::BinlogPosition& position) const;
   // Why the target `label` of the table renamed from `from` to `to` (rule `rule`) is not renamed
