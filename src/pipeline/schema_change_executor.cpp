@@ -59,14 +59,7 @@ void SchemaChangeExecutor::OnStatement(std::string_view sql, const binlog::Query
   }
   ctx.history->Prune(position);
   if (ctx.on_history) ctx.on_history(*ctx.history);
-  // Row-based logging writes CREATE TABLE ... SELECT as the resolved CREATE TABLE and row
-  // events; the SELECT itself in the binlog means the rows it inserted are not there.
-  const auto* create = std::get_if<schema::CreateTable>(&outcome.statement);
-  if (create != nullptr && create->as_select && !create->temporary) {
-    Execute(planner.UnloggedRows(sql, "CREATE TABLE ... SELECT",
-                                 {{create->table.database, create->table.table}}, position,
-                                 gtid.Describe()));
-  }
+  Execute(planner.AfterChanges(outcome.statement, sql, position, gtid.Describe()));
 }
 
 void SchemaChangeExecutor::MeetTables(const std::vector<sc::Meet>& meets) {

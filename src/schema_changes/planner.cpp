@@ -263,6 +263,17 @@ Decision Planner::Truncated(const tables::SourceTableName& name, const StreamedF
   return d;
 }
 
+Decision Planner::AfterChanges(const schema::DdlStatement& statement, std::string_view sql,
+                               const schema::BinlogPosition& position,
+                               const std::string& gtid) const {
+  // Row-based logging writes CREATE TABLE ... SELECT as the resolved CREATE TABLE and row
+  // events; the SELECT itself in the binlog means the rows it inserted are not there.
+  const auto* create = std::get_if<schema::CreateTable>(&statement);
+  if (create == nullptr || !create->as_select || create->temporary) return {};
+  return UnloggedRows(sql, "CREATE TABLE ... SELECT",
+                      {{create->table.database, create->table.table}}, position, gtid);
+}
+
 Decision Planner::Unfollowable(std::string_view sql, const schema::BinlogPosition& position,
                                std::string_view error,
                                const std::vector<tables::SourceTableName>& named) const {

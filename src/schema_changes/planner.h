@@ -47,6 +47,10 @@ class Planner {
   Decision Change(const schema::TableChange& change, const schema::DdlStatement& statement,
                   const schema::BinlogPosition& position, std::string_view sql) const;
 
+  // After the changes of `statement`: rows it wrote that the binlog has no row events of (a
+  // CREATE TABLE ... SELECT logged as a statement) stop the table, as UnloggedRows.
+  Decision AfterChanges(const schema::DdlStatement& statement, std::string_view sql,
+                        const schema::BinlogPosition& position, const std::string& gtid) const;
   // A statement the schema history could not follow (`error`), which names `named`: the
   // replicated tables among them stop.
   Decision Unfollowable(std::string_view sql, const schema::BinlogPosition& position,

@@ -6,7 +6,8 @@
 // comments. One catalog per file, built by the records in order:
 //
 //   config                              the YAML of `tables:` (and `target:`, `source:` keys if
-//   <yaml lines>                        needed; source and target default to a minimal one)
+//   <yaml lines>                        needed; by default the source is a minimal one and the
+//                                       target's database is `shop`)
 //
 //   history [db=<database>]             a statement applied to the schema history only (the
 //   <SQL>                               source's past)

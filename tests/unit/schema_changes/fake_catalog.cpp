@@ -33,10 +33,13 @@ Overloaded(Ts...) -> Overloaded<Ts...>;
 }  // namespace
 
 void FakeCatalog::Configure(const std::string& yaml) {
+  // A top-level key starts a line.
+  auto has_key = [&](const std::string& key) {
+    return yaml.rfind(key + ":", 0) == 0 || yaml.find("\n" + key + ":") != std::string::npos;
+  };
   std::string text = yaml;
-  if (text.find("source:") == std::string::npos)
-    text = "source: {host: db, user: repl, server_id: 7}\n" + text;
-  if (text.find("target:") == std::string::npos) text = "target: {host: ch}\n" + text;
+  if (!has_key("source")) text = "source: {host: db, user: repl, server_id: 7}\n" + text;
+  if (!has_key("target")) text = "target: {host: ch, database: shop}\n" + text;
   config::LoadOptions options;
   options.env = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
   config_ = config::ParseConfig(text, "decision test", options);
@@ -278,8 +281,12 @@ std::string FakeCatalog::Decide(const std::string& sql, const std::string& datab
     }
     const Decision d = planner.Change(change, outcome.statement, position, sql);
     out += schema_changes::Describe(meets) + schema_changes::Describe(d);
+    if (meets.empty() && d.empty()) out += "nothing to do\n";
     CarryOut(d);
   }
+  const Decision after = planner.AfterChanges(outcome.statement, sql, position, "");
+  out += schema_changes::Describe(after);
+  CarryOut(after);
   return out;
 }
 
