@@ -226,8 +226,8 @@ class DecisionFile {
 
 std::vector<std::filesystem::path> DecisionFiles() {
   std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(
-           std::string(ROWBRIDGE_SOURCE_DIR) + "/tests/data/schema_changes")) {
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(ROWBRIDGE_SOURCE_DIR) +
+                                                               "/tests/data/schema_changes")) {
     if (entry.path().extension() == ".test") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
@@ -236,7 +236,9 @@ std::vector<std::filesystem::path> DecisionFiles() {
 
 class SchemaChangeDecisions : public ::testing::TestWithParam<std::filesystem::path> {};
 
-TEST_P(SchemaChangeDecisions, MatchExpectations) { DecisionFile(GetParam()).Run(); }
+TEST_P(SchemaChangeDecisions, MatchExpectations) {
+  DecisionFile(GetParam()).Run();
+}
 
 INSTANTIATE_TEST_SUITE_P(Files, SchemaChangeDecisions, ::testing::ValuesIn(DecisionFiles()),
                          [](const ::testing::TestParamInfo<std::filesystem::path>& info) {

@@ -99,9 +99,9 @@ int FakeCatalog::Match(const tables::SourceTableName& name) const {
 }
 
 std::string FakeCatalog::TargetLabel(const tables::SourceTableName& name, int rule) const {
-  const config::QualifiedName q = config::ExpandTarget(
-      config_.tables[static_cast<size_t>(rule)].target, config_.target.database, name.database,
-      name.table);
+  const config::QualifiedName q =
+      config::ExpandTarget(config_.tables[static_cast<size_t>(rule)].target,
+                           config_.target.database, name.database, name.table);
   return q.database + "." + q.table;
 }
 
@@ -169,7 +169,7 @@ bool FakeCatalog::NameInCopy(const tables::SourceTableName& name,
 }
 
 void FakeCatalog::MeetTable(const tables::SourceTableName& name, int rule,
-                       const schema::BinlogPosition& at, const std::string& follow_target) {
+                            const schema::BinlogPosition& at, const std::string& follow_target) {
   Table t;
   t.rule = rule;
   if (const state::TargetAlias* alias = routes_.AliasAt(name.ToString(), at);
@@ -180,9 +180,8 @@ void FakeCatalog::MeetTable(const tables::SourceTableName& name, int rule,
   }
   if (targets_.count(t.target) == 0) {
     if (config_.tables[static_cast<size_t>(rule)].create_table) {
-      targets_[t.target] = Target{config_.tables[static_cast<size_t>(rule)].mode ==
-                                      config::TableMode::kChangelog,
-                                  true};
+      targets_[t.target] = Target{
+          config_.tables[static_cast<size_t>(rule)].mode == config::TableMode::kChangelog, true};
     } else {
       t.stopped = true;
     }
@@ -270,10 +269,10 @@ std::string FakeCatalog::Decide(const std::string& sql, const std::string& datab
   }
   if (outcome.replayed) return "replayed\n";
   for (const schema::TableChange& change : outcome.changes) {
-    out += fmt::format("{} {}.{}{}\n", schema::TableChangeKindName(change.kind),
-                       change.table.database, change.table.table,
-                       change.from ? " from " + change.from->database + "." + change.from->table
-                                   : "");
+    out +=
+        fmt::format("{} {}.{}{}\n", schema::TableChangeKindName(change.kind), change.table.database,
+                    change.table.table,
+                    change.from ? " from " + change.from->database + "." + change.from->table : "");
     const std::vector<schema_changes::Meet> meets = planner.TablesToMeet(change, position);
     for (const schema_changes::Meet& m : meets) {
       if (m.only_existing_target && !TargetExists(m.table, m.rule)) continue;
@@ -304,10 +303,9 @@ std::string FakeCatalog::Describe() const {
   for (const state::TargetRename& r : routes_.renames())
     out += fmt::format("rename {} -> {} at {}:{}\n", r.from, r.to, r.file, r.position);
   for (const state::TargetAlias& a : routes_.aliases()) {
-    out += fmt::format("alias {} -> {} at {}:{}{}\n", a.table, a.target, a.file, a.position,
-                       a.until_file.empty()
-                           ? ""
-                           : fmt::format(" until {}:{}", a.until_file, a.until_position));
+    out += fmt::format(
+        "alias {} -> {} at {}:{}{}\n", a.table, a.target, a.file, a.position,
+        a.until_file.empty() ? "" : fmt::format(" until {}:{}", a.until_file, a.until_position));
   }
   return out;
 }

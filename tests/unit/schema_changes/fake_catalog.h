@@ -68,7 +68,7 @@ class FakeCatalog : public CatalogView {
 
   // A table met at `at` (rule `rule`): where its rows go, its columns there.
   void MeetTable(const tables::SourceTableName& name, int rule, const schema::BinlogPosition& at,
-            const std::string& follow_target);
+                 const std::string& follow_target);
   // Carries `decision` out; false when a step ends it (a FailRun).
   bool CarryOut(const Decision& decision);
   void CarryOut(const Step& step);
