@@ -26,6 +26,9 @@
 // Tables copied after the stream began (RouterContext::table_starts): before its start position a
 // table's TABLE_MAPs and rows are ignored (they are in the copy).
 //
+// table_router.cpp routes and keeps the catalog; table_decoding.cpp makes a table decode a
+// TABLE_MAP (its columns there, its target reconciled, its plan).
+//
 // Used by the session's setup (Prepare) and then by the reader thread only.
 #pragma once
 
@@ -192,6 +195,13 @@ struct RouterContext {
   std::function<void(const state::TargetAlias&)> on_alias_end;
 };
 
+// The history's name of a source table.
+inline schema::TableRef SourceRef(const tables::SourceTableName& name) {
+  return {name.database, name.table};
+}
+// Problems of a table, as one stop reason.
+std::string JoinedProblems(const std::vector<std::string>& problems);
+
 // A table's columns as the history holds them.
 tables::SourceTableSchema SchemaFromHistory(const schema::TableSchema& table,
                                             const tables::SourceTableName& name);
@@ -288,7 +298,8 @@ class TableRouter {
   std::optional<tables::SourceTableSchema> SchemaOf(const tables::SourceTableName& name,
                                                     const schema::BinlogPosition& position,
                                                     mysql::Connection& source);
-  // The columns of `table` at `at`, or a stop.
+  // The columns of `table` at `at` (the history's, information_schema's, or the TABLE_MAP's when
+  // it names them, seeded into the history), or false with the table stopped.
   bool KnowColumns(StreamedTable& table, const std::shared_ptr<const binlog::TableInfo>& map,
                    const schema::BinlogPosition& at);
   // The target that table's rows at `at` go to when target renames after `at` moved the target
