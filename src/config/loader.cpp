@@ -21,10 +21,6 @@
 namespace rowbridge::config {
 namespace {
 
-using std::chrono::hours;
-using std::chrono::milliseconds;
-using std::chrono::seconds;
-
 constexpr size_t kMaxConfigBytes = 1 << 20;
 
 // Counts documents without building them.

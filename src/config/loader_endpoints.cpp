@@ -12,14 +12,6 @@
 
 namespace rowbridge::config {
 
-namespace {
-
-using std::chrono::hours;
-using std::chrono::milliseconds;
-using std::chrono::seconds;
-
-}  // namespace
-
 void ConfigLoader::ReadTls(MapReader m, TlsConfig& tls, bool is_source) {
   m.Enum("mode", tls.mode,
          {{"disabled", TlsMode::kDisabled},

@@ -8,6 +8,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,7 +30,10 @@ class ConfigLoader {
  private:
   // ---- the document and its problems (loader.cpp) ----
 
-  // Shorthand for the readers of required keys.
+  // Shorthands for the readers' durations and required keys.
+  using hours = std::chrono::hours;
+  using milliseconds = std::chrono::milliseconds;
+  using seconds = std::chrono::seconds;
   static constexpr Presence kRequired = Presence::kRequired;
 
   // Required sections are reported once as missing instead of once per required key.

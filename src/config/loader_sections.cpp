@@ -12,14 +12,6 @@
 
 namespace rowbridge::config {
 
-namespace {
-
-using std::chrono::hours;
-using std::chrono::milliseconds;
-using std::chrono::seconds;
-
-}  // namespace
-
 void ConfigLoader::ReadSnapshot(MapReader m, SnapshotConfig& s) {
   m.Bool("enabled", s.enabled);
   m.UInt("chunk_rows", s.chunk_rows, 1, 100000000);

@@ -16,14 +16,6 @@ namespace rowbridge::config {
 
 namespace {
 
-using std::chrono::hours;
-using std::chrono::milliseconds;
-using std::chrono::seconds;
-
-}  // namespace
-
-namespace {
-
 // The checks between rules are quadratic; a config needing more uses wildcards.
 constexpr size_t kMaxPatterns = 1000;
 
