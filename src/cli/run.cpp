@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <ctime>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -78,7 +79,8 @@ struct RunFlags {
   bool keyless_single_chunk = false;  // sets snapshot.keyless_single_chunk
 };
 
-void RunCommand(const RunFlags& flags) {
+// The config, with the flags that override it; logging set up by it, its warnings logged.
+config::Config LoadRunConfig(const RunFlags& flags) {
   std::vector<std::string> warnings;
   config::LoadOptions load;
   load.warnings = &warnings;
@@ -86,6 +88,47 @@ void RunCommand(const RunFlags& flags) {
   if (flags.keyless_single_chunk) config.snapshot.keyless_single_chunk = true;
   ConfigureLogging(config.log);
   for (const std::string& w : warnings) spdlog::warn("{}", w);
+  return config;
+}
+
+// SIGINT/SIGTERM are taken by a thread of ours (sigwait, StopSignalThread), never by a handler:
+// blocks them in the calling thread, and in the threads it starts from now on.
+sigset_t BlockStopSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
+
+// Waits for SIGINT/SIGTERM (blocked in every thread: taken here, never by a handler) and calls
+// `on_signal` with each, until destroyed.
+class StopSignalThread {
+ public:
+  StopSignalThread(const sigset_t& signals, std::function<void(int)> on_signal)
+      : signals_(signals), on_signal_(std::move(on_signal)), thread_([this] { Wait(); }) {}
+  ~StopSignalThread() {
+    done_ = true;
+    thread_.join();
+  }
+
+ private:
+  void Wait() {
+    const timespec tick{0, 200 * 1000 * 1000};
+    while (!done_) {
+      const int sig = sigtimedwait(&signals_, nullptr, &tick);
+      if (sig == SIGINT || sig == SIGTERM) on_signal_(sig);
+    }
+  }
+
+  const sigset_t signals_;
+  const std::function<void(int)> on_signal_;
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+pipeline::PipelineOptions PipelineOptionsOf(const RunFlags& flags, const config::Config& config) {
   pipeline::PipelineOptions pipeline_options;
   if (!flags.start_at.empty()) {
     pipeline_options.start_at = mysql::ParseStartAt(flags.start_at);
@@ -98,21 +141,13 @@ void RunCommand(const RunFlags& flags) {
   } else if (flags.move_checkpoint) {
     Fail(ErrorCode::kInvalidArgument, "--move-checkpoint needs --start-at (where to move it)");
   }
+  return pipeline_options;
+}
 
-  // SIGINT/SIGTERM are taken by a thread of ours (sigwait), never by a handler: blocked here,
-  // before any other thread starts, so every thread inherits the mask.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-
-  server::MetricsRegistry registry;
-  server::StatusBoard status;
-  status.SetConfig(config::EffectiveConfigJson(config));
-  // Under systemd (Type=notify): READY once replicating, the state, watchdog pings while alive.
-  ServiceNotifier notifier(status, config.http.health);
-
+// The admin HTTP server, if the config enables it.
+std::unique_ptr<server::AdminServer> StartAdminServer(const config::Config& config,
+                                                      server::MetricsRegistry& registry,
+                                                      server::StatusBoard& status) {
   std::unique_ptr<server::AdminServer> admin;
   if (config.http.enabled) {
     admin = std::make_unique<server::AdminServer>(registry, status, config.http.health);
@@ -122,6 +157,57 @@ void RunCommand(const RunFlags& flags) {
                  config.http.listen, admin->port(),
                  config.http.token.empty() ? "" : ", token required");
   }
+  return admin;
+}
+
+// Under `ha`: stands by for the leader lock, replicates while holding it, and stands by again
+// after losing it, until a stop request (or an error while the lock is still held).
+void ReplicateWhileLeader(const config::Config& config, server::StatusBoard& status,
+                          std::atomic<bool>& stop_requested,
+                          const std::function<void()>& stop_pipeline,
+                          const std::function<void()>& replicate) {
+  std::unique_ptr<ha::LeaderLock> lock_owner = ha::MakeLeaderLock(config, state::JobName(config));
+  ha::LeaderLock& lock = *lock_owner;
+  lock.OnLost([&](const std::string&) { stop_pipeline(); });
+  while (!stop_requested) {
+    status.SetState(server::PipelineState::kStandby, "waiting for the leader lock");
+    if (!lock.Acquire(stop_requested, [&](const std::string& what) {
+          status.SetState(server::PipelineState::kStandby, what);
+        })) {
+      break;
+    }
+    InstallWriteFence(&lock);
+    bool fenced = false;  // stopped by an error while the lock could not be confirmed
+    try {
+      replicate();
+    } catch (const Error& e) {
+      InstallWriteFence(nullptr);
+      if (e.code() != ErrorCode::kFenced && lock.StillHeld()) throw;
+      fenced = true;
+      spdlog::warn("leader: {}", e.what());
+    }
+    InstallWriteFence(nullptr);
+    const bool lost = fenced || !lock.held();
+    lock.Release();
+    if (!lost) break;  // stopped by a signal
+    spdlog::warn("leader: stepped down after losing the lock; standing by");
+  }
+}
+
+void RunCommand(const RunFlags& flags) {
+  const config::Config config = LoadRunConfig(flags);
+  const pipeline::PipelineOptions pipeline_options = PipelineOptionsOf(flags, config);
+
+  // Before any other thread starts, so every thread inherits the mask.
+  const sigset_t signals = BlockStopSignals();
+
+  server::MetricsRegistry registry;
+  server::StatusBoard status;
+  status.SetConfig(config::EffectiveConfigJson(config));
+  // Under systemd (Type=notify): READY once replicating, the state, watchdog pings while alive.
+  ServiceNotifier notifier(status, config.http.health);
+
+  std::unique_ptr<server::AdminServer> admin = StartAdminServer(config, registry, status);
 
   // The pipeline of the current leadership term; a stop (signal, lost lock) goes to it.
   std::mutex pipeline_mutex;
@@ -132,27 +218,12 @@ void RunCommand(const RunFlags& flags) {
     if (current != nullptr) current->RequestStop();
   };
 
-  std::atomic<bool> done{false};
-  std::thread signal_thread([&] {
-    const timespec tick{0, 200 * 1000 * 1000};
-    while (!done) {
-      const int sig = sigtimedwait(&signals, nullptr, &tick);
-      if (sig == SIGINT || sig == SIGTERM) {
-        spdlog::info("received {}; stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
-        stop_requested = true;
-        notifier.Stopping();
-        stop_pipeline();
-      }
-    }
+  StopSignalThread signal_thread(signals, [&](int sig) {
+    spdlog::info("received {}; stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    stop_requested = true;
+    notifier.Stopping();
+    stop_pipeline();
   });
-  struct JoinSignalThread {
-    std::atomic<bool>& done;
-    std::thread& thread;
-    ~JoinSignalThread() {
-      done = true;
-      thread.join();
-    }
-  } join{done, signal_thread};
 
   spdlog::info("rowbridge {} replicating {}:{} (server_id {}) into ClickHouse {}:{}",
                ROWBRIDGE_VERSION, config.source.host, config.source.port, config.source.server_id,
@@ -196,32 +267,7 @@ void RunCommand(const RunFlags& flags) {
   if (config.ha.lock == config::HaLock::kNone) {
     replicate();
   } else {
-    std::unique_ptr<ha::LeaderLock> lock_owner = ha::MakeLeaderLock(config, state::JobName(config));
-    ha::LeaderLock& lock = *lock_owner;
-    lock.OnLost([&](const std::string&) { stop_pipeline(); });
-    while (!stop_requested) {
-      status.SetState(server::PipelineState::kStandby, "waiting for the leader lock");
-      if (!lock.Acquire(stop_requested, [&](const std::string& what) {
-            status.SetState(server::PipelineState::kStandby, what);
-          })) {
-        break;
-      }
-      InstallWriteFence(&lock);
-      bool fenced = false;  // stopped by an error while the lock could not be confirmed
-      try {
-        replicate();
-      } catch (const Error& e) {
-        InstallWriteFence(nullptr);
-        if (e.code() != ErrorCode::kFenced && lock.StillHeld()) throw;
-        fenced = true;
-        spdlog::warn("leader: {}", e.what());
-      }
-      InstallWriteFence(nullptr);
-      const bool lost = fenced || !lock.held();
-      lock.Release();
-      if (!lost) break;  // stopped by a signal
-      spdlog::warn("leader: stepped down after losing the lock; standing by");
-    }
+    ReplicateWhileLeader(config, status, stop_requested, stop_pipeline, replicate);
   }
   if (admin) admin->Stop();
 }

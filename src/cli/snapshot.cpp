@@ -28,6 +28,23 @@ struct SnapshotFlags {
   uint64_t chunk_rows = 0;        // 0 = the config's
 };
 
+// What a finished copy left: the target equal to the source as of its end, or not quite (targets
+// that held rows before it). Nothing for a stopped copy, which said so.
+void LogResult(const snapshot::SnapshotResult& result) {
+  if (!result.end.empty() && result.unreconciled_targets.empty()) {
+    spdlog::info(
+        "snapshot complete: the target equals the source as of {}; a stream continuing "
+        "from there starts at version {}",
+        result.end.ToString(), result.next_version);
+  } else if (!result.end.empty()) {
+    spdlog::warn(
+        "snapshot complete as of {}: every source row is in the target, but {} held rows before "
+        "the copy, and those the source no longer has could not be found and may remain (see the "
+        "warnings above); a stream continuing from there starts at version {}",
+        result.end.ToString(), fmt::join(result.unreconciled_targets, ", "), result.next_version);
+  }
+}
+
 void SnapshotCommand(const SnapshotFlags& flags) {
   std::vector<std::string> warnings;
   config::LoadOptions load;
@@ -102,18 +119,7 @@ void SnapshotCommand(const SnapshotFlags& flags) {
     if (!e.IsTransient() || !stop_requested) throw;
     spdlog::info("snapshot: stopped while waiting to retry ({}); run again to resume", e.what());
   }
-  if (!result.end.empty() && result.unreconciled_targets.empty()) {
-    spdlog::info(
-        "snapshot complete: the target equals the source as of {}; a stream continuing "
-        "from there starts at version {}",
-        result.end.ToString(), result.next_version);
-  } else if (!result.end.empty()) {
-    spdlog::warn(
-        "snapshot complete as of {}: every source row is in the target, but {} held rows before "
-        "the copy, and those the source no longer has could not be found and may remain (see the "
-        "warnings above); a stream continuing from there starts at version {}",
-        result.end.ToString(), fmt::join(result.unreconciled_targets, ", "), result.next_version);
-  }
+  LogResult(result);
   if (admin) admin->Stop();
 }
 

@@ -129,6 +129,37 @@ std::string NameGlob::ToString() const {
   return out;
 }
 
+namespace {
+
+// The symbol of `c`, a character of `text` outside backticks and not a dot: a wildcard or
+// itself. Throws for the characters a pattern takes only quoted.
+int16_t UnquotedSymbol(std::string_view text, char c) {
+  if (c == '*') return NameGlob::kMany;
+  if (c == '?') return NameGlob::kOne;
+  if (c == '%') {
+    Fail(ErrorCode::kInvalidArgument,
+         "pattern \"{}\" contains %: the wildcards are * (any run) and ? (one character); quote "
+         "a literal % with backticks",
+         text);
+  }
+  if (c == '[' || c == ']') {
+    Fail(ErrorCode::kInvalidArgument,
+         "pattern \"{}\" contains {}: character classes are not supported (use ? or *); quote "
+         "a literal {} with backticks",
+         text, c, c);
+  }
+  if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+    Fail(ErrorCode::kInvalidArgument,
+         "pattern \"{}\" contains unquoted whitespace; quote such names with backticks", text);
+  }
+  if (static_cast<unsigned char>(c) < 0x20) {
+    Fail(ErrorCode::kInvalidArgument, "pattern \"{}\" contains a control character", text);
+  }
+  return static_cast<int16_t>(static_cast<unsigned char>(c));
+}
+
+}  // namespace
+
 TablePattern TablePattern::Parse(std::string_view text) {
   std::vector<int16_t> parts[2];
   int part = 0;
@@ -179,28 +210,7 @@ TablePattern TablePattern::Parse(std::string_view text) {
       ++i;
       continue;
     }
-    if (c == '*') {
-      add(NameGlob::kMany);
-    } else if (c == '?') {
-      add(NameGlob::kOne);
-    } else if (c == '%') {
-      Fail(ErrorCode::kInvalidArgument,
-           "pattern \"{}\" contains %: the wildcards are * (any run) and ? (one character); quote "
-           "a literal % with backticks",
-           text);
-    } else if (c == '[' || c == ']') {
-      Fail(ErrorCode::kInvalidArgument,
-           "pattern \"{}\" contains {}: character classes are not supported (use ? or *); quote "
-           "a literal {} with backticks",
-           text, c, c);
-    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      Fail(ErrorCode::kInvalidArgument,
-           "pattern \"{}\" contains unquoted whitespace; quote such names with backticks", text);
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      Fail(ErrorCode::kInvalidArgument, "pattern \"{}\" contains a control character", text);
-    } else {
-      add(static_cast<int16_t>(static_cast<unsigned char>(c)));
-    }
+    add(UnquotedSymbol(text, c));
     ++i;
   }
   if (part == 0) {

@@ -12,6 +12,30 @@ struct Expansion {
   bool placeholders = false;
 };
 
+// Appends the value of the placeholder that opens at text[open] ({db} or {table}) to `part`;
+// returns where the text goes on after it.
+size_t AppendPlaceholder(std::string_view text, size_t open, std::string_view db,
+                         std::string_view table, std::string& part) {
+  const size_t i = open;
+  size_t close = text.find('}', i);
+  if (close == std::string_view::npos) {
+    Fail(ErrorCode::kInvalidArgument, "target \"{}\" has an unclosed {{ at character {}", text,
+         i + 1);
+  }
+  std::string_view name = text.substr(i + 1, close - i - 1);
+  if (name == "db") {
+    part.append(db);
+  } else if (name == "table") {
+    part.append(table);
+  } else {
+    Fail(ErrorCode::kInvalidArgument,
+         "target \"{}\" has an unknown placeholder {{{}}} (the placeholders are {{db}} and "
+         "{{table}})",
+         text, name);
+  }
+  return close + 1;
+}
+
 Expansion Expand(std::string_view text, std::string_view db, std::string_view table) {
   Expansion out;
   size_t i = 0;
@@ -52,25 +76,9 @@ Expansion Expand(std::string_view text, std::string_view db, std::string_view ta
       continue;
     }
     if (c == '{') {
-      size_t close = text.find('}', i);
-      if (close == std::string_view::npos) {
-        Fail(ErrorCode::kInvalidArgument, "target \"{}\" has an unclosed {{ at character {}", text,
-             i + 1);
-      }
-      std::string_view name = text.substr(i + 1, close - i - 1);
-      if (name == "db") {
-        part.append(db);
-      } else if (name == "table") {
-        part.append(table);
-      } else {
-        Fail(ErrorCode::kInvalidArgument,
-             "target \"{}\" has an unknown placeholder {{{}}} (the placeholders are {{db}} and "
-             "{{table}})",
-             text, name);
-      }
+      i = AppendPlaceholder(text, i, db, table, part);
       out.placeholders = true;
       out.nonempty[out.dots] = true;
-      i = close + 1;
       continue;
     }
     if (c == '}') {

@@ -44,7 +44,8 @@ bool IsDigit(char c) {
   return c >= '0' && c <= '9';
 }
 
-char Lower(char c) {
+// Not `Lower`: suggest.cpp has one, and a unity build may compile both files as one.
+char LowerUnitChar(char c) {
   return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
 }
 
@@ -100,7 +101,7 @@ uint64_t Scale(const Decimal& d, uint64_t factor, std::string_view text, std::st
 bool MatchUnit(std::string_view rest, std::string_view unit) {
   if (rest.size() < unit.size()) return false;
   for (size_t i = 0; i < unit.size(); ++i) {
-    if (Lower(rest[i]) != unit[i]) return false;
+    if (LowerUnitChar(rest[i]) != unit[i]) return false;
   }
   return true;
 }

@@ -121,6 +121,9 @@ class SnapshotRunner {
   // Offers the tables complete up to `end` (options_.hand_over) until taken, catching them up to
   // a later `end` after each refusal. False when stopped first.
   bool HandOver(Impl& impl, BinlogPoint& end);
+  // Copies every table, then brings them to one position `end` and hands them over (alongside).
+  // False when stopped first.
+  bool CopyAndCatchUp(Impl& impl, BinlogPoint& end);
 
   config::Config config_;
   SnapshotOptions options_;
