@@ -12,6 +12,7 @@
 #include "config/table_matcher.h"
 #include "endpoints/connection_options.h"
 #include "pipeline/binlog_reader.h"
+#include "pipeline/cascade_repairs.h"
 #include "pipeline/copy_alongside.h"
 #include "pipeline/repair_alongside.h"
 #include "pipeline/run_metrics.h"
@@ -936,11 +937,21 @@ void Pipeline::Session::Stream() {
   reader_context.work_pending = &p.reader_work_pending_;
   reader_context.start_gone = &p.start_gone_;
   reader_context.do_work = [this](const schema::BinlogPosition& at) { DoReaderWork(at); };
+  const BinlogReader* cascade_reader = nullptr;  // foreign-key cascades: cascade_repairs.h
+  CascadeRepairs cascades(SessionCascadeContext(
+      p.config_, *router_, buffers_, *tracker_, p.registry_, &p.stop_requested_,
+      [&] { return buffers_.LowestUnflushed(cascade_reader->next_version()); }));
+  reader_context.cascades = &cascades;
   BinlogReader reader(reader_context);
+  cascade_reader = &reader;
   WriterPool writers(p.config_.target.writers, endpoints::TargetClientOptions(p.config_.target),
                      buffers_, fmt::format("{}{}-{}-", insert_prefix_, ::getpid(), p.session_),
                      p.run_metrics_->batches);
   Threads threads(reader, writers, buffers_, p.config_.source);
+  struct StopCascades {
+    CascadeRepairs& cascades;
+    ~StopCascades() { cascades.Stop(); }
+  } stop_cascades{cascades};
 
   // The ticker: seals batches older than batch.max_delay, refreshes the lag at least every
   // 200 ms and saves the newest safe checkpoint every checkpoint_interval.
@@ -1008,6 +1019,7 @@ void Pipeline::Session::Stream() {
     p.failure_side_ = Side::kTarget;
     throw *error;
   }
+  cascades.Finish();  // the repairs of what was read, before the checkpoint passes it
   SaveNewest(reader);
   state::Checkpoint final_checkpoint;
   {
