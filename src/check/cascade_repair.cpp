@@ -102,8 +102,11 @@ CascadeRepairer::Child* CascadeRepairer::Replicated(const tables::SourceTableNam
   auto it = children_.find(name);
   if (it != children_.end()) return it->second.get();
   std::unique_ptr<Child> child;
-  const std::map<std::string, TargetGroup> groups =
-      GroupByTarget(*resolver_, listed_, {name.ToString()});
+  std::map<std::string, TargetGroup> groups = GroupByTarget(*resolver_, listed_, {name.ToString()});
+  if (groups.empty() && std::find(listed_.begin(), listed_.end(), name) == listed_.end()) {
+    listed_ = tables::ListSourceTables(*source_);  // created since this repairer began
+    groups = GroupByTarget(*resolver_, listed_, {name.ToString()});
+  }
   if (!groups.empty()) {
     const TargetGroup& group = groups.begin()->second;
     child = std::make_unique<Child>();
