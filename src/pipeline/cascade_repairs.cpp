@@ -153,6 +153,19 @@ const CascadeParent* CascadeRepairs::PlanFor(StreamedTable& table) {
       }
       r.columns.push_back(static_cast<uint32_t>(it - columns.begin()));
     }
+    // The repair addresses the children by their primary keys too.
+    for (const StreamedTable* child : Reached(*key)) {
+      if (!r.unsupported.empty() || !child->known) break;
+      for (uint32_t k : child->known->primary_key) {
+        const binlog::ColumnDef& c = child->known->columns[k];
+        if (IntegerCell(c.type) || StringCell(c.type)) continue;
+        r.unsupported = fmt::format(
+            "primary-key column {}.{} is neither an integer nor a string, so the rows a cascade "
+            "changed cannot be addressed",
+            child->name.ToString(), c.name);
+        break;
+      }
+    }
     plan->relations.push_back(std::move(r));
   }
   if (plan->relations.empty()) return nullptr;
@@ -188,6 +201,7 @@ CascadeParent::Relation* CascadeRepairs::Collect(const CascadeParent& parent, bi
         changed = true;
       }
     }
+    if (!r.unsupported.empty() && kind == binlog::RowsKind::kUpdate && !changed) continue;
     if (!known) {
       if (kind == binlog::RowsKind::kUpdate && r.unsupported.empty()) {
         // A MINIMAL before image lacks a referenced column: whether it changed is unknown.
