@@ -99,6 +99,7 @@ RangeRepairer::RangeRepairer(std::vector<tables::ReplicatedTable> sources,
 }
 
 uint64_t RangeRepairer::TakeVersion() {
+  if (one_version_) return version_base_;
   if (next_version_ - version_base_ >= kBand)
     Fail(ErrorCode::kInternal, "repair of {}: its version band is used up", target_label_);
   return next_version_++;

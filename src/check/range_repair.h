@@ -66,6 +66,12 @@ class RangeRepairer {
   void Repair(RowNormalizer& normalizer, const CheckedRange& range);
 
   const RepairCounts& counts() const { return counts_; }
+  // Every row written from now on takes `version` (a cascade repair's one version,
+  // check/cascade_repair.h says why that is exact) instead of the next one of the band.
+  void UseOneVersion(uint64_t version) {
+    version_base_ = next_version_ = version;
+    one_version_ = true;
+  }
 
  private:
   struct SourcePlan {
@@ -104,6 +110,7 @@ class RangeRepairer {
   std::vector<std::string> copied_columns_;  // quoted: the target columns a delete copies
   uint64_t version_base_ = 0;
   uint64_t next_version_ = 0;
+  bool one_version_ = false;
   mysql::Connection& source_;
   clickhouse::Client& client_;
   std::function<void(mysql::Connection&)> before_range_;

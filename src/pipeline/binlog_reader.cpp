@@ -333,6 +333,11 @@ void BinlogReader::OnQuery(const binlog::Event& event, const binlog::FormatDescr
     return;
   }
   ctx_.schema_changes->OnStatement(sql, q, SchemaPosition(event), transaction_gtid_, next_version_);
+  if (ctx_.cascades != nullptr &&
+      (StartsWithNoCase(sql, "CREATE") || StartsWithNoCase(sql, "ALTER") ||
+       StartsWithNoCase(sql, "DROP") || StartsWithNoCase(sql, "RENAME"))) {
+    ctx_.cascades->SchemaChanged();  // foreign keys may have come or gone
+  }
   if (!in_transaction_) Boundary(event);
 }
 
@@ -344,6 +349,7 @@ void BinlogReader::Boundary(const binlog::Event& event) {
       ctx_.tracker->SetFile(tracked_file_);
       read_file_ = tracked_file_;
     }
+    if (ctx_.cascades != nullptr) ctx_.cascades->AtBoundary(next_version_);
     ctx_.tracker->AddBoundary(event.end_offset, next_version_, transaction_gtid_);
     read_position_ = event.end_offset;
     // Nothing more to read now: write what is buffered without waiting for max_delay.
@@ -402,7 +408,9 @@ void BinlogReader::OnRows(const binlog::Event& event, binlog::BinlogEventReader&
     return;
   }
   cursor_.Reset(rows, *table.decoded);
-  AppendRows(table, rows.kind, CommitTimeUs(event), SchemaPosition(event));
+  const CascadeParent* cascades =
+      ctx_.cascades != nullptr ? ctx_.cascades->PlanFor(table) : nullptr;
+  AppendRows(table, rows.kind, CommitTimeUs(event), SchemaPosition(event), cascades);
 }
 
 void BinlogReader::CountWithoutWriting(const binlog::RowsEvent& rows, uint64_t table_id,
@@ -441,7 +449,7 @@ std::span<const binlog::Cell> BinlogReader::AfterWithKey(const StreamedTable& ta
 }
 
 void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint64_t commit_us,
-                              const schema::BinlogPosition& at) {
+                              const schema::BinlogPosition& at, const CascadeParent* cascades) {
   TargetState& target = *table.target_state;
   const bool replica = table.target->mode == mapping::TableMode::kReplica;
   const SteadyTime now = std::chrono::steady_clock::now();
@@ -450,7 +458,9 @@ void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint6
   // (ConversionPlan::AppendNext), unless an UPDATE of a table with a key has to compare the keys
   // of both images: a key change is two rows, in either mode.
   const bool compare_keys = kind == binlog::RowsKind::kUpdate && !table.key_columns.empty();
-  if (cursor_.full_images() && !compare_keys && table.plan->Fits(*table.decoded)) {
+  // A parent whose children cascade unlogged needs its rows' cells (cascade_repairs.h).
+  if (cursor_.full_images() && !compare_keys && cascades == nullptr &&
+      table.plan->Fits(*table.decoded)) {
     const mapping::RowKind row_kind = RowKindOf(kind);
     while (!cursor_.AtEnd()) {
       const uint64_t version = next_version_++;
@@ -487,6 +497,19 @@ void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint6
         lock.lock();
         while (cursor_.Next()) ++next_version_;
         return;
+      }
+    }
+    if (cascades != nullptr) {
+      if (CascadeParent::Relation* lost =
+              ctx_.cascades->Collect(*cascades, kind, cursor_.before(), after, version)) {
+        lock.unlock();
+        ctx_.cascades->StopChildren(
+            *lost, at.ToString(),
+            lost->unsupported.empty()
+                ? "the binlog's before image lacks the referenced columns (binlog_row_image="
+                  "MINIMAL), so the changed parent keys are unknown"
+                : lost->unsupported);
+        lock.lock();
       }
     }
     bool ok = true;

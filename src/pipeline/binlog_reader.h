@@ -40,6 +40,7 @@
 #include "mysql/binlog_stream.h"
 #include "mysql/connection.h"
 #include "pipeline/batch_buffers.h"
+#include "pipeline/cascade_repairs.h"
 #include "pipeline/checkpoint_tracker.h"
 #include "pipeline/hand_over_desk.h"
 #include "pipeline/schema_change_executor.h"
@@ -70,6 +71,8 @@ struct ReaderContext {
   // reader then fails with Error(kConfig), and the pipeline may recopy (on_purged_position).
   std::atomic<bool>* start_gone = nullptr;
   std::function<void(const schema::BinlogPosition& at)> do_work;
+  // Foreign-key cascades the source does not log (nullptr: none to follow).
+  CascadeRepairs* cascades = nullptr;
 };
 
 class BinlogReader {
@@ -104,7 +107,7 @@ class BinlogReader {
   void OnMysqlGtid(const binlog::Event& event);
   void OnRows(const binlog::Event& event, binlog::BinlogEventReader& events);
   void AppendRows(StreamedTable& table, binlog::RowsKind kind, uint64_t commit_us,
-                  const schema::BinlogPosition& at);
+                  const schema::BinlogPosition& at, const CascadeParent* cascades);
   // The rows' changes take their versions, and nothing is written.
   void CountWithoutWriting(const binlog::RowsEvent& rows, uint64_t table_id,
                            binlog::BinlogEventReader& events);

@@ -196,6 +196,7 @@ bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
   created_targets_changed_ = false;
   bool gtids_changed = false;
   uint32_t last_file = 0;
+  if (!holds_.empty()) lowest_unflushed = std::min(lowest_unflushed, *holds_.begin());
   while (!boundaries_.empty() && boundaries_.front().next_version <= lowest_unflushed) {
     const Boundary& b = boundaries_.front();
     last_file = b.file_index;

@@ -35,12 +35,17 @@
 // once too; its end is recorded when the table leaves the name, and the record is dropped once the
 // checkpoint is past that end.
 //
+// A hold (AddHold) keeps the checkpoint before a transaction whose repair has yet to run
+// (pipeline/cascade_repairs.h): no boundary whose next_version is above a held version is applied
+// until ReleaseHold, whatever ClickHouse already holds.
+//
 // Not thread-safe; the pipeline calls it under its buffer lock. Each boundary costs no heap
 // allocation (file names are interned).
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -111,8 +116,15 @@ class CheckpointTracker {
   // The alias `ended` (table, file, position) ends where it says (until_file:until_position).
   void EndTargetAlias(const state::TargetAlias& ended);
 
-  // Applies every boundary whose next_version <= lowest_unflushed. True if the checkpoint moved
-  // (or gained a created target since the last call).
+  // Keeps the checkpoint at or before the boundary whose next_version is `version` or below, until
+  // ReleaseHold(version) (holds may repeat; each release ends one).
+  void AddHold(uint64_t version) { holds_.insert(version); }
+  void ReleaseHold(uint64_t version) {
+    if (auto it = holds_.find(version); it != holds_.end()) holds_.erase(it);
+  }
+
+  // Applies every boundary whose next_version <= lowest_unflushed (and no held version). True if
+  // the checkpoint moved (or gained a created target since the last call).
   bool Advance(uint64_t lowest_unflushed);
   // The newest safe checkpoint (GTID text refreshed by Advance).
   const state::Checkpoint& checkpoint() const { return checkpoint_; }
@@ -150,6 +162,7 @@ class CheckpointTracker {
   size_t schemas_applied_ = 0;
   bool created_targets_changed_ = false;  // or replicated_tables
   size_t schemas_added_ = 0;
+  std::multiset<uint64_t> holds_;
 };
 
 }  // namespace rowbridge::pipeline

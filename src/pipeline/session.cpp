@@ -13,6 +13,7 @@
 #include "config/table_matcher.h"
 #include "endpoints/connection_options.h"
 #include "pipeline/binlog_reader.h"
+#include "pipeline/cascade_repairs.h"
 #include "pipeline/copy_alongside.h"
 #include "pipeline/repair_alongside.h"
 #include "pipeline/run_metrics.h"
@@ -693,11 +694,22 @@ ReaderContext Pipeline::Session::MakeReaderContext() {
 
 void Pipeline::Session::Stream() {
   Pipeline& p = p_;
-  BinlogReader reader(MakeReaderContext());
+  ReaderContext reader_context = MakeReaderContext();
+  const BinlogReader* cascade_reader = nullptr;  // foreign-key cascades: cascade_repairs.h
+  CascadeRepairs cascades(SessionCascadeContext(
+      p.config_, *router_, buffers_, *tracker_, p.registry_, &p.stop_requested_,
+      [&] { return buffers_.LowestUnflushed(cascade_reader->next_version()); }));
+  reader_context.cascades = &cascades;
+  BinlogReader reader(reader_context);
+  cascade_reader = &reader;
   WriterPool writers(p.config_.target.writers, endpoints::TargetClientOptions(p.config_.target),
                      buffers_, fmt::format("{}{}-{}-", insert_prefix_, ::getpid(), p.session_),
                      p.run_metrics_->batches);
   Threads threads(reader, writers, buffers_, p.config_.source);
+  struct StopCascades {
+    CascadeRepairs& cascades;
+    ~StopCascades() { cascades.Stop(); }
+  } stop_cascades{cascades};
 
   // The ticker: seals batches older than batch.max_delay, refreshes the lag at least every
   // 200 ms and saves the newest safe checkpoint every checkpoint_interval.
@@ -745,10 +757,11 @@ void Pipeline::Session::Stream() {
   }
   lock.unlock();
 
-  EndStream(threads, reader);
+  EndStream(threads, reader, cascades);
 }
 
-void Pipeline::Session::EndStream(Threads& threads, const BinlogReader& reader) {
+void Pipeline::Session::EndStream(Threads& threads, const BinlogReader& reader,
+                                  CascadeRepairs& cascades) {
   Pipeline& p = p_;
   if (buffers_.aborted()) {
     threads.Stop(false);
@@ -770,6 +783,7 @@ void Pipeline::Session::EndStream(Threads& threads, const BinlogReader& reader) 
     p.failure_side_ = Side::kTarget;
     throw *error;
   }
+  cascades.Finish();  // the repairs of what was read, before the checkpoint passes it
   SaveNewest(reader);
   state::Checkpoint final_checkpoint;
   {

@@ -30,6 +30,7 @@ namespace rowbridge::pipeline {
 
 class BinlogReader;
 struct ReaderContext;
+class CascadeRepairs;
 
 class Pipeline::Session {
  public:
@@ -73,7 +74,8 @@ class Pipeline::Session {
   ReaderContext MakeReaderContext();
   // After the ticker's loop: the error that ended the stream is thrown; a requested stop writes
   // everything read so far and saves the final checkpoint.
-  void EndStream(Threads& threads, const BinlogReader& reader);
+  // The cascade repairs of what was read are done before the final checkpoint passes it.
+  void EndStream(Threads& threads, const BinlogReader& reader, CascadeRepairs& cascades);
   // The hooks through which the router's schema changes reach the checkpoint, the copies and
   // the status: tables joining, leaving, renamed, needing a copy, stops ending.
   void AddTableHooks(RouterContext& rc);

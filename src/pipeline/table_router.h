@@ -64,6 +64,8 @@
 
 namespace rowbridge::pipeline {
 
+struct CascadeParent;  // pipeline/cascade_repairs.h
+
 // The stream's runtime state of a replicated table: the catalog's record (name, rule, columns,
 // target) plus what the reader does with it.
 struct StreamedTable : tables::ReplicatedTable {
@@ -89,6 +91,10 @@ struct StreamedTable : tables::ReplicatedTable {
   // (into a resnapshot's replaced target: RouterContext::counted_starts; into a target a copy
   // replaced later).
   bool counts_before_start = false;
+  // Its children whose foreign-key actions the source does not log (pipeline/cascade_repairs.h),
+  // decided for schema epoch `cascade_epoch`; nullptr: none.
+  const CascadeParent* cascades = nullptr;
+  uint64_t cascade_epoch = 0;
 };
 
 struct Route {

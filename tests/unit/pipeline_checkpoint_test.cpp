@@ -162,6 +162,32 @@ TEST(PipelineCheckpointTracker, AdvancesOnlyToFlushedBoundaries) {
   EXPECT_FALSE(t.Advance(1000));
 }
 
+// A hold (a cascade repair under way) keeps the checkpoint before its transaction, whatever
+// ClickHouse holds, until it is released.
+TEST(PipelineCheckpointTracker, AHoldKeepsTheCheckpointBeforeItsTransaction) {
+  state::Checkpoint start;
+  start.file = "bin.000001";
+  start.position = 4;
+  start.next_version = 100;
+  CheckpointTracker t(start);
+  TransactionGtid none;
+  t.AddBoundary(500, 103, none);  // versions 100..102
+  t.AddHold(104);                 // the parent's change in the next transaction
+  t.AddBoundary(600, 106, none);  // versions 103..105
+  t.AddBoundary(700, 108, none);
+  EXPECT_TRUE(t.Advance(1000));
+  EXPECT_EQ(t.checkpoint().position, 500u);
+  EXPECT_EQ(t.checkpoint().next_version, 103u);
+  t.AddHold(104);  // the same transaction held twice (two jobs): each release ends one
+  t.ReleaseHold(104);
+  EXPECT_FALSE(t.Advance(1000));
+  EXPECT_EQ(t.checkpoint().position, 500u);
+  t.ReleaseHold(104);
+  EXPECT_TRUE(t.Advance(1000));
+  EXPECT_EQ(t.checkpoint().position, 700u);
+  EXPECT_EQ(t.checkpoint().next_version, 108u);
+}
+
 TEST(PipelineCheckpointTracker, MysqlGtidsAccumulate) {
   state::Checkpoint start;
   start.file = "binlog.000001";
