@@ -33,25 +33,43 @@ std::string_view RangePolicyName(RangePolicy policy) {
 }
 
 ConversionCounters::Slot& ConversionCounters::SlotFor(const ColumnName& column, RangeRule rule) {
-  std::lock_guard lock(mutex_);
-  for (Slot& slot : slots_)
-    if (slot.rule == rule && slot.name == column) return slot;
-  return slots_.emplace_back(column, rule, &exporter_);
+  std::string key;
+  key.reserve(column.database.size() + column.table.size() + column.column.size() + 2);
+  key.append(column.database).push_back('\0');
+  key.append(column.table).push_back('\0');
+  key.append(column.column);
+  const size_t hash = std::hash<std::string>{}(key);
+  Shard& shard = shards_[hash % kShards];
+  ColumnSlots made;
+  {
+    std::lock_guard lock(shard.mutex);
+    auto [it, inserted] = shard.columns.try_emplace(std::move(key));
+    if (!inserted) return *it->second.by_rule[static_cast<size_t>(rule)];
+    for (size_t i = 0; i < kRangeRuleCount; ++i) {
+      it->second.by_rule[i] =
+          &shard.slots.emplace_back(column, static_cast<RangeRule>(i), &exporter_);
+    }
+    made = it->second;
+  }
+  {
+    std::lock_guard lock(qualified_mutex_);
+    by_qualified_.try_emplace(column.Qualified(), made);
+  }
+  return *made.by_rule[static_cast<size_t>(rule)];
 }
 
 uint64_t ConversionCounters::Count(std::string_view column, RangeRule rule) const {
-  std::lock_guard lock(mutex_);
-  for (const Slot& slot : slots_)
-    if (slot.rule == rule && slot.column == column)
-      return slot.count.load(std::memory_order_relaxed);
-  return 0;
+  std::lock_guard lock(qualified_mutex_);
+  auto it = by_qualified_.find(std::string(column));
+  if (it == by_qualified_.end()) return 0;
+  return it->second.by_rule[static_cast<size_t>(rule)]->count.load(std::memory_order_relaxed);
 }
 
 std::vector<ConversionCounters::Entry> ConversionCounters::Snapshot() const {
   std::vector<Entry> entries;
-  {
-    std::lock_guard lock(mutex_);
-    for (const Slot& slot : slots_) {
+  for (const Shard& shard : shards_) {
+    std::lock_guard lock(shard.mutex);
+    for (const Slot& slot : shard.slots) {
       uint64_t n = slot.count.load(std::memory_order_relaxed);
       if (n != 0) entries.push_back({slot.column, slot.rule, n});
     }

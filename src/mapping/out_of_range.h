@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace rowbridge::mapping {
@@ -69,8 +70,12 @@ struct ColumnName {
 };
 
 // Clamp counters per db.table.column and rule: the metrics a status page or Prometheus endpoint
-// reads. Slots are created at plan time (under a mutex) and have stable addresses, so the hot path
-// only does a relaxed atomic increment. Thread-safe.
+// reads. Slots are created at plan time and have stable addresses, so the hot path only does a
+// relaxed atomic increment. Thread-safe.
+//
+// SlotFor is a hash look-up in one of kShards maps, each under its own mutex (the hash is
+// computed before any lock): building the converters of thousands of tables, from several
+// threads, costs the same per column whatever the number of slots already made.
 class ConversionCounters {
  public:
   // Adds `n` clamped values to a tally of the exporter's (e.g. a Prometheus counter).
@@ -102,7 +107,7 @@ class ConversionCounters {
   // Counts also go to what `exporter` returns per column and rule.
   explicit ConversionCounters(Exporter exporter) : exporter_(std::move(exporter)) {}
 
-  // The slot for (column, rule), created on first use.
+  // The slot for (column, rule), created on first use. O(1): one hash look-up.
   Slot& SlotFor(const ColumnName& column, RangeRule rule);
   // Clamped values of a column under a rule so far (0 if none).
   uint64_t Count(std::string_view column, RangeRule rule) const;
@@ -110,9 +115,23 @@ class ConversionCounters {
   std::vector<Entry> Snapshot() const;
 
  private:
+  // The slots of one column, one per rule, made together on the column's first look-up.
+  struct ColumnSlots {
+    std::array<Slot*, kRangeRuleCount> by_rule{};
+  };
+  // Key: the column's qualified parts joined by '\0' (no part of a name holds a NUL byte).
+  struct Shard {
+    mutable std::mutex mutex;
+    std::unordered_map<std::string, ColumnSlots> columns;
+    std::deque<Slot> slots;
+  };
+  static constexpr size_t kShards = 16;
+
   const Exporter exporter_;
-  mutable std::mutex mutex_;
-  std::deque<Slot> slots_;
+  std::array<Shard, kShards> shards_;
+  // "db.table.column" -> the first column of that qualified name (Count; cold).
+  mutable std::mutex qualified_mutex_;
+  std::unordered_map<std::string, ColumnSlots> by_qualified_;
 };
 
 // Reports one out-of-range value. With kError throws Error(kConversion):
