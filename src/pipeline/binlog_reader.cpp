@@ -206,7 +206,7 @@ bool BinlogReader::IsStartGone(const Error& error) {
          text.find("purged") != std::string_view::npos;
 }
 
-void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader& events) {
+void BinlogReader::CountEvent(const binlog::Event& event) {
   const EventType type = event.type();
   server::Counter*& counter = event_counters_[static_cast<uint8_t>(type)];
   if (counter == nullptr) {
@@ -216,15 +216,35 @@ void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader&
   }
   counter->Increment();
   ctx_.metrics->source_bytes.Increment(event.bytes.size());
+}
 
+void BinlogReader::OnHeartbeat() {
+  ctx_.status->RecordHeartbeat();
+  {
+    std::lock_guard lock(ctx_.buffers->mutex());
+    caught_up_ = true;
+    if (!in_transaction_) ctx_.buffers->StreamCaughtUp(true, std::chrono::steady_clock::now());
+  }
+  if (!in_transaction_) ServeHandOver();
+}
+
+void BinlogReader::RecordCommitTime(const binlog::Event& event) {
+  const uint64_t commit_us = CommitTimeUs(event);
+  ctx_.status->RecordSourceEvent(CommitTimePoint(commit_us));
+  ctx_.metrics->source_last_event_time.Set(static_cast<double>(commit_us) / 1e6);
+  if (event.header.log_pos != 0) {
+    std::lock_guard lock(ctx_.buffers->mutex());
+    last_commit_us_ = commit_us;
+    last_event_received_ = std::chrono::steady_clock::now();
+    caught_up_ = false;
+  }
+}
+
+void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader& events) {
+  const EventType type = event.type();
+  CountEvent(event);
   if (type == EventType::kHeartbeat || type == EventType::kHeartbeatV2) {
-    ctx_.status->RecordHeartbeat();
-    {
-      std::lock_guard lock(ctx_.buffers->mutex());
-      caught_up_ = true;
-      if (!in_transaction_) ctx_.buffers->StreamCaughtUp(true, std::chrono::steady_clock::now());
-    }
-    if (!in_transaction_) ServeHandOver();
+    OnHeartbeat();
     return;
   }
   if (type == EventType::kGtid || type == EventType::kGtidTagged ||
@@ -232,17 +252,7 @@ void BinlogReader::Handle(const binlog::Event& event, binlog::BinlogEventReader&
     // Before the time below, which is then this transaction's commit time.
     OnMysqlGtid(event);
   }
-  if (event.header.timestamp != 0 && !event.in_payload) {
-    const uint64_t commit_us = CommitTimeUs(event);
-    ctx_.status->RecordSourceEvent(CommitTimePoint(commit_us));
-    ctx_.metrics->source_last_event_time.Set(static_cast<double>(commit_us) / 1e6);
-    if (event.header.log_pos != 0) {
-      std::lock_guard lock(ctx_.buffers->mutex());
-      last_commit_us_ = commit_us;
-      last_event_received_ = std::chrono::steady_clock::now();
-      caught_up_ = false;
-    }
-  }
+  if (event.header.timestamp != 0 && !event.in_payload) RecordCommitTime(event);
 
   switch (type) {
     case EventType::kFormatDescription:
@@ -448,9 +458,65 @@ std::span<const binlog::Cell> BinlogReader::AfterWithKey(const StreamedTable& ta
   return completed ? std::span<const binlog::Cell>(keyed_after_) : after;
 }
 
+bool BinlogReader::AppendImages(StreamedTable& table, binlog::RowsKind kind, uint64_t commit_us,
+                                SteadyTime now, std::unique_lock<std::mutex>& lock) {
+  TargetState& target = *table.target_state;
+  const mapping::RowKind row_kind = RowKindOf(kind);
+  while (!cursor_.AtEnd()) {
+    const uint64_t version = next_version_++;
+    if (target.PresentOf(version).rows != 0) {
+      cursor_.Next();  // replayed after a restart: already in the target
+      continue;
+    }
+    Batch* batch = ctx_.buffers->Reserve(lock, *table.group);
+    if (batch == nullptr) return false;
+    const size_t image_bytes = table.plan->AppendNext(cursor_, batch->block, {row_kind, version});
+    Appended(table, *batch, row_kind, version,
+             EstimatedRowBytes(image_bytes, table.decoded->map.columns.size()), commit_us, now);
+  }
+  return true;
+}
+
+bool BinlogReader::AppendChange(StreamedTable& table, binlog::RowsKind kind,
+                                std::span<const binlog::Cell> after, uint64_t version, bool moved,
+                                uint64_t commit_us, SteadyTime now,
+                                std::unique_lock<std::mutex>& lock) {
+  bool ok = true;
+  TargetState& target = *table.target_state;
+  const bool replica = table.target->mode == mapping::TableMode::kReplica;
+  switch (kind) {
+    case binlog::RowsKind::kWrite:
+      if (target.PresentOf(version).rows == 0) {
+        ok = Append(table, after, mapping::RowKind::kInsert, version, commit_us, now, lock);
+      }
+      break;
+    case binlog::RowsKind::kUpdate: {
+      // A key change deletes the old key (a replica tombstone, a changelog 'delete') before
+      // the new key's row (a changelog 'insert': that key did not exist before).
+      const TargetState::Present present = target.PresentOf(version);
+      if (moved && present.removals == 0) {
+        ok = Append(table, cursor_.before(), mapping::RowKind::kDelete, version, commit_us, now,
+                    lock);
+      }
+      if (present.rows == present.removals) {
+        const mapping::RowKind new_row =
+            moved && !replica ? mapping::RowKind::kInsert : mapping::RowKind::kUpdate;
+        ok = ok && Append(table, after, new_row, version, commit_us, now, lock);
+      }
+      break;
+    }
+    case binlog::RowsKind::kDelete:
+      if (target.PresentOf(version).rows == 0) {
+        ok = Append(table, cursor_.before(), mapping::RowKind::kDelete, version, commit_us, now,
+                    lock);
+      }
+      break;
+  }
+  return ok;
+}
+
 void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint64_t commit_us,
                               const schema::BinlogPosition& at, const CascadeParent* cascades) {
-  TargetState& target = *table.target_state;
   const bool replica = table.target->mode == mapping::TableMode::kReplica;
   const SteadyTime now = std::chrono::steady_clock::now();
   std::unique_lock lock(ctx_.buffers->mutex());
@@ -461,22 +527,7 @@ void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint6
   // A parent whose children cascade unlogged needs its rows' cells (cascade_repairs.h).
   if (cursor_.full_images() && !compare_keys && cascades == nullptr &&
       table.plan->Fits(*table.decoded)) {
-    const mapping::RowKind row_kind = RowKindOf(kind);
-    while (!cursor_.AtEnd()) {
-      const uint64_t version = next_version_++;
-      if (target.PresentOf(version).rows != 0) {
-        cursor_.Next();  // replayed after a restart: already in the target
-        continue;
-      }
-      Batch* batch = ctx_.buffers->Reserve(lock, *table.group);
-      if (batch == nullptr) {
-        stopping_ = true;
-        return;
-      }
-      const size_t image_bytes = table.plan->AppendNext(cursor_, batch->block, {row_kind, version});
-      Appended(table, *batch, row_kind, version,
-               EstimatedRowBytes(image_bytes, table.decoded->map.columns.size()), commit_us, now);
-    }
+    if (!AppendImages(table, kind, commit_us, now, lock)) stopping_ = true;
     return;
   }
   // A replica row replaces the whole previous row: a partial image cannot be written. Which
@@ -512,36 +563,8 @@ void BinlogReader::AppendRows(StreamedTable& table, binlog::RowsKind kind, uint6
         lock.lock();
       }
     }
-    bool ok = true;
-    switch (kind) {
-      case binlog::RowsKind::kWrite:
-        if (target.PresentOf(version).rows == 0) {
-          ok = Append(table, after, mapping::RowKind::kInsert, version, commit_us, now, lock);
-        }
-        break;
-      case binlog::RowsKind::kUpdate: {
-        // A key change deletes the old key (a replica tombstone, a changelog 'delete') before
-        // the new key's row (a changelog 'insert': that key did not exist before).
-        const bool moved = compare_keys && KeyChanged(table, after);
-        const TargetState::Present present = target.PresentOf(version);
-        if (moved && present.removals == 0) {
-          ok = Append(table, cursor_.before(), mapping::RowKind::kDelete, version, commit_us, now,
-                      lock);
-        }
-        if (present.rows == present.removals) {
-          const mapping::RowKind new_row =
-              moved && !replica ? mapping::RowKind::kInsert : mapping::RowKind::kUpdate;
-          ok = ok && Append(table, after, new_row, version, commit_us, now, lock);
-        }
-        break;
-      }
-      case binlog::RowsKind::kDelete:
-        if (target.PresentOf(version).rows == 0) {
-          ok = Append(table, cursor_.before(), mapping::RowKind::kDelete, version, commit_us, now,
-                      lock);
-        }
-        break;
-    }
+    const bool ok = AppendChange(table, kind, after, version,
+                                 compare_keys && KeyChanged(table, after), commit_us, now, lock);
     if (!ok) {
       stopping_ = true;
       return;

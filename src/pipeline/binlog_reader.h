@@ -106,8 +106,24 @@ class BinlogReader {
   // A MySQL GTID event of any kind: the transaction's GTID (none when anonymous) and commit time.
   void OnMysqlGtid(const binlog::Event& event);
   void OnRows(const binlog::Event& event, binlog::BinlogEventReader& events);
+  // Counts the event in the metrics (by type, and its bytes).
+  void CountEvent(const binlog::Event& event);
+  // The source's heartbeat: the reader is caught up; between transactions a copy's hand-over is
+  // served.
+  void OnHeartbeat();
+  // The event's commit time, for the lag and /status.
+  void RecordCommitTime(const binlog::Event& event);
   void AppendRows(StreamedTable& table, binlog::RowsKind kind, uint64_t commit_us,
                   const schema::BinlogPosition& at, const CascadeParent* cascades);
+  // AppendRows' way for whole images that need no cells: each converted as it is decoded. False
+  // when the pipeline is stopping.
+  bool AppendImages(StreamedTable& table, binlog::RowsKind kind, uint64_t commit_us, SteadyTime now,
+                    std::unique_lock<std::mutex>& lock);
+  // One change of version `version` (`moved`: an UPDATE that changed the key), unless a replay
+  // finds it in the target already. False when the pipeline is stopping.
+  bool AppendChange(StreamedTable& table, binlog::RowsKind kind,
+                    std::span<const binlog::Cell> after, uint64_t version, bool moved,
+                    uint64_t commit_us, SteadyTime now, std::unique_lock<std::mutex>& lock);
   // The rows' changes take their versions, and nothing is written.
   void CountWithoutWriting(const binlog::RowsEvent& rows, uint64_t table_id,
                            binlog::BinlogEventReader& events);

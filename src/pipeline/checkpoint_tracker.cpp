@@ -191,6 +191,39 @@ void CheckpointTracker::EndTargetAlias(const state::TargetAlias& ended) {
   }
 }
 
+void CheckpointTracker::DropPassedRecords() {
+  if (!checkpoint_.table_starts.empty()) {
+    const schema::BinlogPosition at{checkpoint_.file, checkpoint_.position};
+    std::erase_if(checkpoint_.table_starts, [&](const state::TableStart& t) {
+      return schema::BinlogPosition{t.file, t.position} <= at;
+    });
+  }
+  if (!checkpoint_.target_renames.empty()) {
+    // The position is the RENAME's own; a boundary at it is just before the statement.
+    const schema::BinlogPosition at{checkpoint_.file, checkpoint_.position};
+    const std::vector<state::TargetRename> renames = checkpoint_.target_renames;
+    size_t index = 0;
+    std::erase_if(checkpoint_.target_renames, [&](const state::TargetRename& r) {
+      const size_t i = index++;
+      if (!(schema::BinlogPosition{r.file, r.position} < at)) return false;
+      // A later rename gave the name to another of rowbridge's tables (a swap: RENAME t TO
+      // _t_del, _t_gho TO t), also when a replay found it done and did not record it again.
+      const bool renamed_into =
+          std::any_of(renames.begin() + static_cast<long>(i) + 1, renames.end(),
+                      [&](const state::TargetRename& later) { return later.to == r.from; });
+      if (!r.from_created_again && !renamed_into) std::erase(checkpoint_.created_targets, r.from);
+      return true;
+    });
+  }
+  if (!checkpoint_.target_aliases.empty()) {
+    // Like a rename's: a boundary at the end's position is just before the statement that ends it.
+    const schema::BinlogPosition at{checkpoint_.file, checkpoint_.position};
+    std::erase_if(checkpoint_.target_aliases, [&](const state::TargetAlias& a) {
+      return !a.until_file.empty() && schema::BinlogPosition{a.until_file, a.until_position} < at;
+    });
+  }
+}
+
 bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
   bool moved = created_targets_changed_;
   created_targets_changed_ = false;
@@ -250,36 +283,7 @@ bool CheckpointTracker::Advance(uint64_t lowest_unflushed) {
                            ? mysql_gtids_.ToString()
                            : mariadb_gtids_.ToString();
   }
-  if (moved && !checkpoint_.table_starts.empty()) {
-    const schema::BinlogPosition at{checkpoint_.file, checkpoint_.position};
-    std::erase_if(checkpoint_.table_starts, [&](const state::TableStart& t) {
-      return schema::BinlogPosition{t.file, t.position} <= at;
-    });
-  }
-  if (moved && !checkpoint_.target_renames.empty()) {
-    // The position is the RENAME's own; a boundary at it is just before the statement.
-    const schema::BinlogPosition at{checkpoint_.file, checkpoint_.position};
-    const std::vector<state::TargetRename> renames = checkpoint_.target_renames;
-    size_t index = 0;
-    std::erase_if(checkpoint_.target_renames, [&](const state::TargetRename& r) {
-      const size_t i = index++;
-      if (!(schema::BinlogPosition{r.file, r.position} < at)) return false;
-      // A later rename gave the name to another of rowbridge's tables (a swap: RENAME t TO
-      // _t_del, _t_gho TO t), also when a replay found it done and did not record it again.
-      const bool renamed_into =
-          std::any_of(renames.begin() + static_cast<long>(i) + 1, renames.end(),
-                      [&](const state::TargetRename& later) { return later.to == r.from; });
-      if (!r.from_created_again && !renamed_into) std::erase(checkpoint_.created_targets, r.from);
-      return true;
-    });
-  }
-  if (moved && !checkpoint_.target_aliases.empty()) {
-    // Like a rename's: a boundary at the end's position is just before the statement that ends it.
-    const schema::BinlogPosition at{checkpoint_.file, checkpoint_.position};
-    std::erase_if(checkpoint_.target_aliases, [&](const state::TargetAlias& a) {
-      return !a.until_file.empty() && schema::BinlogPosition{a.until_file, a.until_position} < at;
-    });
-  }
+  if (moved) DropPassedRecords();
   if (moved && last_file > 0) {
     // Boundaries still queued refer to later files; drop the names no one uses any more.
     files_.erase(files_.begin(), files_.begin() + last_file);

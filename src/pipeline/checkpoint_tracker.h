@@ -131,6 +131,9 @@ class CheckpointTracker {
   size_t pending() const { return boundaries_.size(); }
 
  private:
+  // After the position moved: the table starts, target renames and ended aliases it is past
+  // leave the checkpoint (a replay from it no longer meets them).
+  void DropPassedRecords();
   struct Boundary {
     uint32_t file_index;
     uint64_t position;
