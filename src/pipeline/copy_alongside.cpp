@@ -65,8 +65,12 @@ void CopyAlongside::Copy(state::Checkpoint checkpoint, std::string store) {
     });
   } catch (const Error& e) {
     if (e.IsTransient() && stop_) return;  // stopped while waiting to retry
-    spdlog::error("the copy of {} failed: {}", fmt::join(tables, ", "), e.what());
-    if (on_failure_) on_failure_(*checkpoint.table_copy, e);
+    // The pipeline's on_failure says what becomes of the tables, and how bad it is.
+    if (on_failure_) {
+      on_failure_(*checkpoint.table_copy, e);
+    } else {
+      spdlog::error("the copy of {} failed: {}", fmt::join(tables, ", "), e.what());
+    }
   }
 }
 

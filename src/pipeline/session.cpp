@@ -420,10 +420,15 @@ void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
   const state::TableCopy::Kind kind = copy.kind();
   std::optional<state::PendingCommand> again;
   std::string again_why;
+  bool gone = false;
   {
     std::lock_guard lock(buffers_.mutex());
     const auto& current = tracker_->checkpoint().table_copy;
-    if (!current || !(*current == copy)) return;  // handed over or replaced meanwhile
+    if (!current || !(*current == copy)) {
+      spdlog::warn("the copy of {} failed ({}) after it was handed over or replaced",
+                   JoinedLabels(copy.tables), abandoned.reason);
+      return;
+    }
     if (p_.CopiedAgainFresh(copy, abandoned.code)) {
       // The first copy's targets have the old columns: the copy begins again, between sessions,
       // into fresh tables built from the current ones, its tables held back meanwhile.
@@ -439,6 +444,8 @@ void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
     // The copy begun again goes into the same checkpoint that drops the failed one: saved one
     // after the other, a kill -9 between the two saves lost the resnapshot, and the table kept a
     // target without the rows it was to bring (unpaced DDL workload, seed 529).
+    // A resnapshot of a table the stream saw renamed or dropped meanwhile ends as expected.
+    gone = copy.tables.size() == 1 && gone_while_copied_.count(copy.tables[0]) != 0;
     again_why = CopyAgainReason(abandoned);
     if (!again_why.empty()) {
       again = ResnapshotCommand(copy.tables[0]);
@@ -471,6 +478,11 @@ void Pipeline::Session::Abandon(const Pipeline::AbandonedCopy& abandoned) {
       p_.status_.Table(name.database, name.table, "", "")
           .SetStopped(reason, "", std::chrono::system_clock::now());
       p_.metrics_.table_stopped.WithLabels({name.database, name.table}).Set(1);
+    }
+    if (gone) {
+      spdlog::info("{}: its {} ended: the stream met the table's RENAME or DROP meanwhile ({})",
+                   label, state::TableCopyKindName(kind), abandoned.reason);
+      continue;
     }
     spdlog::error("{}: {}; the stream goes on without it ({})", label, reason,
                   matched_later ? "the next start copies it again"
