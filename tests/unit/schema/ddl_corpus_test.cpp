@@ -42,6 +42,7 @@
 #include "schema/ddl_describe.h"
 #include "schema/ddl_parser.h"
 #include "schema/schema_history.h"
+#include "support/record_header.h"
 
 namespace rowbridge::schema {
 namespace {
@@ -54,28 +55,6 @@ struct Record {
   // Raw lines, for rewriting.
   std::vector<std::string> head_lines;
 };
-
-std::vector<std::string> Words(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<std::string> words;
-  std::string w;
-  while (in >> w) words.push_back(w);
-  return words;
-}
-
-std::string Option(const Record& r, const std::string& key, const std::string& fallback = "") {
-  for (const std::string& w : r.header) {
-    if (w.rfind(key + "=", 0) == 0) return w.substr(key.size() + 1);
-  }
-  return fallback;
-}
-
-bool Flag(const Record& r, const std::string& key) {
-  for (const std::string& w : r.header) {
-    if (w == key) return true;
-  }
-  return false;
-}
 
 BinlogPosition PositionOf(size_t statement) {
   return {"binlog.000001", statement * 100};
@@ -133,11 +112,11 @@ class CorpusFile {
  private:
   std::string Evaluate(const Record& r, SchemaHistory& history, size_t& applied) {
     const std::string& kind = r.header[0];
-    const std::string db = Option(r, "db");
+    const std::string db = testing::HeaderOption(r.header, "db");
     ParseOptions parse;
     parse.default_database = db;
-    parse.ansi_quotes = Flag(r, "ansi_quotes");
-    parse.no_backslash_escapes = Flag(r, "no_backslash_escapes");
+    parse.ansi_quotes = testing::HeaderFlag(r.header, "ansi_quotes");
+    parse.no_backslash_escapes = testing::HeaderFlag(r.header, "no_backslash_escapes");
     if (kind == "parse") {
       try {
         return DescribeStatement(ParseDdl(r.sql, parse));
@@ -158,8 +137,8 @@ class CorpusFile {
     }
     if (kind == "apply") {
       StatementContext context;
-      context.collation_server =
-          static_cast<uint32_t>(std::stoul(Option(r, "collation_server", "45")));
+      context.collation_server = static_cast<uint32_t>(
+          std::stoul(testing::HeaderOption(r.header, "collation_server", "45")));
       try {
         const DdlOutcome outcome = history.ApplyDdl(r.sql, parse, context, PositionOf(++applied));
         std::string out;
@@ -181,7 +160,7 @@ class CorpusFile {
     }
     if (kind == "schema") {
       const TableRef table = ParseRef(r.header.at(1));
-      const std::string at = Option(r, "at");
+      const std::string at = testing::HeaderOption(r.header, "at");
       if (at.empty()) return DescribeVersion(history.Latest(table));
       return DescribeVersion(history.SchemaAt(table, PositionOf(std::stoul(at))));
     }
@@ -209,7 +188,7 @@ class CorpusFile {
           preamble_at_.push_back(records_.size());
           continue;
         }
-        std::vector<std::string> words = Words(line);
+        std::vector<std::string> words = testing::HeaderWords(line);
         if (words[0] == "flavor") {
           flavor_ = words.at(1);
           preamble_.push_back(line);

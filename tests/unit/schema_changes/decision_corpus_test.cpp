@@ -55,6 +55,7 @@
 #include "config/table_matcher.h"
 #include "config/target_template.h"
 #include "schema_changes/planner.h"
+#include "support/record_header.h"
 #include "tables/replicated_table.h"
 #include "unit/schema_changes/fake_catalog.h"
 
@@ -68,25 +69,6 @@ struct Record {
   bool has_expected = false;
   std::string expected;
 };
-
-std::vector<std::string> Words(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<std::string> words;
-  std::string w;
-  while (in >> w) words.push_back(w);
-  return words;
-}
-
-std::string Option(const Record& r, const std::string& key, const std::string& fallback = "") {
-  for (const std::string& w : r.header) {
-    if (w.rfind(key + "=", 0) == 0) return w.substr(key.size() + 1);
-  }
-  return fallback;
-}
-
-bool Flag(const Record& r, const std::string& key) {
-  return std::find(r.header.begin(), r.header.end(), key) != r.header.end();
-}
 
 std::string Joined(const std::vector<std::string>& lines) {
   std::string out;
@@ -124,25 +106,29 @@ class DecisionFile {
     if (kind == "config") {
       catalog_.Configure(Joined(r.body));
     } else if (kind == "history") {
-      catalog_.ApplyHistory(Joined(r.body), Option(r, "db"), ++statements_);
+      catalog_.ApplyHistory(Joined(r.body), testing::HeaderOption(r.header, "db"), ++statements_);
     } else if (kind == "target") {
-      catalog_.AddTarget(r.header.at(1), Flag(r, "changelog"), !Flag(r, "not-created"));
+      catalog_.AddTarget(r.header.at(1), testing::HeaderFlag(r.header, "changelog"),
+                         !testing::HeaderFlag(r.header, "not-created"));
     } else if (kind == "table") {
-      catalog_.AddTable(r.header.at(1), Option(r, "target"), Flag(r, "stopped"),
-                        Flag(r, "in-copy"));
+      catalog_.AddTable(r.header.at(1), testing::HeaderOption(r.header, "target"),
+                        testing::HeaderFlag(r.header, "stopped"),
+                        testing::HeaderFlag(r.header, "in-copy"));
     } else if (kind == "copy") {
-      catalog_.AddCopy(r.header.at(1), FakeCatalog::PositionOf(std::stoul(Option(r, "until"))));
+      catalog_.AddCopy(r.header.at(1), FakeCatalog::PositionOf(
+                                           std::stoul(testing::HeaderOption(r.header, "until"))));
     } else if (kind == "rename") {
-      catalog_.AddRename(r.header.at(1), r.header.at(3),
-                         FakeCatalog::PositionOf(std::stoul(Option(r, "at"))));
+      catalog_.AddRename(
+          r.header.at(1), r.header.at(3),
+          FakeCatalog::PositionOf(std::stoul(testing::HeaderOption(r.header, "at"))));
     } else if (kind == "alias") {
-      const std::string until = Option(r, "until");
+      const std::string until = testing::HeaderOption(r.header, "until");
       catalog_.AddAlias(r.header.at(1), r.header.at(3),
-                        FakeCatalog::PositionOf(std::stoul(Option(r, "at"))),
+                        FakeCatalog::PositionOf(std::stoul(testing::HeaderOption(r.header, "at"))),
                         until.empty() ? std::optional<schema::BinlogPosition>()
                                       : FakeCatalog::PositionOf(std::stoul(until)));
     } else if (kind == "decide") {
-      return catalog_.Decide(Joined(r.body), Option(r, "db"), ++statements_);
+      return catalog_.Decide(Joined(r.body), testing::HeaderOption(r.header, "db"), ++statements_);
     } else if (kind == "catalog") {
       return catalog_.Describe();
     } else {
@@ -170,7 +156,7 @@ class DecisionFile {
         if (line.empty() || line[0] == '#') continue;
         layout_.back() = "\x01";  // the record's place
         current.line = number;
-        current.header = Words(line);
+        current.header = testing::HeaderWords(line);
         inside = true;
         continue;
       }
