@@ -14,8 +14,8 @@
 // is compared); tables with neither never move.
 // A change whose rows the target already holds (a replay after a restart) is skipped.
 //
-// QUERY events (DDL, statement-based DML, EXECUTE_LOAD_QUERY) go to TableRouter::OnStatement with
-// the transaction's GTID.
+// QUERY events (DDL, statement-based DML, EXECUTE_LOAD_QUERY) go to
+// SchemaChangeExecutor::OnStatement with the transaction's GTID.
 //
 // At every transaction boundary (XID, COMMIT, a statement outside BEGIN...COMMIT such as DDL, XA
 // PREPARE/COMMIT) it reports (position after the event, next version, GTID) to the checkpoint

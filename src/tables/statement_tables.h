@@ -2,7 +2,7 @@
 // columns or rows without row events. The schema history (src/schema) follows DDL; the pipeline
 // uses this to name the tables of a statement the history could not follow (so that only those
 // stop) and the tables that statement-based DML writes (their row changes never reach the binlog
-// as row events, see TableRouter::OnStatement).
+// as row events, see schema_changes::Planner::UnloggedRows).
 //
 // Recognised (case-insensitive, comments skipped, versioned comments read; names `quoted` or
 // bare, db-qualified or in the event's default database), tokenized by schema::LexSql:
