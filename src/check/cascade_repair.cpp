@@ -23,18 +23,6 @@ namespace {
 // Tuples per IN list.
 constexpr size_t kTuplesPerQuery = 500;
 
-bool IsIntegerType(binlog::ColumnType type) {
-  using binlog::ColumnType;
-  return type == ColumnType::kTiny || type == ColumnType::kShort || type == ColumnType::kInt24 ||
-         type == ColumnType::kLong || type == ColumnType::kLongLong;
-}
-
-bool IsStringType(binlog::ColumnType type) {
-  using binlog::ColumnType;
-  return type == ColumnType::kString || type == ColumnType::kVarchar ||
-         type == ColumnType::kVarString;
-}
-
 bool LooksNumeric(std::string_view text) {
   if (text.empty()) return false;
   for (size_t i = 0; i < text.size(); ++i) {
@@ -162,12 +150,12 @@ std::string CascadeRepairer::InList(const tables::SourceTableName& table,
                            [&](const binlog::ColumnDef& c) { return c.name == name; });
     if (it == schema.columns.end())
       Fail(ErrorCode::kConfig, "cascade repair: {} has no column {}", table.ToString(), name);
-    if (!IsIntegerType(it->type) && !IsStringType(it->type))
+    if (!tables::IsCascadeIntegerKey(it->type) && !tables::IsCascadeStringKey(it->type))
       Fail(ErrorCode::kUnsupported,
            "column {}.{} of a foreign key is neither an integer nor a string, so rowbridge cannot "
            "address the rows a cascade changed",
            table.ToString(), name);
-    numeric.push_back(IsIntegerType(it->type));
+    numeric.push_back(tables::IsCascadeIntegerKey(it->type));
   }
   auto quote_name = [&](const std::string& n) {
     return mysql_side ? mysql::QuoteIdentifier(n) : clickhouse::QuoteIdentifier(n);

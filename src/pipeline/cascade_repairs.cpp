@@ -22,22 +22,10 @@ const binlog::Cell* CellAt(std::span<const binlog::Cell> cells, uint32_t index) 
   return nullptr;
 }
 
-bool IntegerCell(binlog::ColumnType type) {
-  using binlog::ColumnType;
-  return type == ColumnType::kTiny || type == ColumnType::kShort || type == ColumnType::kInt24 ||
-         type == ColumnType::kLong || type == ColumnType::kLongLong;
-}
-
-bool StringCell(binlog::ColumnType type) {
-  using binlog::ColumnType;
-  return type == ColumnType::kString || type == ColumnType::kVarchar ||
-         type == ColumnType::kVarString;
-}
-
 // The value's text as both servers print it: an integer in decimal, a string's bytes.
 void CellText(const binlog::Cell& cell, std::string& out) {
   out.clear();
-  if (!IntegerCell(cell.column->type)) {
+  if (!tables::IsCascadeIntegerKey(cell.column->type)) {
     out.assign(reinterpret_cast<const char*>(cell.data), cell.size);
     return;
   }
@@ -145,7 +133,7 @@ const CascadeParent* CascadeRepairs::PlanFor(StreamedTable& table) {
         r.unsupported = fmt::format("{} has no column {}", table.name.ToString(), name);
         break;
       }
-      if (!IntegerCell(it->type) && !StringCell(it->type)) {
+      if (!tables::IsCascadeIntegerKey(it->type) && !tables::IsCascadeStringKey(it->type)) {
         r.unsupported = fmt::format(
             "column {}.{} is neither an integer nor a string, so the child rows the cascade "
             "changed cannot be addressed",
@@ -158,7 +146,7 @@ const CascadeParent* CascadeRepairs::PlanFor(StreamedTable& table) {
       if (!r.unsupported.empty() || !child->known) break;
       for (uint32_t k : child->known->primary_key) {
         const binlog::ColumnDef& c = child->known->columns[k];
-        if (IntegerCell(c.type) || StringCell(c.type)) continue;
+        if (tables::IsCascadeIntegerKey(c.type) || tables::IsCascadeStringKey(c.type)) continue;
         r.unsupported = fmt::format(
             "primary-key column {}.{} is neither an integer nor a string, so the rows a cascade "
             "changed cannot be addressed",

@@ -39,6 +39,18 @@ bool ChangesChildren(ForeignKeyAction action) {
          action == ForeignKeyAction::kSetDefault;
 }
 
+bool IsCascadeIntegerKey(binlog::ColumnType type) {
+  using binlog::ColumnType;
+  return type == ColumnType::kTiny || type == ColumnType::kShort || type == ColumnType::kInt24 ||
+         type == ColumnType::kLong || type == ColumnType::kLongLong;
+}
+
+bool IsCascadeStringKey(binlog::ColumnType type) {
+  using binlog::ColumnType;
+  return type == ColumnType::kString || type == ColumnType::kVarchar ||
+         type == ColumnType::kVarString;
+}
+
 std::string ForeignKey::Describe() const {
   return fmt::format("{}({}) -> {}({}) ON DELETE {} ON UPDATE {}", child.ToString(),
                      fmt::join(child_columns, ", "), parent.ToString(),

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "binlog/column_type.h"
 #include "tables/source_schema.h"
 
 namespace rowbridge::tables {
@@ -28,6 +29,11 @@ std::optional<ForeignKeyAction> ParseForeignKeyAction(std::string_view text);
 const char* ForeignKeyActionName(ForeignKeyAction action);
 // Whether the action changes child rows (CASCADE, SET NULL, SET DEFAULT).
 bool ChangesChildren(ForeignKeyAction action);
+
+// Whether a cascade can carry a key column of this type: integers (by value) and strings (by
+// their bytes); the stream collects such keys and the repair addresses child rows by them.
+bool IsCascadeIntegerKey(binlog::ColumnType type);
+bool IsCascadeStringKey(binlog::ColumnType type);
 
 struct ForeignKey {
   SourceTableName child;
